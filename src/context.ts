@@ -1,0 +1,64 @@
+import type { BlobStore } from "./blob/types.js";
+import type { CredentialCipher } from "./credentials/cipher.js";
+import type { SafeLogger } from "./logger.js";
+import type { Principal, ToolsStore } from "./store/types.js";
+import type { ToolkitRegistry } from "./toolkits/registry.js";
+
+/** Names of the events a handler reports through `hooks`. */
+export interface ToolsEvents {
+  "connection.created": { principal: Principal; connectionId: string; toolkit: string };
+  "connection.deleted": { principal: Principal; connectionId: string; toolkit: string };
+  "tool.executed": { principal: Principal; tool: string; toolkit: string; connectionId: string | null; successful: boolean; durationMs: number };
+  "proxy.requested": { principal: Principal; toolkit: string; connectionId: string | null; method: string; host: string; status: number | null; durationMs: number };
+  "file.staged": { principal: Principal; stagingKey: string; size: number; contentType: string };
+}
+
+/** Event callbacks. A hook that throws or rejects is logged and never fails the request. */
+export type ToolsHooks = { [E in keyof ToolsEvents]?: (event: ToolsEvents[E]) => void | Promise<void> };
+
+/** What the `limits` hook decides for one request. */
+export type LimitDecision =
+  | { allow: true }
+  | { allow: false; reason: "rate_limited"; retryAfterSeconds: number; message?: string }
+  | { allow: false; reason: "insufficient_credits"; message?: string };
+
+/**
+ * Called before every authenticated request (after the key is checked). Return nothing or
+ * `{ allow: true }` to let it through; a refusal answers 429 (with Retry-After) or 402.
+ */
+export type LimitsHook = (request: {
+  principal: Principal;
+  route: string;
+  method: string;
+  /** The tool slug of an execute, the toolkit of a proxy call, when known later: not set here. */
+}) => LimitDecision | void | Promise<LimitDecision | void>;
+
+/** Upload limits and staging lifetime. */
+export interface UploadSettings {
+  /** Largest file accepted, in bytes. */
+  maxBytes: number;
+  /** How long a staged file lives, in milliseconds. */
+  ttlMs: number;
+  /** Accepted media types; `type/*` wildcards allowed. */
+  allowedContentTypes: string[];
+}
+
+/** Everything a route needs, resolved once by `createToolsHandler`. */
+export interface HandlerContext {
+  store: ToolsStore;
+  registry: ToolkitRegistry;
+  blobStore: BlobStore;
+  cipher: CredentialCipher;
+  basePath: string;
+  publicUrl: URL | null;
+  allowedReturnOrigins: string[];
+  logger: SafeLogger;
+  /** The outbound fetch (the `fetch` option, or the global one). */
+  fetch: typeof fetch;
+  timeouts: { toolMs: number; proxyMs: number };
+  uploads: UploadSettings;
+  /** Largest upstream response body read into memory, in bytes. */
+  maxResponseBytes: number;
+  /** Reports an event to its hook, if any, without failing the request. */
+  emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]): void;
+}

@@ -1,0 +1,90 @@
+import { ToolsError } from "../errors.js";
+import type { ApiKeyRecord, Principal, ToolsStore } from "../store/types.js";
+import { randomBytes, randomId, sha256Hex, timingSafeEqual, toBase64Url } from "../util/encoding.js";
+
+/** Prefix of agent keys. */
+export const AGENT_KEY_PREFIX = "pak_";
+/** Prefix of workspace service keys. */
+export const SERVICE_KEY_PREFIX = "psk_";
+
+const KEY_SHAPE = /^(pak|psk)_[A-Za-z0-9_-]{43}$/;
+const ID_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
+
+export type IssueApiKeyOptions =
+  | { kind?: "agent"; workspaceId: string; agentId: string }
+  | { kind: "service"; workspaceId: string };
+
+/** A new key: `key` is the plaintext, shown once and never stored. */
+export interface IssuedApiKey {
+  key: string;
+  record: ApiKeyRecord;
+}
+
+/**
+ * Creates an API key in the store: `pak_` for an agent, `psk_` for a workspace service, each
+ * followed by 256 random bits. Only the SHA-256 hash is stored; the plaintext is returned once.
+ */
+export async function issueApiKey(store: ToolsStore, options: IssueApiKeyOptions): Promise<IssuedApiKey> {
+  const kind = options.kind ?? "agent";
+  assertId("workspaceId", options.workspaceId);
+  const agentId = "agentId" in options ? options.agentId : null;
+  if (kind === "agent") assertId("agentId", agentId ?? "");
+  const key = `${kind === "agent" ? AGENT_KEY_PREFIX : SERVICE_KEY_PREFIX}${toBase64Url(randomBytes(32))}`;
+  const record: ApiKeyRecord = {
+    id: randomId("key_"),
+    hash: await sha256Hex(key),
+    kind,
+    workspaceId: options.workspaceId,
+    agentId: kind === "agent" ? agentId : null,
+    hint: `${key.slice(0, 4)}…${key.slice(-4)}`,
+    createdAt: new Date(),
+    revokedAt: null,
+  };
+  await store.createApiKey(record);
+  return { key, record };
+}
+
+/** Revokes a key by its id. False when there is no such key or it was already revoked. */
+export async function revokeApiKey(store: ToolsStore, keyId: string): Promise<boolean> {
+  return store.revokeApiKey(keyId, new Date());
+}
+
+/** Reads the key from `x-api-key` or `Authorization: Bearer`, or null when neither is present. */
+export function readApiKey(headers: Headers): string | null {
+  const header = headers.get("x-api-key");
+  if (header) return header.trim();
+  const authorization = headers.get("authorization");
+  const match = authorization ? /^Bearer[ \t]+(\S+)\s*$/i.exec(authorization) : null;
+  return match ? match[1]! : null;
+}
+
+/**
+ * Resolves the principal of a request, or throws `unauthorized`. A service key acts for one agent
+ * when the request names it in `x-agent-id`.
+ */
+export async function authenticate(store: ToolsStore, headers: Headers): Promise<Principal> {
+  const key = readApiKey(headers);
+  if (!key) {
+    throw new ToolsError("unauthorized", "Missing API key. Send it as the header `x-api-key: <key>` or `Authorization: Bearer <key>`.");
+  }
+  const invalid = new ToolsError("unauthorized", "Invalid API key. Check that the key is complete and has not been revoked.");
+  if (!KEY_SHAPE.test(key)) throw invalid;
+  const hash = await sha256Hex(key);
+  const record = await store.getApiKeyByHash(hash);
+  // The lookup is by hash, so its timing says nothing about the key; the comparison below is
+  // constant-time as a second line of defence against a store that matches loosely.
+  if (!record || !timingSafeEqual(record.hash, hash) || record.revokedAt) throw invalid;
+
+  if (record.kind === "agent") {
+    return { workspaceId: record.workspaceId, agentId: record.agentId, keyId: record.id, kind: "agent" };
+  }
+  const agentId = headers.get("x-agent-id");
+  if (agentId !== null && !ID_SHAPE.test(agentId)) {
+    throw new ToolsError("invalid_request", "The x-agent-id header must be an agent id of letters, digits, '_' or '-' (at most 128).");
+  }
+  return { workspaceId: record.workspaceId, agentId: agentId || null, keyId: record.id, kind: "service" };
+}
+
+function assertId(name: string, value: string): void {
+  if (!ID_SHAPE.test(value)) throw new TypeError(`${name} must be 1-128 letters, digits, '_' or '-'; got ${JSON.stringify(value)}.`);
+}

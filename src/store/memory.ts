@@ -1,0 +1,121 @@
+import type { ApiKeyRecord, AuthorizationRecord, ConnectionRecord, ToolsStore } from "./types.js";
+
+/**
+ * The default `ToolsStore`: everything in this process's memory, lost on restart. It is a
+ * complete implementation (it passes the conformance suite), suited to tests, demos and a single
+ * process; use a persistent store to keep connections across restarts or share them between
+ * processes.
+ */
+export function memoryStore(): ToolsStore {
+  const keys = new Map<string, ApiKeyRecord>();
+  const keyIdsByHash = new Map<string, string>();
+  const connections = new Map<string, ConnectionRecord>();
+  const authorizations = new Map<string, AuthorizationRecord>();
+  const authorizationIdsByState = new Map<string, string>();
+  const leases = new Map<string, { holder: string; expiresAt: number }>();
+
+  return {
+    createApiKey(record) {
+      if (keys.has(record.id) || keyIdsByHash.has(record.hash)) throw new Error(`API key ${record.id} already exists.`);
+      keys.set(record.id, structuredClone(record));
+      keyIdsByHash.set(record.hash, record.id);
+    },
+    getApiKeyByHash(hash) {
+      const id = keyIdsByHash.get(hash);
+      return id ? structuredClone(keys.get(id)!) : null;
+    },
+    listApiKeys(workspaceId) {
+      return [...keys.values()].filter((k) => k.workspaceId === workspaceId).map((k) => structuredClone(k));
+    },
+    revokeApiKey(id, at) {
+      const key = keys.get(id);
+      if (!key || key.revokedAt) return false;
+      key.revokedAt = new Date(at);
+      return true;
+    },
+
+    createConnection(record) {
+      if (connections.has(record.id)) throw new Error(`Connection ${record.id} already exists.`);
+      connections.set(record.id, structuredClone(record));
+    },
+    getConnection(id) {
+      const connection = connections.get(id);
+      return connection ? structuredClone(connection) : null;
+    },
+    listConnections(filter) {
+      return [...connections.values()]
+        .filter(
+          (c) =>
+            c.workspaceId === filter.workspaceId &&
+            (filter.agentId === undefined || c.agentId === filter.agentId) &&
+            (filter.toolkit === undefined || c.toolkit === filter.toolkit),
+        )
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+        .map((c) => structuredClone(c));
+    },
+    updateConnection(id, patch, expectedVersion) {
+      const current = connections.get(id);
+      if (!current || (expectedVersion !== undefined && current.version !== expectedVersion)) return null;
+      const next: ConnectionRecord = { ...current, ...structuredClone(patch), updatedAt: new Date(), version: current.version + 1 };
+      connections.set(id, next);
+      return structuredClone(next);
+    },
+    deleteConnection(id) {
+      return connections.delete(id);
+    },
+
+    createAuthorization(record) {
+      if (authorizations.has(record.id) || authorizationIdsByState.has(record.stateHash)) {
+        throw new Error(`Authorization ${record.id} already exists.`);
+      }
+      authorizations.set(record.id, structuredClone(record));
+      authorizationIdsByState.set(record.stateHash, record.id);
+    },
+    getAuthorization(id) {
+      const authorization = authorizations.get(id);
+      return authorization ? structuredClone(authorization) : null;
+    },
+    consumeAuthorization(stateHash, now) {
+      const id = authorizationIdsByState.get(stateHash);
+      const authorization = id ? authorizations.get(id) : undefined;
+      if (!authorization || authorization.consumedAt || authorization.expiresAt.getTime() <= now.getTime()) return null;
+      authorization.consumedAt = new Date(now);
+      return structuredClone(authorization);
+    },
+    updateAuthorization(id, patch) {
+      const authorization = authorizations.get(id);
+      if (!authorization) return null;
+      Object.assign(authorization, structuredClone(patch));
+      return structuredClone(authorization);
+    },
+
+    acquireLease(name, holder, ttlMs) {
+      const now = Date.now();
+      const lease = leases.get(name);
+      if (lease && lease.holder !== holder && lease.expiresAt > now) return false;
+      leases.set(name, { holder, expiresAt: now + ttlMs });
+      return true;
+    },
+    releaseLease(name, holder) {
+      if (leases.get(name)?.holder === holder) leases.delete(name);
+    },
+
+    sweep(now) {
+      let removed = 0;
+      for (const [id, authorization] of authorizations) {
+        if (authorization.expiresAt.getTime() <= now.getTime()) {
+          authorizations.delete(id);
+          authorizationIdsByState.delete(authorization.stateHash);
+          removed++;
+        }
+      }
+      for (const [name, lease] of leases) {
+        if (lease.expiresAt <= now.getTime()) {
+          leases.delete(name);
+          removed++;
+        }
+      }
+      return removed;
+    },
+  };
+}

@@ -1,0 +1,148 @@
+/** A value or a Promise of it. Implementations may return either; callers always `await`. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** Who is calling: resolved from the API key of a request. */
+export interface Principal {
+  workspaceId: string;
+  /** The agent acting. For a service key without `x-agent-id`, null. */
+  agentId: string | null;
+  keyId: string;
+  kind: "agent" | "service";
+}
+
+/** A stored API key. Only the SHA-256 hash of the key is kept; the plaintext is never stored. */
+export interface ApiKeyRecord {
+  id: string;
+  /** Hex SHA-256 of the full key string (prefix included). Unique. */
+  hash: string;
+  kind: "agent" | "service";
+  workspaceId: string;
+  /** The agent of an agent key; null for a service key. */
+  agentId: string | null;
+  /** A non-secret hint to tell keys apart in a list, e.g. `pak_…x7Qa`. */
+  hint: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export type ConnectionStatus = "active" | "expired" | "revoked";
+
+/** A connection of one agent to one account of a toolkit. */
+export interface ConnectionRecord {
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  toolkit: string;
+  label: string;
+  /** Identifier of the account on the external application. */
+  remoteUser: string;
+  status: ConnectionStatus;
+  /** Why the connection is not active, e.g. the provider's `invalid_grant` description. */
+  statusReason: string | null;
+  /** The credential, encrypted (see `createCredentialCipher`). Never plaintext. */
+  credentials: string;
+  /** Scopes the connection was granted. Empty when the scheme has none (API key, bearer, basic). */
+  scopes: string[];
+  /** Non-secret values filled into a toolkit's base URL placeholders, e.g. `{ subdomain: "acme" }`. */
+  params: Record<string, string>;
+  /** When the current access credential expires, if it does. */
+  credentialsExpireAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  /** Incremented by every update; used for compare-and-set. */
+  version: number;
+}
+
+/** Fields of a connection that `updateConnection` may change. */
+export type ConnectionPatch = Partial<
+  Pick<ConnectionRecord, "label" | "remoteUser" | "status" | "statusReason" | "credentials" | "scopes" | "params" | "credentialsExpireAt">
+>;
+
+export interface ConnectionFilter {
+  workspaceId: string;
+  /** When set, only this agent's connections. */
+  agentId?: string;
+  toolkit?: string;
+}
+
+export type AuthorizationStatus = "pending" | "connected" | "failed" | "expired";
+
+/** A started OAuth authorization, waiting for its callback. */
+export interface AuthorizationRecord {
+  id: string;
+  /** Hex SHA-256 of the `state` sent to the provider. Unique. */
+  stateHash: string;
+  workspaceId: string;
+  agentId: string;
+  toolkit: string;
+  label: string | null;
+  returnUrl: string | null;
+  /** Encrypted PKCE code verifier (and nonce, where used). */
+  secrets: string;
+  status: AuthorizationStatus;
+  connectionId: string | null;
+  error: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  /** When the callback consumed the state; null until then. A state is consumed once. */
+  consumedAt: Date | null;
+}
+
+export type AuthorizationPatch = Partial<Pick<AuthorizationRecord, "status" | "connectionId" | "error">>;
+
+/**
+ * Where the library keeps API keys, connections, OAuth authorizations and leases.
+ *
+ * Contract, checked by `toolsStoreConformance` from `tools-proxy/testing`:
+ * - Every method may return a value or a Promise.
+ * - "Not found" is `null` (or `false` for deletes and revokes), never a thrown error.
+ * - Records come back as copies: mutating a returned object never changes the store.
+ * - Dates are `Date` objects; TTLs and durations are milliseconds.
+ * - A backend that cannot be reached throws `StoreUnavailableError` (the handler answers 503).
+ * - `createX` with an id or unique key (key hash, state hash) that already exists throws.
+ * - `updateConnection` with `expectedVersion` is a compare-and-set: it changes the row only if the
+ *   stored version equals it, and returns null otherwise. Every update increments `version`.
+ * - `consumeAuthorization` is atomic: of any number of concurrent calls with the same state hash,
+ *   exactly one receives the record. Expired or already-consumed authorizations return null.
+ * - `acquireLease` is atomic across every process sharing the store: while a lease is held and
+ *   unexpired, exactly one holder has it. A holder that crashes loses it when `ttlMs` runs out.
+ */
+export interface ToolsStore {
+  createApiKey(record: ApiKeyRecord): Awaitable<void>;
+  /** The key with this hash, revoked or not; null when none. */
+  getApiKeyByHash(hash: string): Awaitable<ApiKeyRecord | null>;
+  listApiKeys(workspaceId: string): Awaitable<ApiKeyRecord[]>;
+  /** Marks the key revoked at `at`. False when there is no such key or it was already revoked. */
+  revokeApiKey(id: string, at: Date): Awaitable<boolean>;
+
+  createConnection(record: ConnectionRecord): Awaitable<void>;
+  getConnection(id: string): Awaitable<ConnectionRecord | null>;
+  /** Connections matching the filter, oldest first. */
+  listConnections(filter: ConnectionFilter): Awaitable<ConnectionRecord[]>;
+  /** Applies the patch, sets `updatedAt`, increments `version`; null when not found or the version differs. */
+  updateConnection(id: string, patch: ConnectionPatch, expectedVersion?: number): Awaitable<ConnectionRecord | null>;
+  deleteConnection(id: string): Awaitable<boolean>;
+
+  createAuthorization(record: AuthorizationRecord): Awaitable<void>;
+  getAuthorization(id: string): Awaitable<AuthorizationRecord | null>;
+  /**
+   * Atomically sets `consumedAt = now` on the unconsumed authorization with this state hash whose
+   * `expiresAt` is after `now`, and returns it. Null when there is none, it expired, or it was
+   * already consumed. The caller then records the outcome with `updateAuthorization`.
+   */
+  consumeAuthorization(stateHash: string, now: Date): Awaitable<AuthorizationRecord | null>;
+  updateAuthorization(id: string, patch: AuthorizationPatch): Awaitable<AuthorizationRecord | null>;
+
+  /**
+   * Takes the lease `name` for `holder` for `ttlMs` milliseconds. True when it was free, expired,
+   * or already held by this holder (which renews it); false when another holder has it.
+   */
+  acquireLease(name: string, holder: string, ttlMs: number): Awaitable<boolean>;
+  /** Releases the lease if `holder` holds it; otherwise does nothing. */
+  releaseLease(name: string, holder: string): Awaitable<void>;
+
+  /** Optional: removes expired authorizations and leases. Returns how many rows went. */
+  sweep?(now: Date): Awaitable<number>;
+  /** Optional: releases connections, pools and timers. */
+  close?(): Awaitable<void>;
+}

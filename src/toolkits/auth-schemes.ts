@@ -1,0 +1,97 @@
+import { toBase64 } from "../util/encoding.js";
+
+/** OAuth 2 authorization-code flow (with PKCE). The flow itself arrives with the OAuth work. */
+export interface OAuth2Scheme {
+  type: "oauth2";
+  authorizationUrl: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret?: string;
+  scopes: string[];
+  revocationUrl?: string;
+  userInfoUrl?: string;
+  /** Field of the userinfo answer used as `remoteUser` (default `sub`). */
+  remoteUserField?: string;
+}
+
+/** An API key the user pastes, sent in a header or a query parameter. */
+export interface ApiKeyScheme {
+  type: "apiKey";
+  in: "header" | "query";
+  /** Header or query parameter name, e.g. `x-api-key` or `api_key`. */
+  name: string;
+}
+
+/** A bearer token the user pastes, sent as `Authorization: Bearer <token>`. */
+export interface BearerScheme {
+  type: "bearer";
+}
+
+/** A username and password, sent as `Authorization: Basic ...`. */
+export interface BasicScheme {
+  type: "basic";
+}
+
+/** No credential: the toolkit's API is public or its tools run locally. */
+export interface NoneScheme {
+  type: "none";
+}
+
+/** How a toolkit authenticates to its external application. */
+export type AuthScheme = OAuth2Scheme | ApiKeyScheme | BearerScheme | BasicScheme | NoneScheme;
+export type AuthSchemeType = AuthScheme["type"];
+
+/** Declares OAuth 2 (authorization code + PKCE) for a toolkit. */
+export function oauth2(options: Omit<OAuth2Scheme, "type" | "scopes"> & { scopes?: string[] }): OAuth2Scheme {
+  return { type: "oauth2", ...options, scopes: options.scopes ?? [] };
+}
+
+/** Declares an API key sent in the header or query parameter `name`. */
+export function apiKey(options: { in: "header" | "query"; name: string }): ApiKeyScheme {
+  return { type: "apiKey", in: options.in, name: options.name };
+}
+
+/** Declares a bearer token. */
+export function bearer(): BearerScheme {
+  return { type: "bearer" };
+}
+
+/** Declares HTTP basic authentication. */
+export function basic(): BasicScheme {
+  return { type: "basic" };
+}
+
+/** Declares that the toolkit needs no credential. */
+export function none(): NoneScheme {
+  return { type: "none" };
+}
+
+/** The decrypted credential of a connection, by scheme. */
+export type Credential =
+  | { type: "oauth2"; accessToken: string; refreshToken?: string; tokenType?: string; idToken?: string }
+  | { type: "apiKey"; apiKey: string }
+  | { type: "bearer"; token: string }
+  | { type: "basic"; username: string; password: string }
+  | { type: "none" };
+
+/** Every secret string inside a credential, for redaction. */
+export function credentialSecrets(credential: Credential): string[] {
+  switch (credential.type) {
+    case "oauth2":
+      return [credential.accessToken, credential.refreshToken, credential.idToken].filter((s): s is string => !!s);
+    case "apiKey":
+      return [credential.apiKey];
+    case "bearer":
+      return [credential.token];
+    case "basic": {
+      return [credential.password, basicAuthorization(credential.username, credential.password).slice("Basic ".length)];
+    }
+    case "none":
+      return [];
+  }
+}
+
+/** The `Authorization` header value of HTTP basic authentication (RFC 7617, UTF-8). */
+export function basicAuthorization(username: string, password: string): string {
+  return `Basic ${toBase64(`${username}:${password}`)}`;
+}

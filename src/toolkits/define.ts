@@ -1,0 +1,167 @@
+import { z } from "zod";
+import type { Awaitable, Principal } from "../store/types.js";
+import type { AuthScheme } from "./auth-schemes.js";
+
+/** A JSON Schema (draft 2020-12) object. */
+export type JsonSchema = Record<string, unknown>;
+
+/** Hints for agents about what a tool does, after MCP's tool annotations. */
+export interface ToolAnnotations {
+  readOnly?: boolean;
+  destructive?: boolean;
+  idempotent?: boolean;
+  openWorld?: boolean;
+}
+
+/** A staged file, as `ctx.files.get(stagingKey)` returns it. */
+export interface StagedFile {
+  stagingKey: string;
+  filename: string | null;
+  contentType: string;
+  size: number;
+  expiresAt: Date;
+  /** The bytes as a stream; each call opens the file again. */
+  stream(): Promise<ReadableStream<Uint8Array>>;
+  /** The bytes in memory. Prefer `stream()` for large files. */
+  bytes(): Promise<Uint8Array>;
+  text(): Promise<string>;
+}
+
+/** What a tool's `run` receives besides its arguments. */
+export interface ToolContext {
+  /**
+   * `fetch` carrying the connection's credential, restricted to the toolkit's base URLs: a URL
+   * outside them is refused before anything is sent. Relative URLs resolve against the first base URL.
+   */
+  fetch(input: string | URL, init?: RequestInit): Promise<Response>;
+  /** Reads files the calling agent staged with `POST /upload`. Unknown, expired or foreign keys throw. */
+  files: { get(stagingKey: string): Promise<StagedFile> };
+  /** The connection used, or null for a toolkit without auth. Never carries the credential. */
+  connection: { id: string; label: string; remoteUser: string; params: Record<string, string> } | null;
+  principal: Principal;
+  /** Aborted when the tool times out or the caller goes away. */
+  signal: AbortSignal;
+}
+
+/** A tool as written with `defineTool`. */
+export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
+  slug: string;
+  name: string;
+  description: string;
+  /** Zod schema of the arguments; it becomes the tool's `inputParameters`. */
+  input: Input;
+  annotations?: ToolAnnotations;
+  /** OAuth scopes the tool needs. Used by `connection_id` filtering. */
+  scopes?: string[];
+  /** Runs the tool. The returned value becomes `data` of the ExecutionResult and must be JSON-serialisable. */
+  run(args: z.output<Input>, ctx: ToolContext): Awaitable<unknown>;
+}
+
+/** A tool ready to serve: its definition plus the JSON Schema generated from its input schema. */
+export interface Tool extends ToolDefinition {
+  inputParameters: JsonSchema;
+}
+
+/** A toolkit as written with `defineToolkit`. */
+export interface ToolkitDefinition {
+  slug: string;
+  name: string;
+  description: string;
+  icon?: string;
+  /** Base URL(s) of the toolkit's API. Every proxied or `ctx.fetch` URL must fall under one. */
+  baseUrl?: string | string[];
+  auth: AuthScheme;
+  tools: Array<Tool | ToolDefinition<any>>;
+  /** Timeout of one tool run or proxied call, in milliseconds. */
+  timeoutMs?: number;
+}
+
+/** A toolkit ready to serve. */
+export interface Toolkit {
+  slug: string;
+  name: string;
+  description: string;
+  icon: string;
+  baseUrls: string[];
+  auth: AuthScheme;
+  tools: Tool[];
+  timeoutMs: number | undefined;
+}
+
+const TOOLKIT_SLUG = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const TOOL_SLUG = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+/** Marker put in the JSON Schema of a staged-file argument, so agents can tell. */
+export const STAGED_FILE_FORMAT = "tools-proxy-staging-key";
+
+/**
+ * A tool argument that takes a file: the agent passes the `stagingKey` that `POST /upload`
+ * returned, and the tool reads it with `ctx.files.get(key)`.
+ */
+export function stagedFile(description = "Staging key of a file uploaded with POST /proxy/tools/upload.") {
+  return z.string().regex(/^stg_[A-Za-z0-9_-]{16,128}$/, "must be a staging key returned by POST /upload").meta({
+    description,
+    format: STAGED_FILE_FORMAT,
+    "x-tools-proxy-file": true,
+  });
+}
+
+/** Converts a zod schema to the JSON Schema shown to agents as `inputParameters`. */
+export function toInputParameters(schema: z.ZodType): JsonSchema {
+  const json = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as JsonSchema;
+  if (json.type !== "object") {
+    throw new TypeError("A tool's input must be an object schema, e.g. z.object({ ... }).");
+  }
+  return json;
+}
+
+/** Declares a tool. Its `inputParameters` is generated once, here. */
+export function defineTool<Input extends z.ZodType>(definition: ToolDefinition<Input>): Tool {
+  if (!TOOL_SLUG.test(definition.slug)) {
+    throw new TypeError(`Tool slug "${definition.slug}" is invalid: use letters, digits, "_", "." or "-" (at most 128).`);
+  }
+  if ("inputParameters" in definition) return definition as unknown as Tool;
+  return { ...(definition as unknown as ToolDefinition), inputParameters: toInputParameters(definition.input) };
+}
+
+/** Declares a toolkit; validates its slug, base URLs and tools. */
+export function defineToolkit(definition: ToolkitDefinition): Toolkit {
+  if (!TOOLKIT_SLUG.test(definition.slug)) {
+    throw new TypeError(`Toolkit slug "${definition.slug}" is invalid: use lowercase letters, digits, "_" or "-" (at most 64).`);
+  }
+  const baseUrls = definition.baseUrl === undefined ? [] : [definition.baseUrl].flat();
+  for (const base of baseUrls) assertBaseUrl(definition.slug, base);
+  const tools = definition.tools.map((tool) => defineTool(tool));
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.slug)) throw new TypeError(`Toolkit "${definition.slug}" defines tool "${tool.slug}" twice.`);
+    seen.add(tool.slug);
+  }
+  return {
+    slug: definition.slug,
+    name: definition.name,
+    description: definition.description,
+    icon: definition.icon ?? "",
+    baseUrls,
+    auth: definition.auth,
+    tools,
+    timeoutMs: definition.timeoutMs,
+  };
+}
+
+function assertBaseUrl(slug: string, base: string): void {
+  // Placeholders such as {subdomain} are filled from the connection; check the shape with a stand-in.
+  const probe = base.replace(/\{[A-Za-z0-9_]+\}/g, "placeholder");
+  let url: URL;
+  try {
+    url = new URL(probe);
+  } catch {
+    throw new TypeError(`Toolkit "${slug}": baseUrl "${base}" is not an absolute URL.`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new TypeError(`Toolkit "${slug}": baseUrl "${base}" must use http or https.`);
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new TypeError(`Toolkit "${slug}": baseUrl "${base}" must not contain credentials, a query or a fragment.`);
+  }
+}

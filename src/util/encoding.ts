@@ -1,0 +1,50 @@
+const encoder = new TextEncoder();
+
+/** Standard base64 of bytes (or of a string's UTF-8 bytes). */
+export function toBase64(input: Uint8Array | string): string {
+  const bytes = typeof input === "string" ? encoder.encode(input) : input;
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/** URL-safe base64 without padding. */
+export function toBase64Url(input: Uint8Array | string): string {
+  return toBase64(input).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** Decodes URL-safe or standard base64; throws on malformed input. */
+export function fromBase64Url(input: string): Uint8Array {
+  const normalized = input.replace(/-/g, "+").replace(/_/g, "/");
+  const binary = atob(normalized + "=".repeat((4 - (normalized.length % 4)) % 4));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** `length` cryptographically random bytes. */
+export function randomBytes(length: number): Uint8Array {
+  return crypto.getRandomValues(new Uint8Array(length));
+}
+
+/** A random URL-safe identifier with `prefix`, carrying `bytes` bytes of randomness. */
+export function randomId(prefix: string, bytes = 16): string {
+  return `${prefix}${toBase64Url(randomBytes(bytes))}`;
+}
+
+/** Hex SHA-256 of a string's UTF-8 bytes. */
+export async function sha256Hex(input: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(input)));
+  let hex = "";
+  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
+  return hex;
+}
+
+/** Compares two strings in time that depends only on their lengths. */
+export function timingSafeEqual(a: string, b: string): boolean {
+  const x = encoder.encode(a);
+  const y = encoder.encode(b);
+  let diff = x.length ^ y.length;
+  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return diff === 0;
+}
