@@ -59,6 +59,8 @@ export interface HandlerContext {
   uploads: UploadSettings;
   /** Largest upstream response body read into memory, in bytes. */
   maxResponseBytes: number;
+  /** The rate-limit and credit check, if configured. */
+  limits: LimitsHook | undefined;
   /** Reports an event to its hook, if any, without failing the request. */
   emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]): void;
 }

@@ -56,7 +56,7 @@ export function memoryStore(): ToolsStore {
     updateConnection(id, patch, expectedVersion) {
       const current = connections.get(id);
       if (!current || (expectedVersion !== undefined && current.version !== expectedVersion)) return null;
-      const next: ConnectionRecord = { ...current, ...structuredClone(patch), updatedAt: new Date(), version: current.version + 1 };
+      const next: ConnectionRecord = { ...current, ...definedFields(patch), updatedAt: new Date(), version: current.version + 1 };
       connections.set(id, next);
       return structuredClone(next);
     },
@@ -85,7 +85,7 @@ export function memoryStore(): ToolsStore {
     updateAuthorization(id, patch) {
       const authorization = authorizations.get(id);
       if (!authorization) return null;
-      Object.assign(authorization, structuredClone(patch));
+      Object.assign(authorization, definedFields(patch));
       return structuredClone(authorization);
     },
 
@@ -118,4 +118,9 @@ export function memoryStore(): ToolsStore {
       return removed;
     },
   };
+}
+
+/** A deep copy of the patch without its `undefined` fields: an undefined field leaves the stored value alone. */
+function definedFields<T extends object>(patch: T): Partial<T> {
+  return structuredClone(Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined))) as Partial<T>;
 }

@@ -38,7 +38,8 @@ export function createToolkitRegistry(toolkits: Array<Toolkit | ToolkitDefinitio
   }
   const all = [...bySlug.values()];
   return {
-    list: () => all,
+    // A copy, so a caller that sorts or filters the answer in place cannot reorder the registry.
+    list: () => [...all],
     get: (slug) => bySlug.get(slug) ?? null,
     getTool: (slug) => byTool.get(slug) ?? null,
   };

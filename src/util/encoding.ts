@@ -14,7 +14,7 @@ export function toBase64Url(input: Uint8Array | string): string {
 }
 
 /** Decodes URL-safe or standard base64; throws on malformed input. */
-export function fromBase64Url(input: string): Uint8Array {
+export function fromBase64Url(input: string): Uint8Array<ArrayBuffer> {
   const normalized = input.replace(/-/g, "+").replace(/_/g, "/");
   const binary = atob(normalized + "=".repeat((4 - (normalized.length % 4)) % 4));
   const bytes = new Uint8Array(binary.length);
@@ -23,7 +23,7 @@ export function fromBase64Url(input: string): Uint8Array {
 }
 
 /** `length` cryptographically random bytes. */
-export function randomBytes(length: number): Uint8Array {
+export function randomBytes(length: number): Uint8Array<ArrayBuffer> {
   return crypto.getRandomValues(new Uint8Array(length));
 }
 

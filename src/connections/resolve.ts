@@ -1,0 +1,64 @@
+import type { HandlerContext } from "../context.js";
+import { ToolsError } from "../errors.js";
+import type { ConnectionRecord, Principal } from "../store/types.js";
+import type { Toolkit } from "../toolkits/define.js";
+
+/**
+ * The connection with this id if the caller may see it: an agent sees its own; a service key
+ * without `x-agent-id` sees every connection of its workspace. Null otherwise, so that another
+ * agent's connection is indistinguishable from one that does not exist.
+ */
+export async function findVisibleConnection(ctx: HandlerContext, principal: Principal, id: string): Promise<ConnectionRecord | null> {
+  const connection = await ctx.store.getConnection(id);
+  if (!connection || connection.workspaceId !== principal.workspaceId) return null;
+  if (principal.agentId !== null && connection.agentId !== principal.agentId) return null;
+  return connection;
+}
+
+/**
+ * The connection an execute or proxy call uses. With an id: that connection, which must be the
+ * agent's, of this toolkit, and active. Without: the agent's only active connection to the
+ * toolkit; none is `connection_required`, several is `connection_ambiguous`. A toolkit without
+ * auth needs no connection and gets null.
+ */
+export async function resolveConnection(
+  ctx: HandlerContext,
+  principal: Principal & { agentId: string },
+  toolkit: Toolkit,
+  connectionId: string | undefined,
+): Promise<ConnectionRecord | null> {
+  if (connectionId) {
+    const connection = await findVisibleConnection(ctx, principal, connectionId);
+    if (!connection || connection.toolkit !== toolkit.slug) {
+      throw new ToolsError("not_found", `No connection "${connectionId}" to toolkit "${toolkit.slug}" for this agent. List yours with GET ${ctx.basePath}/connections?toolkit=${toolkit.slug}.`);
+    }
+    if (connection.status !== "active") {
+      const reason = connection.statusReason ? ` (${connection.statusReason})` : "";
+      throw new ToolsError("connection_required", `Connection "${connection.id}" is ${connection.status}${reason}. Reconnect with POST ${ctx.basePath}/auth {"toolkit":"${toolkit.slug}"}.`);
+    }
+    return connection;
+  }
+  if (toolkit.auth.type === "none") return null;
+  const active = (await ctx.store.listConnections({ workspaceId: principal.workspaceId, agentId: principal.agentId, toolkit: toolkit.slug })).filter(
+    (c) => c.status === "active",
+  );
+  if (active.length === 1) return active[0]!;
+  if (active.length === 0) {
+    throw new ToolsError("connection_required", `No active connection to "${toolkit.slug}". Connect it first with POST ${ctx.basePath}/auth {"toolkit":"${toolkit.slug}"}.`);
+  }
+  const list = active.map((c) => `${c.id} ("${c.label}")`).join(", ");
+  throw new ToolsError("connection_ambiguous", `Several active connections to "${toolkit.slug}": ${list}. Pass connection_id to choose one.`);
+}
+
+/** The connection as the API shows it: never its credential. */
+export function publicConnection(record: ConnectionRecord) {
+  return {
+    id: record.id,
+    toolkit: record.toolkit,
+    createdAt: record.createdAt.toISOString(),
+    remoteUser: record.remoteUser,
+    label: record.label,
+    status: record.status,
+    statusReason: record.statusReason,
+  };
+}

@@ -1,0 +1,71 @@
+import { ToolsError } from "../errors.js";
+import { redact } from "../logger.js";
+import { ToolRunError } from "../toolkits/tool-error.js";
+
+/** The answer of an execute or proxy call (SPEC's ExecutionResult, with failure details). */
+export interface ExecutionResult {
+  data: unknown;
+  error: string | null;
+  successful: boolean;
+  code?: string;
+  retryable?: boolean;
+  retryAfterMs?: number;
+  upstreamStatus?: number;
+}
+
+export function success(data: unknown): ExecutionResult {
+  return { data: data === undefined ? null : data, error: null, successful: true };
+}
+
+/**
+ * The failed result for anything a tool threw. The message is redacted of the connection's
+ * secrets (and anything shaped like a credential) and cut to 500 characters; errors the library
+ * does not know are named but their details stay in the log.
+ */
+export function failureFromError(error: unknown, secrets: string[], toolSlug: string): ExecutionResult {
+  if (error instanceof ToolRunError) {
+    return {
+      data: null,
+      error: clean(error.message, secrets),
+      successful: false,
+      code: error.code,
+      retryable: error.retryable,
+      ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+      ...(error.upstreamStatus !== undefined ? { upstreamStatus: error.upstreamStatus } : {}),
+    };
+  }
+  if (error instanceof ToolsError) {
+    return { data: null, error: clean(error.message, secrets), successful: false, code: error.code, retryable: false };
+  }
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : "a non-Error value was thrown";
+  return { data: null, error: clean(`The tool ${toolSlug} failed. ${message}`, secrets), successful: false, code: "tool_failed", retryable: false };
+}
+
+function clean(message: string, secrets: string[]): string {
+  const text = redact(message, secrets);
+  return text.length > 500 ? `${text.slice(0, 499)}…` : text;
+}
+
+/**
+ * Runs `work` with a deadline: after `ms` the signal aborts and the returned promise rejects
+ * with a timeout, even if `work` ignores the signal.
+ */
+export async function withTimeout<T>(ms: number, parent: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new ToolRunError(`Timed out after ${ms} ms.`, { code: "timeout", retryable: true });
+      controller.abort(error);
+      reject(error);
+    }, ms);
+  });
+  const onParentAbort = () => controller.abort(parent?.reason);
+  parent?.addEventListener("abort", onParentAbort, { once: true });
+  try {
+    return await Promise.race([work(controller.signal), timedOut]);
+  } finally {
+    clearTimeout(timer);
+    parent?.removeEventListener("abort", onParentAbort);
+  }
+}

@@ -1,0 +1,137 @@
+import { IttyRouter, type IRequest } from "itty-router";
+import { memoryBlobStore } from "./blob/memory.js";
+import type { HandlerContext, ToolsEvents } from "./context.js";
+import { createCredentialCipher } from "./credentials/cipher.js";
+import { authenticate } from "./credentials/api-keys.js";
+import { ToolsError, errorResponse, toToolsError } from "./errors.js";
+import { readJson, readQuery } from "./http.js";
+import { createSafeLogger } from "./logger.js";
+import { DEFAULT_ALLOWED_CONTENT_TYPES, validateOptions, type ToolsHandlerOptions } from "./options.js";
+import { allRoutes } from "./routes/index.js";
+import type { RouteDefinition } from "./routes/route.js";
+import { memoryStore } from "./store/memory.js";
+import { createToolkitRegistry, type ToolkitRegistry } from "./toolkits/registry.js";
+import { randomBytes, toBase64Url } from "./util/encoding.js";
+
+/** A fetch function serving the Tools API, with the resolved context for tools and tests. */
+export interface ToolsHandler {
+  (request: Request): Promise<Response>;
+  /** The same function, for frameworks that want a named property. */
+  handler(request: Request): Promise<Response>;
+  /** The resolved configuration (stores, registry, cipher) the routes use. */
+  readonly context: HandlerContext;
+}
+
+const IN_MEMORY = Symbol.for("tools-proxy.inMemory");
+
+/**
+ * Creates the Tools API as a function from `Request` to `Promise<Response>`. Mount it under
+ * `basePath` (default `/proxy/tools`) in any framework. Throws at once, naming the option, when
+ * the configuration is wrong.
+ */
+export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHandler {
+  validateOptions(options);
+  const context = resolveContext(options);
+  const router = IttyRouter({ base: context.basePath });
+  for (const route of allRoutes) router[route.method.toLowerCase() as "get"](route.path, (request: IRequest) => serve(route, request, context));
+
+  const handle = async (request: Request): Promise<Response> => {
+    try {
+      const response = (await router.fetch(request)) as Response | undefined;
+      if (response) return response;
+      throw new ToolsError("not_found", `No route ${request.method} ${new URL(request.url).pathname}. The routes are listed at ${context.basePath}/openapi.json.`);
+    } catch (error) {
+      return failure(error, request, context);
+    }
+  };
+  return Object.assign(handle, { handler: handle, context });
+}
+
+async function serve(route: RouteDefinition, request: IRequest, context: HandlerContext): Promise<Response> {
+  const url = new URL(request.url);
+  const principal = route.public ? null : await authenticate(context.store, request.headers);
+  if (principal && context.limits) {
+    const decision = await context.limits({ principal, route: `${route.method} ${route.path}`, method: request.method });
+    if (decision && !decision.allow) {
+      if (decision.reason === "rate_limited") {
+        throw new ToolsError("rate_limited", decision.message ?? "Too many requests for this API key; wait for the Retry-After seconds and retry.", {
+          retryAfter: decision.retryAfterSeconds,
+        });
+      }
+      throw new ToolsError("insufficient_credits", decision.message ?? "The workspace has no credits left for this request; add credits and retry.");
+    }
+  }
+  const params = decodeParams(request.params ?? {});
+  const query = route.query ? readQuery(url, route.query) : undefined;
+  const body = route.body ? await readJson(request as unknown as Request, route.body) : undefined;
+  return route.handle({ request: request as unknown as Request, url, principal: principal!, params, query, body }, context);
+}
+
+function decodeParams(params: Record<string, string>): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params)) {
+    try {
+      decoded[name] = decodeURIComponent(value);
+    } catch {
+      throw new ToolsError("invalid_request", `The path parameter ${name} is not valid percent-encoding.`);
+    }
+  }
+  return decoded;
+}
+
+function failure(error: unknown, request: Request, context: HandlerContext): Response {
+  const toolsError = toToolsError(error);
+  if (toolsError.code === "internal" || toolsError.code === "unavailable") {
+    context.logger.log("error", "request failed", { method: request.method, path: new URL(request.url).pathname, error });
+  }
+  return errorResponse(toolsError);
+}
+
+function resolveContext(options: ToolsHandlerOptions): HandlerContext {
+  const store = options.store ?? memoryStore();
+  const blobStore = options.blobStore ?? memoryBlobStore();
+  const logger = createSafeLogger(options.logger);
+  const inMemory = !options.store || (store as unknown as Record<symbol, unknown>)[IN_MEMORY] === true;
+  const blobsInMemory = !options.blobStore || (blobStore as unknown as Record<symbol, unknown>)[IN_MEMORY] === true;
+  let secret = options.secret;
+  if (!secret) {
+    if (!inMemory || !blobsInMemory) {
+      throw new TypeError(
+        'createToolsHandler: option "secret" is required with a persistent store: pass at least 32 random bytes, e.g. from `openssl rand -base64 32`, kept outside the code.',
+      );
+    }
+    secret = toBase64Url(randomBytes(32));
+    const warn = options.logger?.warn ? logger : null;
+    const message = "tools-proxy: no secret given; using a random one, so stored credentials are unreadable after a restart. Pass `secret` in production.";
+    if (warn) warn.log("warn", message);
+    else console.warn(message);
+  }
+  const registry: ToolkitRegistry = Array.isArray(options.toolkits) ? createToolkitRegistry(options.toolkits) : (options.toolkits ?? createToolkitRegistry([]));
+  const hooks = options.hooks ?? {};
+  return {
+    store,
+    registry,
+    blobStore,
+    cipher: createCredentialCipher(secret),
+    basePath: options.basePath ?? "/proxy/tools",
+    publicUrl: options.publicUrl ? new URL(options.publicUrl) : null,
+    allowedReturnOrigins: (options.allowedReturnOrigins ?? []).map((o) => new URL(o).origin),
+    logger,
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    timeouts: { toolMs: options.timeouts?.toolMs ?? 30_000, proxyMs: options.timeouts?.proxyMs ?? 30_000 },
+    uploads: {
+      maxBytes: options.uploads?.maxBytes ?? 100 * 1024 * 1024,
+      ttlMs: options.uploads?.ttlMs ?? 60 * 60 * 1000,
+      allowedContentTypes: options.uploads?.allowedContentTypes ?? DEFAULT_ALLOWED_CONTENT_TYPES,
+    },
+    maxResponseBytes: options.maxResponseBytes ?? 10 * 1024 * 1024,
+    limits: options.limits,
+    emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]) {
+      const hook = hooks[event] as ((p: ToolsEvents[E]) => unknown) | undefined;
+      if (!hook) return;
+      Promise.resolve()
+        .then(() => hook(payload))
+        .catch((error: unknown) => logger.log("warn", `hook ${event} failed`, { error }));
+    },
+  };
+}

@@ -1,0 +1,25 @@
+export { createToolsHandler, type ToolsHandler } from "./handler.js";
+export type { ToolsHandlerOptions } from "./options.js";
+export { DEFAULT_ALLOWED_CONTENT_TYPES } from "./options.js";
+export type { HandlerContext, LimitDecision, LimitsHook, ToolsEvents, ToolsHooks, UploadSettings } from "./context.js";
+export { ToolsError, StoreUnavailableError, ERROR_STATUS, type ErrorBody, type ErrorCode } from "./errors.js";
+export type { Logger } from "./logger.js";
+
+export type * from "./store/types.js";
+export { memoryStore } from "./store/memory.js";
+export type { BlobStore, BlobInfo, BlobObject, BlobPutOptions } from "./blob/types.js";
+export { memoryBlobStore } from "./blob/memory.js";
+
+export { issueApiKey, revokeApiKey, authenticate, readApiKey, AGENT_KEY_PREFIX, SERVICE_KEY_PREFIX } from "./credentials/api-keys.js";
+export type { IssueApiKeyOptions, IssuedApiKey } from "./credentials/api-keys.js";
+export { createCredentialCipher, type CredentialCipher } from "./credentials/cipher.js";
+
+export { defineToolkit, defineTool, stagedFile, STAGED_FILE_FORMAT } from "./toolkits/define.js";
+export type { Tool, ToolDefinition, Toolkit, ToolkitDefinition, ToolContext, ToolAnnotations, StagedFile, JsonSchema } from "./toolkits/define.js";
+export { oauth2, apiKey, bearer, basic, none } from "./toolkits/auth-schemes.js";
+export type { AuthScheme, OAuth2Scheme, ApiKeyScheme, BearerScheme, BasicScheme, NoneScheme, Credential } from "./toolkits/auth-schemes.js";
+export { createToolkitRegistry, type ToolkitRegistry } from "./toolkits/registry.js";
+export { defineJsonToolkit, parseToolkitFile } from "./toolkits/json.js";
+export { ToolRunError } from "./toolkits/tool-error.js";
+export type { ExecutionResult } from "./execution/result.js";
+export { buildOpenApiDocument } from "./routes/openapi.js";

@@ -1,0 +1,115 @@
+import { z } from "zod";
+import type { BlobStore } from "./blob/types.js";
+import type { LimitsHook, ToolsHooks } from "./context.js";
+import type { Logger } from "./logger.js";
+import type { ToolsStore } from "./store/types.js";
+import type { Toolkit, ToolkitDefinition } from "./toolkits/define.js";
+import type { ToolkitRegistry } from "./toolkits/registry.js";
+
+/** Options of `createToolsHandler`. Only `toolkits` is usually needed to start. */
+export interface ToolsHandlerOptions {
+  /** API keys, connections, authorizations, leases. Default: in-memory (`memoryStore()`). */
+  store?: ToolsStore;
+  /** The toolkits served: a registry, or an array wrapped in the built-in registry. */
+  toolkits?: ToolkitRegistry | Array<Toolkit | ToolkitDefinition>;
+  /** Staged files. Default: in-memory (`memoryBlobStore()`). */
+  blobStore?: BlobStore;
+  /**
+   * At least 32 bytes. Encrypts credentials at rest. A list rotates secrets: the first encrypts,
+   * all decrypt. Required unless both stores are in-memory, when a random one is generated.
+   */
+  secret?: string | string[];
+  /** Public origin of the app, e.g. `https://app.example.com`; builds the OAuth redirect_uri. */
+  publicUrl?: string;
+  /** Where the routes live. Default `/proxy/tools`. */
+  basePath?: string;
+  /** Origins an OAuth `returnUrl` may point to. The `publicUrl` origin is always allowed. */
+  allowedReturnOrigins?: string[];
+  /** Rate-limit and credit check, called for every authenticated request. */
+  limits?: LimitsHook;
+  /** Event callbacks (tool executed, connection created, ...). */
+  hooks?: ToolsHooks;
+  /** The fetch used for outbound calls. Default: the global fetch. */
+  fetch?: typeof fetch;
+  /** Where log lines go. Default: nowhere. Secrets are redacted before the logger sees them. */
+  logger?: Logger;
+  /** Default timeouts in milliseconds: one tool run, one proxied call. Toolkits may set their own. */
+  timeouts?: { toolMs?: number; proxyMs?: number };
+  /** Upload limits: largest file (bytes), staging lifetime (ms), accepted media types. */
+  uploads?: { maxBytes?: number; ttlMs?: number; allowedContentTypes?: string[] };
+  /** Largest upstream response read by the proxy, in bytes. Default 10 MiB. */
+  maxResponseBytes?: number;
+}
+
+/** Media types accepted by `POST /upload` unless `uploads.allowedContentTypes` says otherwise. */
+export const DEFAULT_ALLOWED_CONTENT_TYPES = [
+  "image/*",
+  "video/*",
+  "audio/*",
+  "text/*",
+  "application/pdf",
+  "application/json",
+  "application/zip",
+  "application/octet-stream",
+  "application/vnd.openxmlformats-officedocument.*",
+  "application/msword",
+  "application/vnd.ms-excel",
+  "application/vnd.ms-powerpoint",
+];
+
+const fn = (what: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", `must be ${what}`);
+const object = (methods: string[], what: string) =>
+  z.custom<object>(
+    (v) => typeof v === "object" && v !== null && methods.every((m) => typeof (v as Record<string, unknown>)[m] === "function"),
+    `must be ${what} with the methods ${methods.join(", ")}`,
+  );
+
+const secretString = z
+  .string()
+  .refine((s) => new TextEncoder().encode(s).length >= 32, "must be at least 32 bytes; generate one with `openssl rand -base64 32`");
+
+const optionsSchema = z.object({
+  store: object(["createApiKey", "getApiKeyByHash", "createConnection", "getConnection", "listConnections", "acquireLease"], "a ToolsStore").optional(),
+  toolkits: z.union([z.array(z.object({ slug: z.string() }).passthrough()), object(["list", "get", "getTool"], "a ToolkitRegistry")]).optional(),
+  blobStore: object(["put", "get", "head", "delete", "deleteExpired"], "a BlobStore").optional(),
+  secret: z.union([secretString, z.array(secretString).min(1, "must hold at least one secret")]).optional(),
+  publicUrl: z
+    .string()
+    .url("must be an absolute URL such as https://app.example.com")
+    .refine((u) => /^https?:$/.test(new URL(u).protocol), "must use http or https")
+    .optional(),
+  basePath: z
+    .string()
+    .regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'must be a path such as "/proxy/tools": segments of letters, digits, ".", "_", "~" or "-", no trailing slash')
+    .optional(),
+  allowedReturnOrigins: z.array(z.string().url("must be an origin such as https://app.example.com")).optional(),
+  limits: fn("a function").optional(),
+  hooks: z.record(z.string(), fn("a function")).optional(),
+  fetch: fn("a fetch function").optional(),
+  logger: z.object({}).passthrough().optional(),
+  timeouts: z.object({ toolMs: z.number().int().positive().optional(), proxyMs: z.number().int().positive().optional() }).strict().optional(),
+  uploads: z
+    .object({
+      maxBytes: z.number().int().positive().optional(),
+      ttlMs: z.number().int().positive().optional(),
+      allowedContentTypes: z.array(z.string().regex(/^[a-z0-9!#$&^_.+-]+\/([a-z0-9!#$&^_.+-]+\*?|\*)$/i, "must be a media type like image/png or image/*")).optional(),
+    })
+    .strict()
+    .optional(),
+  maxResponseBytes: z.number().int().positive().optional(),
+});
+
+/**
+ * Validates the options once, at startup. Throws a TypeError that names each wrong option and
+ * says how to fix it.
+ */
+export function validateOptions(options: ToolsHandlerOptions): void {
+  const result = optionsSchema.strict().safeParse(options ?? {});
+  if (result.success) return;
+  const lines = result.error.issues.map((issue) => {
+    const path = issue.path.join(".") || "(options)";
+    if (issue.code === "unrecognized_keys") return `unknown option ${issue.keys.map((k) => `"${k}"`).join(", ")}; check the spelling`;
+    return `option "${path}" ${issue.message}`;
+  });
+  throw new TypeError(`createToolsHandler: ${lines.join("; ")}.`);
+}

@@ -1,0 +1,70 @@
+import type { Credential } from "../toolkits/auth-schemes.js";
+import type { Toolkit } from "../toolkits/define.js";
+import { ToolsError } from "../errors.js";
+import { applyCredentialQuery, buildUpstreamHeaders } from "./headers.js";
+import { checkOutboundUrl, resolveAgainstBase } from "./url-policy.js";
+
+/** Redirects followed at most, each to a URL that passes the same policy. */
+export const MAX_REDIRECTS = 5;
+
+export interface OutboundOptions {
+  fetch: typeof fetch;
+  toolkit: Toolkit;
+  credential: Credential | null;
+  /** Values of base URL placeholders, from the connection. */
+  params: Record<string, string>;
+  signal: AbortSignal;
+}
+
+/**
+ * A fetch that can only reach the toolkit's base URLs and carries the connection's credential.
+ * Every URL (and every redirect target) is checked before anything is sent; a redirect elsewhere
+ * is returned as the response instead of being followed, so the credential never leaves the
+ * toolkit's origins. Throws `ToolsError` (400) for a refused URL or header.
+ */
+export function createOutboundFetch(options: OutboundOptions) {
+  const { toolkit, credential, params } = options;
+  return async function outboundFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
+    let url = checkOutboundUrl(resolveAgainstBase(input, toolkit.baseUrls, params), toolkit.baseUrls, params);
+    let method = (init.method ?? "GET").toUpperCase();
+    let body = init.body ?? null;
+    const headers = buildUpstreamHeaders(init.headers ? new Headers(init.headers) : undefined, toolkit.auth, credential);
+    const signal = init.signal ? AbortSignal.any([init.signal, options.signal]) : options.signal;
+
+    for (let hop = 0; ; hop++) {
+      const response = await options.fetch(applyCredentialQuery(url, toolkit.auth, credential), {
+        method,
+        headers,
+        body,
+        redirect: "manual",
+        signal,
+        ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
+      } as RequestInit);
+      const location = response.headers.get("location");
+      if (response.status < 300 || response.status > 399 || !location || hop >= MAX_REDIRECTS) return response;
+      let next: URL;
+      try {
+        next = checkOutboundUrl(new URL(location, url).href, toolkit.baseUrls, params);
+      } catch {
+        return response; // A redirect elsewhere comes back to the caller, unfollowed.
+      }
+      const keepsBody = response.status === 307 || response.status === 308;
+      if (keepsBody && body instanceof ReadableStream) return response; // A consumed stream cannot be sent twice.
+      await response.body?.cancel().catch(() => {});
+      if (!keepsBody && method !== "GET" && method !== "HEAD") {
+        method = "GET";
+        body = null;
+        headers.delete("content-type");
+      }
+      url = next;
+    }
+  };
+}
+
+/** Maps a failure of the outbound fetch itself (not an upstream status) to a result code. */
+export function describeFetchFailure(error: unknown, timedOut: boolean): { code: string; message: string; retryable: boolean } {
+  if (error instanceof ToolsError) return { code: error.code, message: error.message, retryable: false };
+  if (timedOut) return { code: "timeout", message: "The upstream did not answer in time.", retryable: true };
+  if (error instanceof Error && error.name === "AbortError") return { code: "aborted", message: "The request was aborted.", retryable: true };
+  return { code: "upstream_unreachable", message: "The upstream could not be reached (connection refused, reset or DNS failure).", retryable: true };
+}

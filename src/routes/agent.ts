@@ -1,0 +1,20 @@
+import { ToolsError } from "../errors.js";
+import type { Principal } from "../store/types.js";
+
+/** A principal acting for one agent: an agent key, or a service key with `x-agent-id`. */
+export type AgentPrincipal = Principal & { agentId: string };
+
+/**
+ * Returns the principal when it acts for an agent. A service key without `x-agent-id` may only
+ * read toolkits and list connections, so anything else throws `invalid_request` telling it how
+ * to name the agent.
+ */
+export function requireAgent(principal: Principal): AgentPrincipal {
+  if (principal.agentId === null) {
+    throw new ToolsError(
+      "invalid_request",
+      "This route acts for an agent: with a workspace service key, send the header x-agent-id naming the agent, or use the agent's own key.",
+    );
+  }
+  return principal as AgentPrincipal;
+}

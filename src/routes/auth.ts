@@ -1,0 +1,144 @@
+import { z } from "zod";
+import { publicConnection } from "../connections/resolve.js";
+import { sealCredential } from "../connections/credentials.js";
+import { ToolsError } from "../errors.js";
+import { json } from "../http.js";
+import type { ConnectionRecord } from "../store/types.js";
+import type { Credential } from "../toolkits/auth-schemes.js";
+import { randomId } from "../util/encoding.js";
+import { requireAgent } from "./agent.js";
+import { defineRoute } from "./route.js";
+import { ConnectionSchema, errors, idParam } from "./schemas.js";
+
+const CredentialsSchema = z.union([
+  z.object({ apiKey: z.string().min(1).max(4096) }).strict(),
+  z.object({ token: z.string().min(1).max(8192) }).strict(),
+  z.object({ username: z.string().max(1024), password: z.string().max(4096) }).strict(),
+]);
+
+const AuthBodySchema = z.object({
+  toolkit: idParam,
+  label: z.string().min(1).max(200).optional(),
+  returnUrl: z.string().url().max(2048).optional(),
+  credentials: CredentialsSchema.optional().meta({
+    description: "For apiKey, bearer and basic toolkits: { apiKey }, { token } or { username, password }.",
+  }),
+  params: z
+    .record(z.string().regex(/^[A-Za-z0-9_]{1,64}$/), z.string().regex(/^[A-Za-z0-9-]{1,63}$/, "must be letters, digits or '-'"))
+    .optional()
+    .meta({ description: "Values of the toolkit's base URL placeholders, e.g. { subdomain: 'acme' }." }),
+  remoteUser: z.string().max(256).optional().meta({ description: "The account on the external application, when the caller knows it." }),
+});
+
+const AuthorizationStatusSchema = z.object({
+  status: z.enum(["pending", "connected", "failed", "expired"]),
+  connectionId: z.string().optional(),
+  error: z.string().optional(),
+});
+
+export const authRoutes = [
+  defineRoute({
+    method: "POST",
+    path: "/auth",
+    summary: "Connect a toolkit: with credentials for apiKey, bearer and basic toolkits, or start OAuth.",
+    body: AuthBodySchema,
+    responses: { 201: { description: "The connection, created at once.", schema: z.object({ connection: ConnectionSchema }) }, ...errors(400, 401, 404) },
+    async handle({ body, principal }, ctx) {
+      const agent = requireAgent(principal);
+      const toolkit = await ctx.registry.get(body.toolkit);
+      if (!toolkit) throw new ToolsError("not_found", `No toolkit "${body.toolkit}". Find toolkits with GET ${ctx.basePath}/search?keywords=...`);
+      const credential = toCredential(toolkit.auth.type, toolkit.slug, body.credentials);
+      const params = checkParams(toolkit.baseUrls, body.params ?? {});
+      const now = new Date();
+      const id = randomId("conn_");
+      const existing = await ctx.store.listConnections({ workspaceId: agent.workspaceId, agentId: agent.agentId, toolkit: toolkit.slug });
+      const record: ConnectionRecord = {
+        id,
+        workspaceId: agent.workspaceId,
+        agentId: agent.agentId,
+        toolkit: toolkit.slug,
+        label: body.label ?? (existing.length ? `${toolkit.name} ${existing.length + 1}` : toolkit.name),
+        remoteUser: body.remoteUser ?? "",
+        status: "active",
+        statusReason: null,
+        credentials: await sealCredential(ctx, id, credential),
+        scopes: [],
+        params,
+        credentialsExpireAt: null,
+        createdAt: now,
+        updatedAt: now,
+        version: 1,
+      };
+      await ctx.store.createConnection(record);
+      ctx.emit("connection.created", { principal, connectionId: id, toolkit: toolkit.slug });
+      return json({ connection: publicConnection(record) }, 201);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/auth/callback",
+    summary: "The OAuth provider's redirect back to the app.",
+    public: true,
+    responses: { ...errors(400) },
+    async handle() {
+      throw new ToolsError("invalid_request", "This authorization callback is not valid: OAuth 2 connections are not available in this version of tools-proxy.");
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/auth/:authorizationId",
+    summary: "The status of an authorization started with POST /auth, for a client that waits.",
+    responses: { 200: { description: "Its status.", schema: AuthorizationStatusSchema }, ...errors(401, 404) },
+    async handle({ params, principal }, ctx) {
+      const authorization = await ctx.store.getAuthorization(params.authorizationId!);
+      const visible =
+        authorization &&
+        authorization.workspaceId === principal.workspaceId &&
+        (principal.agentId === null || authorization.agentId === principal.agentId);
+      if (!visible) throw new ToolsError("not_found", `No authorization "${params.authorizationId}" for this caller.`);
+      const expired = authorization.status === "pending" && authorization.expiresAt.getTime() <= Date.now();
+      return json({
+        status: expired ? "expired" : authorization.status,
+        ...(authorization.connectionId ? { connectionId: authorization.connectionId } : {}),
+        ...(authorization.error ? { error: authorization.error } : {}),
+      });
+    },
+  }),
+];
+
+type CredentialsInput = z.output<typeof CredentialsSchema> | undefined;
+
+function toCredential(type: string, toolkit: string, input: CredentialsInput): Credential {
+  const missing = (shape: string) =>
+    new ToolsError("invalid_request", `Toolkit "${toolkit}" connects with ${type} credentials: send "credentials": ${shape}.`);
+  switch (type) {
+    case "apiKey":
+      if (!input || !("apiKey" in input)) throw missing('{ "apiKey": "..." }');
+      return { type: "apiKey", apiKey: input.apiKey };
+    case "bearer":
+      if (!input || !("token" in input)) throw missing('{ "token": "..." }');
+      return { type: "bearer", token: input.token };
+    case "basic":
+      if (!input || !("username" in input)) throw missing('{ "username": "...", "password": "..." }');
+      return { type: "basic", username: input.username, password: input.password };
+    case "oauth2":
+      throw new ToolsError(
+        "invalid_request",
+        `Toolkit "${toolkit}" connects with OAuth 2, which this version of tools-proxy does not support yet; connect a toolkit that uses an API key, a bearer token or basic auth.`,
+      );
+    default:
+      throw new ToolsError("invalid_request", `Toolkit "${toolkit}" needs no connection: execute its tools directly.`);
+  }
+}
+
+/** Every placeholder of the toolkit's base URLs must get a value, and nothing else may be sent. */
+function checkParams(baseUrls: string[], params: Record<string, string>): Record<string, string> {
+  const names = new Set(baseUrls.flatMap((b) => [...b.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]!)));
+  for (const name of names) {
+    if (!params[name]) throw new ToolsError("invalid_request", `This toolkit's URL needs "params": { "${name}": "..." }.`);
+  }
+  for (const name of Object.keys(params)) {
+    if (!names.has(name)) throw new ToolsError("invalid_request", `params.${name} is not a placeholder of this toolkit's base URL.`);
+  }
+  return params;
+}

@@ -1,0 +1,144 @@
+import { z } from "zod";
+import type { HandlerContext } from "../context.js";
+import { ToolsError } from "../errors.js";
+import { findVisibleConnection } from "../connections/resolve.js";
+import type { Principal } from "../store/types.js";
+import type { Tool, Toolkit } from "../toolkits/define.js";
+import { paginate, rank } from "../toolkits/search.js";
+import { json } from "../http.js";
+import { defineRoute } from "./route.js";
+import { ToolSchema, cursorParam, errors, idParam, limitParam } from "./schemas.js";
+
+const ToolkitSummarySchema = z
+  .object({
+    slug: z.string(),
+    name: z.string(),
+    description: z.string(),
+    icon: z.string(),
+    authScheme: z.enum(["oauth2", "apiKey", "bearer", "basic", "none"]),
+    toolCount: z.number().int(),
+    connected: z.boolean().meta({ description: "Whether the caller has an active connection to this toolkit." }),
+  })
+  .meta({ id: "ToolkitSummary" });
+
+const ToolkitDetailsSchema = z
+  .object({
+    slug: z.string(),
+    name: z.string(),
+    description: z.string(),
+    icon: z.string(),
+    authScheme: z.string(),
+    tools: z.array(ToolSchema),
+    nextCursor: z.string().nullable(),
+  })
+  .meta({ id: "Toolkit" });
+
+const toolListQuery = { limit: limitParam, cursor: cursorParam, connection_id: idParam.optional() };
+
+export const catalogRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/search",
+    summary: "Find toolkits by keyword, most relevant first.",
+    query: z.object({ keywords: z.string().max(200).optional(), limit: limitParam, cursor: cursorParam }),
+    responses: {
+      200: { description: "Matching toolkits.", schema: z.object({ toolkits: z.array(ToolkitSummarySchema), nextCursor: z.string().nullable() }) },
+      ...errors(400, 401),
+    },
+    async handle({ query, principal }, ctx) {
+      const toolkits = rank(await ctx.registry.list(), query.keywords, (t) => t);
+      const { page, nextCursor } = paginate(toolkits, { limit: query.limit, cursor: query.cursor, fingerprint: `search:${query.keywords ?? ""}` });
+      const connected = await connectedToolkits(ctx, principal);
+      return json({
+        toolkits: page.map((t) => ({
+          slug: t.slug,
+          name: t.name,
+          description: t.description,
+          icon: t.icon,
+          authScheme: t.auth.type,
+          toolCount: t.tools.length,
+          connected: connected.has(t.slug),
+        })),
+        nextCursor,
+      });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/toolkit/:toolkit",
+    summary: "A toolkit's metadata and its tools with their input schemas.",
+    query: z.object(toolListQuery),
+    responses: { 200: { description: "The toolkit.", schema: ToolkitDetailsSchema }, ...errors(400, 401, 404) },
+    async handle({ params, query, principal }, ctx) {
+      const toolkit = await requireToolkit(ctx, params.toolkit!);
+      const tools = await toolsFor(ctx, principal, toolkit, query.connection_id);
+      const { page, nextCursor } = paginate(tools, { limit: query.limit, cursor: query.cursor, fingerprint: `toolkit:${toolkit.slug}:${query.connection_id ?? ""}` });
+      return json({
+        slug: toolkit.slug,
+        name: toolkit.name,
+        description: toolkit.description,
+        icon: toolkit.icon,
+        authScheme: toolkit.auth.type,
+        tools: page.map(publicTool),
+        nextCursor,
+      });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/toolkit/:toolkit/search",
+    summary: "Search the tools of one toolkit, most relevant first.",
+    query: z.object({ query: z.string().max(200).optional(), ...toolListQuery }),
+    responses: {
+      200: { description: "Matching tools.", schema: z.object({ tools: z.array(ToolSchema), nextCursor: z.string().nullable() }) },
+      ...errors(400, 401, 404),
+    },
+    async handle({ params, query, principal }, ctx) {
+      const toolkit = await requireToolkit(ctx, params.toolkit!);
+      const tools = rank(await toolsFor(ctx, principal, toolkit, query.connection_id), query.query, (t) => t);
+      const fingerprint = `tools:${toolkit.slug}:${query.query ?? ""}:${query.connection_id ?? ""}`;
+      const { page, nextCursor } = paginate(tools, { limit: query.limit, cursor: query.cursor, fingerprint });
+      return json({ tools: page.map(publicTool), nextCursor });
+    },
+  }),
+];
+
+/** The tool as agents see it. */
+export function publicTool(tool: Tool) {
+  return {
+    slug: tool.slug,
+    name: tool.name,
+    description: tool.description,
+    inputParameters: tool.inputParameters,
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    ...(tool.scopes?.length ? { scopes: tool.scopes } : {}),
+  };
+}
+
+async function requireToolkit(ctx: HandlerContext, slug: string): Promise<Toolkit> {
+  const toolkit = await ctx.registry.get(slug);
+  if (!toolkit) throw new ToolsError("not_found", `No toolkit "${slug}". Find toolkits with GET ${ctx.basePath}/search?keywords=...`);
+  return toolkit;
+}
+
+/**
+ * The toolkit's tools, or with `connection_id` only those the connection can run: tools whose
+ * required scopes the connection was granted. A connection without recorded scopes (API key,
+ * bearer, basic) can run every tool of its toolkit.
+ */
+async function toolsFor(ctx: HandlerContext, principal: Principal, toolkit: Toolkit, connectionId: string | undefined): Promise<Tool[]> {
+  if (!connectionId) return toolkit.tools;
+  const connection = await findVisibleConnection(ctx, principal, connectionId);
+  if (!connection || connection.toolkit !== toolkit.slug) {
+    throw new ToolsError("not_found", `No connection "${connectionId}" to toolkit "${toolkit.slug}" for this caller. List connections with GET ${ctx.basePath}/connections.`);
+  }
+  if (connection.scopes.length === 0) return toolkit.tools;
+  const granted = new Set(connection.scopes);
+  return toolkit.tools.filter((tool) => (tool.scopes ?? []).every((scope) => granted.has(scope)));
+}
+
+async function connectedToolkits(ctx: HandlerContext, principal: Principal): Promise<Set<string>> {
+  const filter = principal.agentId ? { workspaceId: principal.workspaceId, agentId: principal.agentId } : { workspaceId: principal.workspaceId };
+  const connections = await ctx.store.listConnections(filter);
+  return new Set(connections.filter((c) => c.status === "active").map((c) => c.toolkit));
+}

@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { findVisibleConnection, publicConnection } from "../connections/resolve.js";
+import { ToolsError } from "../errors.js";
+import { json } from "../http.js";
+import { defineRoute } from "./route.js";
+import { ConnectionSchema, errors, idParam } from "./schemas.js";
+
+export const connectionRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/connections",
+    summary: "The caller's connections (a service key without x-agent-id: the workspace's).",
+    query: z.object({ toolkit: idParam.optional() }),
+    responses: { 200: { description: "Connections, oldest first.", schema: z.object({ connections: z.array(ConnectionSchema) }) }, ...errors(400, 401) },
+    async handle({ query, principal }, ctx) {
+      const connections = await ctx.store.listConnections({
+        workspaceId: principal.workspaceId,
+        ...(principal.agentId !== null ? { agentId: principal.agentId } : {}),
+        ...(query.toolkit ? { toolkit: query.toolkit } : {}),
+      });
+      return json({ connections: connections.map(publicConnection) });
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/connections/:id",
+    summary: "Delete a connection and its stored credential.",
+    responses: { 204: { description: "Deleted." }, ...errors(400, 401, 404) },
+    async handle({ params, principal }, ctx) {
+      if (principal.agentId === null) {
+        throw new ToolsError("invalid_request", "Deleting a connection acts for an agent: send the header x-agent-id with the service key.");
+      }
+      const connection = await findVisibleConnection(ctx, principal, params.id!);
+      if (!connection) throw new ToolsError("not_found", `No connection "${params.id}" for this agent. List yours with GET ${ctx.basePath}/connections.`);
+      await ctx.store.deleteConnection(connection.id);
+      ctx.emit("connection.deleted", { principal, connectionId: connection.id, toolkit: connection.toolkit });
+      return new Response(null, { status: 204 });
+    },
+  }),
+];

@@ -1,0 +1,105 @@
+import { z } from "zod";
+import type { HandlerContext } from "../context.js";
+import { json } from "../http.js";
+import { defineRoute, type RouteDefinition } from "./route.js";
+
+type Schema = Record<string, unknown>;
+
+/**
+ * Builds the OpenAPI 3.1 document of the routes from the same zod schemas that validate
+ * requests. Schemas with a `.meta({ id })` become shared components.
+ */
+export function buildOpenApiDocument(routes: RouteDefinition[], ctx: Pick<HandlerContext, "basePath">): Schema {
+  const components: Record<string, Schema> = {};
+  const convert = (schema: z.ZodType, io: "input" | "output"): Schema => {
+    const json = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Schema;
+    const defs = (json.$defs ?? {}) as Record<string, Schema>;
+    delete json.$defs;
+    delete json.$schema;
+    for (const [id, def] of Object.entries(defs)) components[id] ??= rewriteRefs(def) as Schema;
+    if (typeof json.id === "string") {
+      const id = json.id;
+      delete json.id;
+      components[id] ??= rewriteRefs(json) as Schema;
+      return { $ref: `#/components/schemas/${id}` };
+    }
+    return rewriteRefs(json) as Schema;
+  };
+
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = `${ctx.basePath}${route.path.replace(/:([A-Za-z]+)/g, "{$1}")}`;
+    const parameters: Schema[] = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+    if (route.query) {
+      const query = convert(route.query, "input");
+      const properties = (query.properties ?? {}) as Record<string, Schema>;
+      const required = new Set((query.required ?? []) as string[]);
+      for (const [name, schema] of Object.entries(properties)) parameters.push({ name, in: "query", required: required.has(name), schema });
+    }
+    const operation: Schema = {
+      summary: route.summary,
+      operationId: operationId(route),
+      ...(route.public ? { security: [] } : {}),
+      ...(parameters.length ? { parameters } : {}),
+    };
+    if (route.body) operation.requestBody = { required: true, content: { "application/json": { schema: convert(route.body, "input") } } };
+    if (route.requestBody) operation.requestBody = { required: true, content: { [route.requestBody.contentType]: { schema: route.requestBody.schema } } };
+    operation.responses = Object.fromEntries(
+      Object.entries(route.responses).map(([status, response]) => [
+        status,
+        {
+          description: response.description,
+          ...(response.schema ? { content: { "application/json": { schema: convert(response.schema, "output") } } } : {}),
+          ...(response.contentType ? { content: { [response.contentType]: { schema: { type: "string", format: "binary" } } } } : {}),
+        },
+      ]),
+    );
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+
+  return {
+    openapi: "3.1.0",
+    info: { title: "Tools API", version: "1.0.0", description: "Toolkits, connections, tool execution, an authenticated proxy and file staging." },
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        apiKey: { type: "apiKey", in: "header", name: "x-api-key" },
+        bearer: { type: "http", scheme: "bearer", description: "The same API key, as `Authorization: Bearer <key>`." },
+      },
+    },
+    security: [{ apiKey: [] }, { bearer: [] }],
+  };
+}
+
+function rewriteRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(rewriteRefs);
+  if (!value || typeof value !== "object") return value;
+  const out: Schema = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === "id" && typeof inner === "string") continue;
+    out[key] = key === "$ref" && typeof inner === "string" ? inner.replace("#/$defs/", "#/components/schemas/") : rewriteRefs(inner);
+  }
+  return out;
+}
+
+function operationId(route: RouteDefinition): string {
+  const words = route.path.split("/").filter(Boolean).map((w) => (w.startsWith(":") ? `by_${w.slice(1)}` : w));
+  return [route.method.toLowerCase(), ...words].join("_");
+}
+
+/** `GET /openapi.json`, serving the document built from `routes` (built once, on first request). */
+export function openApiRoute(routes: () => RouteDefinition[]) {
+  let document: Schema | undefined;
+  return defineRoute({
+    method: "GET",
+    path: "/openapi.json",
+    summary: "This document.",
+    public: true,
+    responses: { 200: { description: "An OpenAPI 3.1 document." } },
+    async handle(_input, ctx) {
+      document ??= buildOpenApiDocument(routes(), ctx);
+      return json(document);
+    },
+  });
+}

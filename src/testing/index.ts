@@ -1,0 +1,10 @@
+/**
+ * Conformance suites for the pluggable interfaces. Run them from a vitest test file against your
+ * own implementation, e.g.
+ *
+ *   import { toolsStoreConformance } from "tools-proxy/testing";
+ *   toolsStoreConformance("my postgres store", () => myStore());
+ */
+export { toolsStoreConformance } from "./tools-store.js";
+export { blobStoreConformance } from "./blob-store.js";
+export { toolkitRegistryConformance } from "./toolkit-registry.js";

@@ -1,0 +1,267 @@
+import { z } from "zod";
+import { defineToolkit, type JsonSchema, type Tool, type ToolContext, type Toolkit } from "./define.js";
+import { ToolRunError, upstreamError } from "./tool-error.js";
+
+/** Options of `defineJsonToolkit` and `parseToolkitFile`. */
+export interface JsonToolkitOptions {
+  /** Values for `${NAME}` references. Default: `process.env` where it exists. */
+  env?: Record<string, string | undefined>;
+}
+
+const PLACEHOLDER = /\{([A-Za-z0-9_]+)\}/g;
+
+function isHttpUrl(value: string): boolean {
+  // `{subdomain}`-style placeholders are filled from the connection later; check the shape with a stand-in.
+  try {
+    return /^https?:$/.test(new URL(value.replace(PLACEHOLDER, "placeholder")).protocol);
+  } catch {
+    return false;
+  }
+}
+
+const text = z.string().min(1, "must not be empty");
+const url = z.string().refine(isHttpUrl, "must be an absolute http(s) URL");
+
+const authSchema = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("oauth2"),
+    authorizationUrl: url,
+    tokenUrl: url,
+    clientId: text,
+    clientSecret: z.string().optional(),
+    scopes: z.array(z.string()).default([]),
+    revocationUrl: url.optional(),
+    userInfoUrl: url.optional(),
+    remoteUserField: text.optional(),
+  }),
+  z.strictObject({ type: z.literal("apiKey"), in: z.enum(["header", "query"]), name: text }),
+  z.strictObject({ type: z.literal("bearer") }),
+  z.strictObject({ type: z.literal("basic") }),
+  z.strictObject({ type: z.literal("none") }),
+]);
+
+const toolSchema = z
+  .strictObject({
+    slug: text,
+    name: text,
+    description: z.string(),
+    method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]),
+    path: z
+      .string()
+      .regex(/^\/[^?#]*$/, "must start with / and contain no query or fragment")
+      .refine((path) => !path.split("/").some((s) => s === "." || s === ".."), "must not contain . or .. segments"),
+    inputParameters: z.looseObject({ type: z.literal("object") }).default(() => ({ type: "object" as const, properties: {} })),
+    annotations: z
+      .strictObject({ readOnly: z.boolean(), destructive: z.boolean(), idempotent: z.boolean(), openWorld: z.boolean() })
+      .partial()
+      .optional(),
+    scopes: z.array(z.string()).optional(),
+  })
+  .superRefine((tool, ctx) => {
+    const properties = tool.inputParameters.properties;
+    if (properties === undefined || typeof properties !== "object" || properties === null) return;
+    for (const [, name] of tool.path.matchAll(PLACEHOLDER)) {
+      if (!Object.hasOwn(properties, name!)) {
+        ctx.addIssue({ code: "custom", path: ["path"], message: `placeholder {${name}} is not a property of inputParameters` });
+      }
+    }
+  });
+
+const toolkitSchema = z.strictObject({
+  $schema: z.string().optional(),
+  slug: text,
+  name: text,
+  description: z.string(),
+  icon: z.string().optional(),
+  baseUrl: z.union([text, z.array(text).min(1)], { error: "must be a URL or a non-empty array of URLs" }),
+  auth: authSchema,
+  timeoutMs: z.number().int().positive().optional(),
+  tools: z.array(toolSchema).default([]),
+});
+
+/** The JSON form of a toolkit, as validated (CONTRACT section 2). */
+export type JsonToolkit = z.output<typeof toolkitSchema>;
+
+/**
+ * Builds a toolkit from its JSON form (CONTRACT section 2). First every `${NAME}` in a string
+ * value is replaced by `options.env.NAME` (`$${NAME}` stays a literal `${NAME}`); an unset
+ * variable throws an error naming the variable and where it is used, never a value. Then the
+ * document is validated, and an error names each failing field path (e.g. `tools[0].method`).
+ *
+ * Each tool keeps its `inputParameters` as written; arguments are validated with the zod schema
+ * `z.fromJSONSchema` makes of it. Running a tool sends one HTTP request through `ctx.fetch`:
+ * `{placeholders}` in `path` are filled from the arguments (URL-encoded), the other arguments
+ * go in the query string for GET and DELETE and in a JSON body otherwise. The URL is the first
+ * base URL followed by the path, left as a string so that placeholders of the base URL itself
+ * are filled by `ctx.fetch` from the connection. The upstream JSON (or text) is the result;
+ * a non-2xx answer throws a `ToolRunError`.
+ */
+export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = {}): Toolkit {
+  const env = options.env ?? globalThis.process?.env ?? {};
+  const document = substituteEnv(input, env, [], (input as { slug?: unknown } | null)?.slug);
+  const parsed = toolkitSchema.safeParse(document);
+  if (!parsed.success) throw new TypeError(`${label(document)}: ${describe(parsed.error.issues)}.`);
+  const spec = parsed.data;
+  const baseUrl = [spec.baseUrl].flat()[0]!;
+  return defineToolkit({
+    slug: spec.slug,
+    name: spec.name,
+    description: spec.description,
+    icon: spec.icon,
+    baseUrl: spec.baseUrl,
+    auth: spec.auth,
+    timeoutMs: spec.timeoutMs,
+    tools: spec.tools.map((tool, index) => toTool(tool, index, baseUrl, document)),
+  });
+}
+
+/**
+ * Parses a toolkit file: one JSON toolkit or an array of them, each built with
+ * `defineJsonToolkit`. Errors start with `source` (e.g. the file name) when given.
+ */
+export function parseToolkitFile(text: string, options: JsonToolkitOptions & { source?: string } = {}): Toolkit[] {
+  const prefix = options.source ? `${options.source}: ` : "";
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new TypeError(`${prefix}the toolkit file is not valid JSON (${(error as Error).message}).`);
+  }
+  const items = Array.isArray(value) ? value : [value];
+  return items.map((item, index) => {
+    try {
+      return defineJsonToolkit(item, options);
+    } catch (error) {
+      const where = Array.isArray(value) ? `toolkit at index ${index}: ` : "";
+      throw new TypeError(`${prefix}${where}${(error as Error).message}`, { cause: error });
+    }
+  });
+}
+
+function toTool(spec: JsonToolkit["tools"][number], index: number, baseUrl: string, document: unknown): Tool {
+  const inputParameters = spec.inputParameters as JsonSchema;
+  let input: z.ZodType;
+  try {
+    input = z.fromJSONSchema(inputParameters as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch (error) {
+    throw new TypeError(`${label(document)}: tools[${index}].inputParameters: ${(error as Error).message}.`);
+  }
+  const http: HttpTool = { method: spec.method, path: spec.path, baseUrl };
+  return {
+    slug: spec.slug,
+    name: spec.name,
+    description: spec.description,
+    annotations: spec.annotations,
+    scopes: spec.scopes,
+    input,
+    inputParameters,
+    run: (args, ctx) => runHttpTool(http, args, ctx),
+  };
+}
+
+const ENV_REFERENCE = /\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+function substituteEnv(value: unknown, env: Record<string, string | undefined>, path: PropertyKey[], slug: unknown): unknown {
+  if (typeof value === "string") {
+    return value.replace(ENV_REFERENCE, (match, escaped: string | undefined, name: string) => {
+      if (escaped) return match.slice(1);
+      const replacement = env[name];
+      if (replacement === undefined) {
+        const toolkit = typeof slug === "string" ? `toolkit "${slug}"` : "the toolkit";
+        throw new TypeError(`Environment variable ${name} is not set; it is used at ${formatPath(path) || "the top level"} of ${toolkit}.`);
+      }
+      return replacement;
+    });
+  }
+  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, [...path, i], slug));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, [...path, key], slug)]));
+  }
+  return value;
+}
+
+function label(document: unknown): string {
+  const slug = (document as { slug?: unknown } | null)?.slug;
+  return typeof slug === "string" ? `Invalid toolkit "${slug}"` : "Invalid toolkit";
+}
+
+function describe(issues: z.core.$ZodIssue[]): string {
+  return issues
+    .slice(0, 10)
+    .map((issue) => (issue.path.length ? `${formatPath(issue.path)}: ${issue.message}` : issue.message))
+    .join("; ");
+}
+
+function formatPath(path: PropertyKey[]): string {
+  return path.map((key, i) => (typeof key === "number" ? `[${key}]` : `${i ? "." : ""}${String(key)}`)).join("");
+}
+
+interface HttpTool {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  path: string;
+  baseUrl: string;
+}
+
+async function runHttpTool(tool: HttpTool, args: unknown, ctx: ToolContext): Promise<unknown> {
+  const given = (args !== null && typeof args === "object" ? args : {}) as Record<string, unknown>;
+  const rest = { ...given };
+  const path = tool.path.replace(PLACEHOLDER, (_, name: string) => {
+    delete rest[name];
+    return pathSegment(name, given[name]);
+  });
+  // The tool path is appended to the base path, never resolved against it, so "/v1" is kept.
+  let url = tool.baseUrl.replace(/\/+$/, "") + path;
+  const headers: Record<string, string> = { accept: "application/json" };
+  const init: RequestInit = { method: tool.method, headers, signal: ctx.signal };
+  if (tool.method === "GET" || tool.method === "DELETE") {
+    const query = toQuery(rest);
+    if (query) url += `?${query}`;
+  } else {
+    headers["content-type"] = "application/json";
+    init.body = JSON.stringify(rest);
+  }
+  const response = await ctx.fetch(url, init);
+  if (!response.ok) throw await upstreamError(response);
+  return readData(response);
+}
+
+function pathSegment(name: string, value: unknown): string {
+  if (value === undefined || value === null || value === "") {
+    throw new ToolRunError(`Argument "${name}" is required: it fills {${name}} in the request path.`, { code: "invalid_arguments" });
+  }
+  if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
+    throw new ToolRunError(`Argument "${name}" must be a string or a number: it fills {${name}} in the request path.`, { code: "invalid_arguments" });
+  }
+  const text = String(value);
+  // encodeURIComponent leaves "." alone, and a whole "." or ".." segment would climb out of the path.
+  if (text === "." || text === "..") {
+    throw new ToolRunError(`Argument "${name}" must not be "." or "..".`, { code: "invalid_arguments" });
+  }
+  return encodeURIComponent(text);
+}
+
+/** Arrays repeat the parameter; objects are sent as JSON text; null and undefined are left out. */
+function toQuery(args: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(args)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item === undefined || item === null) continue;
+      params.append(key, typeof item === "object" ? JSON.stringify(item) : String(item));
+    }
+  }
+  return params.toString();
+}
+
+async function readData(response: Response): Promise<unknown> {
+  const body = await response.text();
+  if (body === "") return null;
+  const type = response.headers.get("content-type") ?? "";
+  if (type === "" || /^application\/(.+\+)?json\b/i.test(type)) {
+    try {
+      return JSON.parse(body);
+    } catch {
+      return body;
+    }
+  }
+  return body;
+}

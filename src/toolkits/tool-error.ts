@@ -1,0 +1,92 @@
+/**
+ * Thrown by a tool's `run` to fail the execution with a message meant for the agent. The
+ * handler answers a 200 ExecutionResult with `successful: false`, and `error` is this message
+ * after redaction of the connection's secrets; `code`, `retryable`, `upstreamStatus` and
+ * `retryAfterMs` are copied beside it. Anything else a tool throws becomes a generic message.
+ */
+export class ToolRunError extends Error {
+  override readonly name = "ToolRunError";
+  /** Machine code, e.g. `upstream_error` or `invalid_arguments`. */
+  readonly code: string;
+  /** Whether the same call may succeed if retried later. */
+  readonly retryable: boolean;
+  /** HTTP status of the upstream answer that caused the failure, if any. */
+  readonly upstreamStatus: number | undefined;
+  /** How long to wait before retrying, in milliseconds, when the upstream said so. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    message: string,
+    options: { code?: string; retryable?: boolean; upstreamStatus?: number; retryAfterMs?: number; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.code = options.code ?? "tool_failed";
+    this.retryable = options.retryable ?? false;
+    this.upstreamStatus = options.upstreamStatus;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/** Longest upstream body excerpt put in an error message, in characters. */
+const SNIPPET_CHARS = 500;
+/** Bytes read from an upstream error body, at most: enough for the excerpt, never the whole of a huge body. */
+const SNIPPET_BYTES = 8 * 1024;
+
+/** Whether a request that got this status may succeed if sent again later. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 425 || status === 429 || status >= 500;
+}
+
+/**
+ * Milliseconds to wait according to a `Retry-After` header (delay in seconds or HTTP date),
+ * or undefined when it is absent or unreadable. A date in the past gives 0.
+ */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * The ToolRunError for a non-2xx upstream answer: "Upstream answered 404 Not Found: <excerpt>",
+ * with the status, whether it is retryable and the Retry-After delay. Consumes the body.
+ */
+export async function upstreamError(response: Response): Promise<ToolRunError> {
+  const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+  const snippet = await readSnippet(response);
+  return new ToolRunError(`Upstream answered ${status}${snippet ? `: ${snippet}` : "."}`, {
+    code: "upstream_error",
+    retryable: isRetryableStatus(response.status),
+    upstreamStatus: response.status,
+    retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
+  });
+}
+
+async function readSnippet(response: Response): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < SNIPPET_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } catch {
+    // An excerpt is a courtesy; a broken body must not hide the status.
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  const text = new TextDecoder().decode(bytes).replace(/\s+/g, " ").trim();
+  return text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS - 1)}…` : text;
+}

@@ -1,0 +1,74 @@
+import type { BlobInfo, BlobObject } from "../blob/types.js";
+import type { HandlerContext } from "../context.js";
+import { ToolsError } from "../errors.js";
+import type { AgentPrincipal } from "../routes/agent.js";
+import type { Principal } from "../store/types.js";
+import type { StagedFile } from "../toolkits/define.js";
+import { randomId } from "../util/encoding.js";
+
+/** Shape of every staging key; the same as `stagedFile()` accepts in tool arguments. */
+export const STAGING_KEY = /^stg_[A-Za-z0-9_-]{16,128}$/;
+
+/** A new staging key: `stg_` and 256 random bits, URL-safe, unguessable. */
+export function newStagingKey(): string {
+  return randomId("stg_", 32);
+}
+
+/**
+ * The blob metadata that records who staged a file. A staged file belongs to one agent of one
+ * workspace: only a principal with the same `workspaceId` and `agentId` may read it.
+ */
+export function ownerMetadata(principal: AgentPrincipal): Record<string, string> {
+  return { workspaceId: principal.workspaceId, agentId: principal.agentId };
+}
+
+/** Whether `principal` owns the blob, by the convention of `ownerMetadata`. */
+export function isOwner(blob: Pick<BlobInfo, "metadata">, principal: Principal): boolean {
+  return (
+    principal.agentId !== null && blob.metadata.workspaceId === principal.workspaceId && blob.metadata.agentId === principal.agentId
+  );
+}
+
+/**
+ * Opens the staged file `key` for reading by `principal`. Null when the key is malformed, unknown,
+ * expired or belongs to someone else: callers cannot tell these apart, so a key never reveals
+ * whether another agent's file exists.
+ */
+export async function openStagedBlob(ctx: HandlerContext, principal: Principal, key: string): Promise<BlobObject | null> {
+  if (!STAGING_KEY.test(key)) return null;
+  const blob = await ctx.blobStore.get(key);
+  if (!blob) return null;
+  if (!isOwner(blob, principal)) {
+    await blob.body.cancel().catch(() => {});
+    return null;
+  }
+  return blob;
+}
+
+/**
+ * The staged file `key` as tools see it, or null for a malformed, unknown, expired or foreign key.
+ * The bytes are not read until `stream()`, `bytes()` or `text()` is called; each call opens the
+ * blob again, and throws `not_found` if it expired in between.
+ */
+export async function openStagedFile(ctx: HandlerContext, principal: Principal, key: string): Promise<StagedFile | null> {
+  if (!STAGING_KEY.test(key)) return null;
+  const info = await ctx.blobStore.head(key);
+  if (!info || !isOwner(info, principal)) return null;
+
+  const stream = async (): Promise<ReadableStream<Uint8Array>> => {
+    const blob = await openStagedBlob(ctx, principal, key);
+    if (!blob) throw new ToolsError("not_found", `The staged file ${key} has expired; upload it again with POST /upload.`);
+    return blob.body;
+  };
+  const bytes = async () => new Uint8Array(await new Response(await stream()).arrayBuffer());
+  return {
+    stagingKey: key,
+    filename: info.filename,
+    contentType: info.contentType,
+    size: info.size,
+    expiresAt: new Date(info.expiresAt),
+    stream,
+    bytes,
+    text: async () => new TextDecoder().decode(await bytes()),
+  };
+}
