@@ -1,0 +1,415 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { BlobPutOptions, BlobStore } from "../blob/types.js";
+
+/** Cases of `blobStoreConformance` that a store may skip, each with the reason it gives. */
+export type BlobStoreConformanceSkip = "largeWrite" | "expiryTransition" | "concurrentSweep";
+
+/** Options of `blobStoreConformance`. */
+export interface BlobStoreConformanceOptions {
+  /** Runs after each test, before `store.close()`, e.g. to remove a temporary directory. */
+  cleanup?: (store: BlobStore) => unknown;
+  /** Size of the large streamed write, in bytes. Default 8 MiB. */
+  largeBytes?: number;
+  /** Cases to skip, mapped to the reason shown in the test's name. */
+  skip?: Partial<Record<BlobStoreConformanceSkip, string>>;
+}
+
+/**
+ * Registers a vitest suite that checks every clause of the `BlobStore` contract against the
+ * stores `factory` returns (one per test, closed after it).
+ *
+ * Keys are fresh and random, and expiry sweeps use instants far in the past, so the suite can run
+ * against a shared persistent backend without wiping it. The expiry test waits about a second.
+ */
+export function blobStoreConformance(
+  name: string,
+  factory: () => BlobStore | Promise<BlobStore>,
+  options: BlobStoreConformanceOptions = {},
+): void {
+  const largeBytes = options.largeBytes ?? 8 * 1024 * 1024;
+  const optional = (id: BlobStoreConformanceSkip, title: string, test: () => Promise<void>) => {
+    const reason = options.skip?.[id];
+    if (reason) it.skip(`${title} (skipped: ${reason})`, test);
+    else it(title, test);
+  };
+
+  describe(`BlobStore conformance: ${name}`, () => {
+    let store: BlobStore;
+    beforeEach(async () => {
+      store = await factory();
+    });
+    afterEach(async () => {
+      await options.cleanup?.(store);
+      await store.close?.();
+    });
+
+    describe("put, get, head", () => {
+      it("stores bytes, size, content type, file name and metadata, and reads them back", async () => {
+        const key = randomKey();
+        const data = pattern(3000, 7);
+        const expiresAt = inMs(HOUR);
+        const put = await store.put(key, streamOf(split(data, 1024)), {
+          contentType: "image/png",
+          filename: "héllo wörld.png",
+          metadata: { workspaceId: "ws_1", agentId: "agent_1" },
+          expiresAt,
+        });
+        const expected = {
+          key,
+          size: data.byteLength,
+          contentType: "image/png",
+          filename: "héllo wörld.png",
+          metadata: { workspaceId: "ws_1", agentId: "agent_1" },
+          expiresAt,
+        };
+        expect(put).toMatchObject(expected);
+        expect(put.createdAt).toBeInstanceOf(Date);
+        const head = await store.head(key);
+        expect(head).toMatchObject(expected);
+        expect(head!.createdAt.getTime()).toBe(put.createdAt.getTime());
+        const got = await store.get(key);
+        const { body, ...info } = got!;
+        expect(info).toEqual(head);
+        expect(await readAll(body)).toEqual(data);
+      });
+
+      it("stores a blob without file name or metadata, and an empty blob", async () => {
+        const key = randomKey();
+        await store.put(key, streamOf([]), { contentType: "application/octet-stream", expiresAt: inMs(HOUR) });
+        const head = await store.head(key);
+        expect(head).toMatchObject({ size: 0, filename: null, metadata: {} });
+        expect(await readAll((await store.get(key))!.body)).toEqual(new Uint8Array(0));
+      });
+
+      it("accepts a key of 128 characters from [A-Za-z0-9_-]", async () => {
+        const key = `${randomKey()}_-`.padEnd(128, "Az09");
+        await store.put(key, streamOf([pattern(10, 1)]), putOptions());
+        expect((await store.head(key))?.key).toBe(key);
+      });
+
+      optional("largeWrite", "stores a large stream written in many chunks, reading it on demand", async () => {
+        const key = randomKey();
+        const chunk = 64 * 1024;
+        let sent = 0;
+        // A pull source: the store sets the pace, as an HTTP upload would.
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent >= largeBytes) return controller.close();
+            const size = Math.min(chunk, largeBytes - sent);
+            controller.enqueue(pattern(size, sent));
+            sent += size;
+          },
+        });
+        const info = await store.put(key, body, putOptions());
+        expect(info.size).toBe(largeBytes);
+        expect((await store.head(key))!.size).toBe(largeBytes);
+        const read = await readAll((await store.get(key))!.body);
+        expect(read.byteLength).toBe(largeBytes);
+        expect(await digest(read)).toBe(await digest(pattern(largeBytes, 0)));
+      });
+
+      it("replaces an existing blob on put, with all of its fields", async () => {
+        const key = randomKey();
+        await store.put(key, streamOf([pattern(100, 1)]), putOptions({ filename: "a.txt", metadata: { a: "1", b: "2" } }));
+        const expiresAt = inMs(2 * HOUR);
+        await store.put(key, streamOf([pattern(50, 2)]), { contentType: "text/csv", metadata: { c: "3" }, expiresAt });
+        expect(await store.head(key)).toMatchObject({ size: 50, contentType: "text/csv", filename: null, metadata: { c: "3" }, expiresAt });
+        expect(await readAll((await store.get(key))!.body)).toEqual(pattern(50, 2));
+      });
+
+      it("returns copies: changing a returned value or a source chunk never changes the stored blob", async () => {
+        const key = randomKey();
+        const source = pattern(2000, 3);
+        const original = source.slice();
+        const info = await store.put(key, streamOf([source]), putOptions({ metadata: { owner: "a" } }));
+        source.fill(0);
+        info.metadata.owner = "changed";
+        info.expiresAt.setTime(0);
+        const head = await store.head(key);
+        head!.metadata.owner = "changed";
+        const first = await readAll((await store.get(key))!.body);
+        first.fill(0);
+        expect((await store.head(key))!.metadata).toEqual({ owner: "a" });
+        expect((await store.head(key))!.expiresAt.getTime()).toBeGreaterThan(Date.now());
+        expect(await readAll((await store.get(key))!.body)).toEqual(original);
+      });
+
+      it("returns null from get and head for a key that does not exist", async () => {
+        const key = randomKey();
+        expect(await store.get(key)).toBeNull();
+        expect(await store.head(key)).toBeNull();
+      });
+    });
+
+    describe("failed writes leave nothing", () => {
+      it("rejects with the source's error when the stream errors mid-way, and stores nothing", async () => {
+        const key = randomKey();
+        const failure = new Error("source broke mid-way");
+        await expect(settle(() => store.put(key, failingStream([pattern(1000, 1), pattern(1000, 2)], failure), putOptions()))).rejects.toThrow(
+          failure.message,
+        );
+        await expectAbsent(store, key);
+      });
+
+      it("keeps the previous blob when a replacing write fails", async () => {
+        const key = randomKey();
+        await store.put(key, streamOf([pattern(100, 1)]), putOptions());
+        await expect(settle(() => store.put(key, failingStream([pattern(10, 2)], new Error("broken")), putOptions()))).rejects.toThrow("broken");
+        expect(await readAll((await store.get(key))!.body)).toEqual(pattern(100, 1));
+      });
+
+      it("rejects and stores nothing when the signal is already aborted", async () => {
+        const key = randomKey();
+        const controller = new AbortController();
+        controller.abort(new Error("aborted before the write"));
+        await expect(settle(() => store.put(key, streamOf([pattern(100, 1)]), putOptions({ signal: controller.signal })))).rejects.toThrow();
+        await expectAbsent(store, key);
+      });
+
+      it("rejects with the abort reason and stores nothing when the signal aborts mid-write", async () => {
+        const key = randomKey();
+        const controller = new AbortController();
+        const source = pushStream();
+        const putting = settle(() => store.put(key, source.stream, putOptions({ signal: controller.signal })));
+        source.push(pattern(1000, 1));
+        await sleep(20);
+        controller.abort(new Error("the client went away"));
+        await expect(putting).rejects.toThrow("the client went away");
+        await expectAbsent(store, key);
+      });
+    });
+
+    describe("visibility", () => {
+      it("never shows a blob before its stream has ended", async () => {
+        const key = randomKey();
+        const source = pushStream();
+        const putting = settle(() => store.put(key, source.stream, putOptions()));
+        source.push(pattern(1000, 1));
+        await sleep(20);
+        expect(await store.head(key)).toBeNull();
+        expect(await store.get(key)).toBeNull();
+        source.push(pattern(1000, 2));
+        source.close();
+        await putting;
+        expect(await readAll((await store.get(key))!.body)).toEqual(concat([pattern(1000, 1), pattern(1000, 2)]));
+      });
+
+      it("serves the previous blob, whole, while a replacement is being written", async () => {
+        const key = randomKey();
+        await store.put(key, streamOf([pattern(500, 1)]), putOptions());
+        const source = pushStream();
+        const putting = settle(() => store.put(key, source.stream, putOptions()));
+        source.push(pattern(300, 2));
+        await sleep(20);
+        expect(await readAll((await store.get(key))!.body)).toEqual(pattern(500, 1));
+        source.push(pattern(300, 3));
+        source.close();
+        await putting;
+        expect(await readAll((await store.get(key))!.body)).toEqual(concat([pattern(300, 2), pattern(300, 3)]));
+      });
+
+      it("stores concurrent writes of different keys, each whole", async () => {
+        const keys = Array.from({ length: 20 }, () => randomKey());
+        await Promise.all(keys.map((key, i) => store.put(key, slowStream(split(pattern(4096 + i, i), 512)), putOptions({ metadata: { i: String(i) } }))));
+        for (const [i, key] of keys.entries()) {
+          expect((await store.head(key))!.metadata).toEqual({ i: String(i) });
+          expect(await readAll((await store.get(key))!.body)).toEqual(pattern(4096 + i, i));
+        }
+      });
+
+      it("ends concurrent writes of one key with one of them, whole", async () => {
+        const key = randomKey();
+        const a = pattern(3000, 1);
+        const b = pattern(2000, 2);
+        await Promise.all([store.put(key, slowStream(split(a, 300)), putOptions()), store.put(key, slowStream(split(b, 300)), putOptions())]);
+        const read = await readAll((await store.get(key))!.body);
+        expect([digestOf(a), digestOf(b)]).toContain(digestOf(read));
+      });
+    });
+
+    describe("expiry", () => {
+      it("never serves a blob whose expiresAt has passed, even before it is swept", async () => {
+        const key = randomKey();
+        await store.put(key, streamOf([pattern(10, 1)]), putOptions({ expiresAt: inMs(-60_000) }));
+        expect(await store.get(key)).toBeNull();
+        expect(await store.head(key)).toBeNull();
+        expect(await store.delete(key)).toBe(true); // it was stored, just not served
+      });
+
+      optional("expiryTransition", "stops serving a blob once its expiresAt passes", async () => {
+        const key = randomKey();
+        const expiresAt = inMs(800);
+        await store.put(key, streamOf([pattern(10, 1)]), putOptions({ expiresAt }));
+        expect(await store.head(key)).not.toBeNull();
+        await sleep(expiresAt.getTime() - Date.now() + 50);
+        expect(await store.head(key)).toBeNull();
+        expect(await store.get(key)).toBeNull();
+      });
+
+      it("deleteExpired(now) deletes exactly the blobs with expiresAt <= now and counts them", async () => {
+        // Instants far in the past: blobs of other tests or processes cannot fall in this window.
+        const t = pastInstant();
+        const before = randomKey();
+        const atNow = randomKey();
+        const after = randomKey();
+        const live = randomKey();
+        await store.put(before, streamOf([pattern(10, 1)]), putOptions({ expiresAt: new Date(t.getTime() - 1000) }));
+        await store.put(atNow, streamOf([pattern(10, 2)]), putOptions({ expiresAt: t }));
+        await store.put(after, streamOf([pattern(10, 3)]), putOptions({ expiresAt: new Date(t.getTime() + 1000) }));
+        await store.put(live, streamOf([pattern(10, 4)]), putOptions());
+        expect(await store.deleteExpired(t)).toBe(2);
+        expect(await store.delete(before)).toBe(false);
+        expect(await store.delete(atNow)).toBe(false);
+        expect(await store.deleteExpired(new Date(t.getTime() + 1000))).toBe(1);
+        expect(await store.delete(after)).toBe(false);
+        expect(await readAll((await store.get(live))!.body)).toEqual(pattern(10, 4));
+      });
+
+      it("deleteExpired with the current time keeps unexpired blobs", async () => {
+        const expired = randomKey();
+        const live = randomKey();
+        await store.put(expired, streamOf([pattern(10, 1)]), putOptions({ expiresAt: inMs(-1000) }));
+        await store.put(live, streamOf([pattern(10, 2)]), putOptions());
+        expect(await store.deleteExpired(new Date())).toBeGreaterThanOrEqual(1);
+        expect(await store.delete(expired)).toBe(false);
+        expect(await store.head(live)).not.toBeNull();
+      });
+
+      optional("concurrentSweep", "concurrent deleteExpired calls delete each blob once", async () => {
+        const t = pastInstant();
+        const keys = Array.from({ length: 6 }, () => randomKey());
+        for (const key of keys) await store.put(key, streamOf([pattern(10, 1)]), putOptions({ expiresAt: t }));
+        const counts = await Promise.all([0, 1, 2].map(async () => store.deleteExpired(t)));
+        expect(counts.reduce((sum, n) => sum + n, 0)).toBe(keys.length);
+        for (const key of keys) expect(await store.delete(key)).toBe(false);
+      });
+    });
+
+    describe("delete", () => {
+      it("returns true for a stored blob, which is then gone, and false the second time", async () => {
+        const key = randomKey();
+        await store.put(key, streamOf([pattern(10, 1)]), putOptions());
+        expect(await store.delete(key)).toBe(true);
+        expect(await store.get(key)).toBeNull();
+        expect(await store.head(key)).toBeNull();
+        expect(await store.delete(key)).toBe(false);
+      });
+
+      it("returns false for a key that never existed", async () => {
+        expect(await store.delete(randomKey())).toBe(false);
+      });
+    });
+  });
+}
+
+const HOUR = 60 * 60 * 1000;
+
+async function expectAbsent(store: BlobStore, key: string): Promise<void> {
+  expect(await store.head(key)).toBeNull();
+  expect(await store.get(key)).toBeNull();
+  // head and get hide expired blobs too; delete proves nothing was stored at all.
+  expect(await store.delete(key)).toBe(false);
+}
+
+function putOptions(overrides: Partial<BlobPutOptions> = {}): BlobPutOptions {
+  return { contentType: "application/octet-stream", expiresAt: inMs(HOUR), ...overrides };
+}
+
+function randomKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(18));
+  return `conf_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")}`;
+}
+
+function inMs(ms: number): Date {
+  return new Date(Date.now() + ms);
+}
+
+/** A random instant in 2001, whole seconds, unique enough per test. */
+function pastInstant(): Date {
+  return new Date(Date.UTC(2001, 0, 1) + Math.floor(Math.random() * 300 * 24 * 3600) * 1000);
+}
+
+/** Deterministic bytes that differ by seed and position. */
+function pattern(size: number, seed: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(size);
+  for (let i = 0; i < size; i++) bytes[i] = (i * 31 + seed * 7 + (i >> 8)) & 255;
+  return bytes;
+}
+
+function split(bytes: Uint8Array, size: number): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  for (let i = 0; i < bytes.byteLength; i += size) chunks.push(bytes.slice(i, i + size));
+  return chunks;
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (i < chunks.length) controller.enqueue(chunks[i++]!);
+      else controller.close();
+    },
+  });
+}
+
+/** Like `streamOf`, but each chunk arrives in a later task, so concurrent writes interleave. */
+function slowStream(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream({
+    async pull(controller) {
+      await sleep(0);
+      if (i < chunks.length) controller.enqueue(chunks[i++]!);
+      else controller.close();
+    },
+  });
+}
+
+function failingStream(chunks: Uint8Array[], error: Error): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (i < chunks.length) controller.enqueue(chunks[i++]!);
+      else controller.error(error);
+    },
+  });
+}
+
+/** A stream the test feeds by hand. */
+function pushStream() {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const stream = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+  return { stream, push: (chunk: Uint8Array) => controller.enqueue(chunk), close: () => controller.close() };
+}
+
+async function readAll(body: ReadableStream<Uint8Array>): Promise<Uint8Array<ArrayBuffer>> {
+  return new Uint8Array(await new Response(body).arrayBuffer());
+}
+
+async function digest(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A cheap fingerprint for equality checks between small buffers. */
+function digestOf(bytes: Uint8Array): string {
+  return `${bytes.byteLength}:${Array.from(bytes.subarray(0, 64)).join(",")}:${bytes.reduce((h, b) => (h * 31 + b) >>> 0, 7)}`;
+}
+
+/** Calls `fn` and returns a Promise, so a synchronous throw becomes a rejection. */
+function settle<T>(fn: () => T | Promise<T>): Promise<T> {
+  return Promise.resolve().then(fn);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}

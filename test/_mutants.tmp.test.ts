@@ -1,0 +1,11 @@
+import { blobStoreConformance } from "../src/testing/blob-store.js";
+import { memoryBlobStore as m1 } from "./_mut1.js";
+import { memoryBlobStore as m2 } from "./_mut2.js";
+import { memoryBlobStore as m3 } from "./_mut3.js";
+import { memoryBlobStore as m4 } from "./_mut4.js";
+import { memoryBlobStore as m5 } from "./_mut5.js";
+blobStoreConformance("m1 visible early", () => m1());
+blobStoreConformance("m2 ignores abort", () => m2());
+blobStoreConformance("m3 serves expired", () => m3());
+blobStoreConformance("m4 sweep <", () => m4());
+blobStoreConformance("m5 shared chunks", () => m5());

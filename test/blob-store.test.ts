@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { memoryBlobStore } from "../src/blob/memory.js";
+import { blobStoreConformance } from "../src/testing/blob-store.js";
+
+blobStoreConformance("memoryBlobStore", () => memoryBlobStore());
+
+describe("memoryBlobStore", () => {
+  it("decides expiry with the injected clock", async () => {
+    let now = new Date("2030-01-01T00:00:00Z");
+    const store = memoryBlobStore({ now: () => now });
+    await store.put("k", new Blob(["abc"]).stream(), { contentType: "text/plain", expiresAt: new Date("2030-01-01T00:01:00Z") });
+    expect(await store.head("k")).toMatchObject({ size: 3, createdAt: new Date("2030-01-01T00:00:00Z") });
+    now = new Date("2030-01-01T00:01:00Z");
+    expect(await store.head("k")).toBeNull();
+  });
+
+  it("is marked as in-memory, so the handler can do without a secret", () => {
+    expect((memoryBlobStore() as unknown as Record<symbol, unknown>)[Symbol.for("tools-proxy.inMemory")]).toBe(true);
+  });
+});
