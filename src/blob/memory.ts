@@ -20,7 +20,8 @@ export interface MemoryBlobStoreOptions {
  * The default `BlobStore`: staged files in this process's memory, lost on restart. It is a
  * complete implementation of the contract (it passes `blobStoreConformance`): a blob becomes
  * visible only once its stream has ended, expired blobs are never served, and every value handed
- * in or out is a copy. Expired blobs use memory until `deleteExpired` runs.
+ * in or out is a copy. Each `put` also drops the blobs that have expired, so memory is freed
+ * without a separate sweeper.
  */
 export function memoryBlobStore(options: MemoryBlobStoreOptions = {}): BlobStore {
   const now = options.now ?? (() => new Date());
@@ -34,6 +35,7 @@ export function memoryBlobStore(options: MemoryBlobStoreOptions = {}): BlobStore
   const store: BlobStore = {
     async put(key, body, putOptions) {
       const bytes = await readAll(body, putOptions.signal);
+      store.deleteExpired(now());
       const blob: StoredBlob = {
         key,
         size: bytes.byteLength,

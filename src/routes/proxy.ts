@@ -47,16 +47,16 @@ export const proxyRoutes = [
       const { headers, payload } = encodeBody(body.headers ?? {}, body.body);
 
       const started = performance.now();
-      let timedOut = false;
+      // On a timeout, withTimeout rejects at once (handled in the catch below) and whatever the
+      // callback returns later is ignored; inside it, failures are never timeouts.
       const result = await withTimeout(toolkit.timeoutMs ?? ctx.timeouts.proxyMs, request.signal, async (signal) => {
-        signal.addEventListener("abort", () => (timedOut = signal.reason instanceof ToolRunError), { once: true });
         const outbound = createOutboundFetch({ fetch: ctx.fetch, toolkit, credential, params: connection?.params ?? {}, signal });
         let response: Response;
         try {
           response = await outbound(body.url, { method: body.method, headers, body: payload });
         } catch (error) {
           if (error instanceof ToolsError) throw error; // A refused URL or header is the caller's error: a 400.
-          const failure = describeFetchFailure(error, timedOut);
+          const failure = describeFetchFailure(error, false);
           ctx.logger.log("warn", "proxy request failed", { toolkit: toolkit.slug, error }, secrets);
           return { data: null, error: failure.message, successful: false, code: failure.code, retryable: failure.retryable, status: null, headers: {} };
         }
@@ -70,7 +70,7 @@ export const proxyRoutes = [
             data: null,
             error: tooLarge ? `The upstream response is larger than ${ctx.maxResponseBytes} bytes.` : "The upstream response was cut off.",
             successful: false,
-            code: tooLarge ? "response_too_large" : timedOut ? "timeout" : "upstream_unreachable",
+            code: tooLarge ? "response_too_large" : "upstream_unreachable",
             retryable: !tooLarge,
             upstreamStatus: response.status,
             status: response.status,
