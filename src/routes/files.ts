@@ -4,7 +4,7 @@ import { json } from "../http.js";
 import { receiveUpload } from "../uploads/multipart.js";
 import { newStagingKey, openStagedBlob, ownerMetadata } from "../uploads/staging.js";
 import { requireAgent } from "./agent.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, type RouteDefinition } from "./route.js";
 import { errors } from "./schemas.js";
 
 const StagedUploadSchema = z
@@ -17,7 +17,7 @@ const StagedUploadSchema = z
   .meta({ id: "StagedUpload" });
 
 /** `POST /upload` stages a file; `GET /files/:stagingKey` gives it back to the agent that staged it. */
-export const fileRoutes = [
+export const fileRoutes: RouteDefinition[] = [
   defineRoute({
     method: "POST",
     path: "/upload",

@@ -85,8 +85,10 @@ export async function receiveUpload(request: Request, ctx: HandlerContext, targe
   for (;;) {
     if (failure) break;
     const current = sink as BlobSink | null;
-    if (current?.settled) {
-      fail(new Error("The blob store finished before the whole file was sent."));
+    if (current?.stopped) {
+      // The store gave up early: its own error (e.g. unavailable) is the answer, if it has one.
+      await current.settled();
+      fail(new Error("The blob store stopped reading before the whole file was sent."));
       break;
     }
     if (current && !current.ready()) {
@@ -142,7 +144,10 @@ export function isAllowedContentType(type: string, allowed: readonly string[]): 
 }
 
 interface BlobSink {
-  readonly settled: boolean;
+  /** The store cancelled the stream or its put settled before the end of the file. */
+  readonly stopped: boolean;
+  /** Resolves once the put has settled, either way. */
+  settled(): Promise<void>;
   /** Whether the store wants more bytes now. */
   ready(): boolean;
   /** Resolves when the store reads, gives up, or the put settles. */
@@ -175,7 +180,7 @@ function openSink(ctx: HandlerContext, target: UploadTarget, contentType: string
     { highWaterMark: QUEUE_BYTES, size: (chunk) => chunk.byteLength },
   );
   const abortController = new AbortController();
-  let settled = false;
+  let putSettled = false;
   const result = Promise.resolve().then(() =>
     ctx.blobStore.put(target.key, body, {
       contentType,
@@ -190,19 +195,22 @@ function openSink(ctx: HandlerContext, target: UploadTarget, contentType: string
     (error: unknown) => fail(error),
   );
   void result.finally(() => {
-    settled = true;
+    putSettled = true;
     wakeUp();
   }).catch(() => {});
 
   return {
-    get settled() {
-      return settled;
+    get stopped() {
+      return putSettled || cancelled;
     },
+    settled: () => result.then(
+      () => {},
+      () => {},
+    ),
     ready: () => cancelled || (controller.desiredSize ?? 0) > 0,
-    drained: () => (settled || cancelled ? Promise.resolve() : new Promise<void>((resolve) => (wake = resolve))),
+    drained: () => (putSettled || cancelled ? Promise.resolve() : new Promise<void>((resolve) => (wake = resolve))),
     enqueue(chunk) {
-      if (cancelled) return fail(new Error("The blob store stopped reading the upload."));
-      controller.enqueue(chunk);
+      if (!cancelled) controller.enqueue(chunk);
     },
     async close() {
       if (cancelled) throw new Error("The blob store stopped reading the upload.");
