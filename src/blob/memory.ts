@@ -3,6 +3,9 @@ import type { BlobInfo, BlobObject, BlobPutOptions, BlobStore } from "./types.js
 /** Marks a store whose data lives in this process only; the handler then needs no secret. */
 const IN_MEMORY = Symbol.for("tools-proxy.inMemory");
 
+/** How often a `put` sweeps expired blobs, at most. */
+const SWEEP_INTERVAL_MS = 60_000;
+
 /** Size of the chunks a stored blob is read back in. */
 const READ_CHUNK_BYTES = 64 * 1024;
 
@@ -20,12 +23,13 @@ export interface MemoryBlobStoreOptions {
  * The default `BlobStore`: staged files in this process's memory, lost on restart. It is a
  * complete implementation of the contract (it passes `blobStoreConformance`): a blob becomes
  * visible only once its stream has ended, expired blobs are never served, and every value handed
- * in or out is a copy. Each `put` also drops the blobs that have expired, so memory is freed
- * without a separate sweeper.
+ * in or out is a copy. A `put` also drops expired blobs, at most once a minute, so memory is
+ * freed without a separate sweeper.
  */
 export function memoryBlobStore(options: MemoryBlobStoreOptions = {}): BlobStore {
   const now = options.now ?? (() => new Date());
   const blobs = new Map<string, StoredBlob>();
+  let lastSweep = 0;
 
   const live = (key: string): StoredBlob | null => {
     const blob = blobs.get(key);
@@ -35,7 +39,10 @@ export function memoryBlobStore(options: MemoryBlobStoreOptions = {}): BlobStore
   const store: BlobStore = {
     async put(key, body, putOptions) {
       const bytes = await readAll(body, putOptions.signal);
-      store.deleteExpired(now());
+      if (now().getTime() - lastSweep >= SWEEP_INTERVAL_MS) {
+        lastSweep = now().getTime();
+        store.deleteExpired(now());
+      }
       const blob: StoredBlob = {
         key,
         size: bytes.byteLength,
