@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineToolkit, type JsonSchema, type Tool, type ToolContext, type Toolkit } from "./define.js";
-import { ToolRunError, upstreamError } from "./tool-error.js";
+import { defineToolkit, type JsonSchema, type Tool, type Toolkit } from "./define.js";
+import { runHttpTool, type HttpTool } from "./http-tool.js";
 
 /** Options of `defineJsonToolkit` and `parseToolkitFile`. */
 export interface JsonToolkitOptions {
@@ -194,74 +194,4 @@ function describe(issues: z.core.$ZodIssue[]): string {
 
 function formatPath(path: PropertyKey[]): string {
   return path.map((key, i) => (typeof key === "number" ? `[${key}]` : `${i ? "." : ""}${String(key)}`)).join("");
-}
-
-interface HttpTool {
-  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-  path: string;
-  baseUrl: string;
-}
-
-async function runHttpTool(tool: HttpTool, args: unknown, ctx: ToolContext): Promise<unknown> {
-  const given = (args !== null && typeof args === "object" ? args : {}) as Record<string, unknown>;
-  const rest = { ...given };
-  const path = tool.path.replace(PLACEHOLDER, (_, name: string) => {
-    delete rest[name];
-    return pathSegment(name, given[name]);
-  });
-  // The tool path is appended to the base path, never resolved against it, so "/v1" is kept.
-  let url = tool.baseUrl.replace(/\/+$/, "") + path;
-  const headers: Record<string, string> = { accept: "application/json" };
-  const init: RequestInit = { method: tool.method, headers, signal: ctx.signal };
-  if (tool.method === "GET" || tool.method === "DELETE") {
-    const query = toQuery(rest);
-    if (query) url += `?${query}`;
-  } else {
-    headers["content-type"] = "application/json";
-    init.body = JSON.stringify(rest);
-  }
-  const response = await ctx.fetch(url, init);
-  if (!response.ok) throw await upstreamError(response);
-  return readData(response);
-}
-
-function pathSegment(name: string, value: unknown): string {
-  if (value === undefined || value === null || value === "") {
-    throw new ToolRunError(`Argument "${name}" is required: it fills {${name}} in the request path.`, { code: "invalid_arguments" });
-  }
-  if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
-    throw new ToolRunError(`Argument "${name}" must be a string or a number: it fills {${name}} in the request path.`, { code: "invalid_arguments" });
-  }
-  const text = String(value);
-  // encodeURIComponent leaves "." alone, and a whole "." or ".." segment would climb out of the path.
-  if (text === "." || text === "..") {
-    throw new ToolRunError(`Argument "${name}" must not be "." or "..".`, { code: "invalid_arguments" });
-  }
-  return encodeURIComponent(text);
-}
-
-/** Arrays repeat the parameter; objects are sent as JSON text; null and undefined are left out. */
-function toQuery(args: Record<string, unknown>): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(args)) {
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (item === undefined || item === null) continue;
-      params.append(key, typeof item === "object" ? JSON.stringify(item) : String(item));
-    }
-  }
-  return params.toString();
-}
-
-async function readData(response: Response): Promise<unknown> {
-  const body = await response.text();
-  if (body === "") return null;
-  const type = response.headers.get("content-type") ?? "";
-  if (type === "" || /^application\/(.+\+)?json\b/i.test(type)) {
-    try {
-      return JSON.parse(body);
-    } catch {
-      return body;
-    }
-  }
-  return body;
 }
