@@ -28,9 +28,9 @@ export type LimitDecision =
  */
 export type LimitsHook = (request: {
   principal: Principal;
+  /** The route template, e.g. `POST /execute` or `GET /toolkit/:toolkit`. */
   route: string;
   method: string;
-  /** The tool slug of an execute, the toolkit of a proxy call, when known later: not set here. */
 }) => LimitDecision | void | Promise<LimitDecision | void>;
 
 /** Upload limits and staging lifetime. */

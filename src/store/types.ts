@@ -100,6 +100,7 @@ export type AuthorizationPatch = Partial<Pick<AuthorizationRecord, "status" | "c
  * - Dates are `Date` objects; TTLs and durations are milliseconds.
  * - A backend that cannot be reached throws `StoreUnavailableError` (the handler answers 503).
  * - `createX` with an id or unique key (key hash, state hash) that already exists throws.
+ * - Fields of a patch that are `undefined` are ignored (the stored value stays).
  * - `updateConnection` with `expectedVersion` is a compare-and-set: it changes the row only if the
  *   stored version equals it, and returns null otherwise. Every update increments `version`.
  * - `consumeAuthorization` is atomic: of any number of concurrent calls with the same state hash,

@@ -5,6 +5,6 @@
  *   import { toolsStoreConformance } from "tools-proxy/testing";
  *   toolsStoreConformance("my postgres store", () => myStore());
  */
-export { toolsStoreConformance } from "./tools-store.js";
+export { toolsStoreConformance, type ToolsStoreConformanceOptions } from "./tools-store.js";
 export { blobStoreConformance } from "./blob-store.js";
 export { toolkitRegistryConformance } from "./toolkit-registry.js";
