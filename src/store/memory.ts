@@ -7,6 +7,10 @@ import type { ApiKeyRecord, AuthorizationRecord, ConnectionRecord, ToolsStore } 
  * processes.
  */
 export function memoryStore(): ToolsStore {
+  return Object.assign(createMemoryStore(), { [Symbol.for("tools-proxy.inMemory")]: true });
+}
+
+function createMemoryStore(): ToolsStore {
   const keys = new Map<string, ApiKeyRecord>();
   const keyIdsByHash = new Map<string, string>();
   const connections = new Map<string, ConnectionRecord>();
