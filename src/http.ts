@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { ToolsError } from "./errors.js";
+import { BodyTooLargeError, readBytes } from "./util/bytes.js";
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
 
@@ -55,25 +56,12 @@ export function describeIssues(issues: z.core.$ZodIssue[], where: string): strin
 }
 
 async function readText(request: Request, maxBytes: number): Promise<string> {
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
+  try {
+    return new TextDecoder().decode(await readBytes(request.body, maxBytes));
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) {
       throw new ToolsError("payload_too_large", `The JSON body is larger than ${maxBytes} bytes; send a smaller request.`);
     }
-    chunks.push(value);
+    throw error;
   }
-  const joined = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    joined.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder("utf-8", { fatal: false }).decode(joined);
 }

@@ -1,3 +1,4 @@
+import { concatBytes } from "../util/bytes.js";
 import type { BlobInfo, BlobObject, BlobPutOptions, BlobStore } from "./types.js";
 
 /** Marks a store whose data lives in this process only; the handler then needs no secret. */
@@ -139,11 +140,5 @@ async function readAll(body: ReadableStream<Uint8Array>, signal: BlobPutOptions[
     reader.releaseLock();
   }
   // Copying into our own buffer means later changes to the caller's chunks cannot reach the blob.
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return concatBytes(chunks, size);
 }

@@ -27,35 +27,6 @@ export function filterResponseHeaders(headers: Headers): Record<string, string> 
   return out;
 }
 
-export class ResponseTooLargeError extends Error {
-  override readonly name = "ResponseTooLargeError";
-}
-
-/** Reads at most `maxBytes` of a body, counting as bytes arrive; throws ResponseTooLargeError past it. */
-export async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
-  if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new ResponseTooLargeError(`The upstream response is larger than ${maxBytes} bytes.`);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
-}
-
 /**
  * The upstream body as result data: JSON parsed, text as a string, anything else staged in the
  * blob store for the calling agent and returned as `{ stagingKey, contentType, size, expiresAt }`.

@@ -6,7 +6,8 @@ import { withTimeout } from "../execution/result.js";
 import { json } from "../http.js";
 import { redact } from "../logger.js";
 import { createOutboundFetch, describeFetchFailure } from "../outbound/fetch.js";
-import { ResponseTooLargeError, bodyToData, filterResponseHeaders, readCapped } from "../outbound/response.js";
+import { bodyToData, filterResponseHeaders } from "../outbound/response.js";
+import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 import { credentialSecrets } from "../toolkits/auth-schemes.js";
 import { ToolRunError, isRetryableStatus, parseRetryAfter } from "../toolkits/tool-error.js";
 import { requireAgent } from "./agent.js";
@@ -63,9 +64,9 @@ export const proxyRoutes = [
         const responseHeaders = filterResponseHeaders(response.headers);
         let bytes: Uint8Array;
         try {
-          bytes = await readCapped(response.body, ctx.maxResponseBytes);
+          bytes = await readBytes(response.body, ctx.maxResponseBytes);
         } catch (error) {
-          const tooLarge = error instanceof ResponseTooLargeError;
+          const tooLarge = error instanceof BodyTooLargeError;
           return {
             data: null,
             error: tooLarge ? `The upstream response is larger than ${ctx.maxResponseBytes} bytes.` : "The upstream response was cut off.",

@@ -1,3 +1,5 @@
+import { concatBytes } from "../util/bytes.js";
+
 /**
  * Thrown by a tool's `run` to fail the execution with a message meant for the agent. The
  * handler answers a 200 ExecutionResult with `successful: false`, and `error` is this message
@@ -81,12 +83,6 @@ async function readSnippet(response: Response): Promise<string> {
   } finally {
     reader.cancel().catch(() => {});
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  const text = new TextDecoder().decode(bytes).replace(/\s+/g, " ").trim();
+  const text = new TextDecoder().decode(concatBytes(chunks, size)).replace(/\s+/g, " ").trim();
   return text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS - 1)}…` : text;
 }
