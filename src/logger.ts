@@ -14,6 +14,8 @@ const SECRET_PATTERNS: RegExp[] = [
   /\b(pak|psk)_[A-Za-z0-9_-]{8,}/g,
   /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi,
   /([?&](?:access_token|refresh_token|id_token|api_key|apikey|key|token|client_secret|code)=)[^&#\s]+/gi,
+  // The password of a URL's userinfo, e.g. in a database driver's error message.
+  /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:)[^\s/?#@]+@/gi,
 ];
 
 /** Replaces every given secret, and anything shaped like a credential, with `[redacted]`. */
@@ -23,6 +25,7 @@ export function redact(text: string, secrets: Iterable<string> = []): string {
   out = out.replace(SECRET_PATTERNS[0]!, "[redacted]");
   out = out.replace(SECRET_PATTERNS[1]!, "$1 [redacted]");
   out = out.replace(SECRET_PATTERNS[2]!, "$1[redacted]");
+  out = out.replace(SECRET_PATTERNS[3]!, "$1[redacted]@");
   return out;
 }
 

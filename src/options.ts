@@ -76,7 +76,7 @@ const optionsSchema = z.object({
   publicUrl: z
     .string()
     .url("must be an absolute URL such as https://app.example.com")
-    .refine((u) => /^https?:$/.test(new URL(u).protocol), "must use http or https")
+    .refine((u) => !URL.canParse(u) || /^https?:$/.test(new URL(u).protocol), "must use http or https")
     .optional(),
   basePath: z
     .string()
@@ -108,7 +108,7 @@ export function validateOptions(options: ToolsHandlerOptions): void {
   if (result.success) return;
   const lines = result.error.issues.map((issue) => {
     const path = issue.path.join(".") || "(options)";
-    if (issue.code === "unrecognized_keys") return `unknown option ${issue.keys.map((k) => `"${k}"`).join(", ")}; check the spelling`;
+    if (issue.code === "unrecognized_keys") return `unknown option ${issue.keys.map((k) => `"${[...issue.path, k].join(".")}"`).join(", ")}; check the spelling`;
     return `option "${path}" ${issue.message}`;
   });
   throw new TypeError(`createToolsHandler: ${lines.join("; ")}.`);

@@ -28,7 +28,13 @@ export function createOutboundFetch(options: OutboundOptions) {
     let url = checkOutboundUrl(resolveAgainstBase(input, toolkit.baseUrls, params), toolkit.baseUrls, params);
     let method = (init.method ?? "GET").toUpperCase();
     let body = init.body ?? null;
-    const headers = buildUpstreamHeaders(init.headers ? new Headers(init.headers) : undefined, toolkit.auth, credential);
+    // A plain record goes through as is: `new Headers()` would throw a TypeError on a CR/LF value
+    // before buildUpstreamHeaders could refuse it as the caller's 400.
+    const callerHeaders =
+      init.headers === undefined || init.headers instanceof Headers || Array.isArray(init.headers)
+        ? init.headers && new Headers(init.headers)
+        : (init.headers as Record<string, string>);
+    const headers = buildUpstreamHeaders(callerHeaders, toolkit.auth, credential);
     const signal = init.signal ? AbortSignal.any([init.signal, options.signal]) : options.signal;
 
     for (let hop = 0; ; hop++) {

@@ -88,13 +88,11 @@ export const authRoutes = [
     method: "GET",
     path: "/auth/:authorizationId",
     summary: "The status of an authorization started with POST /auth, for a client that waits.",
-    responses: { 200: { description: "Its status.", schema: AuthorizationStatusSchema }, ...errors(401, 404) },
+    responses: { 200: { description: "Its status.", schema: AuthorizationStatusSchema }, ...errors(400, 401, 404) },
     async handle({ params, principal }, ctx) {
+      const agent = requireAgent(principal);
       const authorization = await ctx.store.getAuthorization(params.authorizationId!);
-      const visible =
-        authorization &&
-        authorization.workspaceId === principal.workspaceId &&
-        (principal.agentId === null || authorization.agentId === principal.agentId);
+      const visible = authorization && authorization.workspaceId === agent.workspaceId && authorization.agentId === agent.agentId;
       if (!visible) throw new ToolsError("not_found", `No authorization "${params.authorizationId}" for this caller.`);
       const expired = authorization.status === "pending" && authorization.expiresAt.getTime() <= Date.now();
       return json({

@@ -88,9 +88,10 @@ function operationId(route: RouteDefinition): string {
   return [route.method.toLowerCase(), ...words].join("_");
 }
 
-/** `GET /openapi.json`, serving the document built from `routes` (built once, on first request). */
+/** `GET /openapi.json`, serving the document built from `routes` (built once per handler, on first request). */
 export function openApiRoute(routes: () => RouteDefinition[]) {
-  let document: Schema | undefined;
+  // One document per handler: the route list is shared by every handler, the basePath is not.
+  const documents = new WeakMap<HandlerContext, Schema>();
   return defineRoute({
     method: "GET",
     path: "/openapi.json",
@@ -98,7 +99,8 @@ export function openApiRoute(routes: () => RouteDefinition[]) {
     public: true,
     responses: { 200: { description: "An OpenAPI 3.1 document." } },
     async handle(_input, ctx) {
-      document ??= buildOpenApiDocument(routes(), ctx);
+      let document = documents.get(ctx);
+      if (!document) documents.set(ctx, (document = buildOpenApiDocument(routes(), ctx)));
       return json(document);
     },
   });

@@ -17,7 +17,11 @@ import { ExecutionResultSchema, errors, idParam } from "./schemas.js";
 const ProxyBodySchema = z.object({
   toolkit: idParam,
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]),
-  url: z.string().min(1).max(8192).meta({ description: "Full URL; must fall under one of the toolkit's base URLs." }),
+  url: z
+    .string()
+    .max(8192)
+    .refine((url) => URL.canParse(url), "must be a full URL such as https://api.example.com/v1/items")
+    .meta({ description: "Full URL; must fall under one of the toolkit's base URLs." }),
   headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
   body: z.unknown().optional().meta({ description: "JSON value sent as the body (POST, PUT, PATCH). A string is sent as text unless Content-Type says JSON." }),
   connection_id: idParam.optional(),
