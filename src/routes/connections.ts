@@ -2,6 +2,7 @@ import { z } from "zod";
 import { findVisibleConnection, publicConnection } from "../connections/resolve.js";
 import { ToolsError } from "../errors.js";
 import { json } from "../http.js";
+import { requireAgent } from "./agent.js";
 import { defineRoute } from "./route.js";
 import { ConnectionSchema, errors, idParam } from "./schemas.js";
 
@@ -27,10 +28,8 @@ export const connectionRoutes = [
     summary: "Delete a connection and its stored credential.",
     responses: { 204: { description: "Deleted." }, ...errors(400, 401, 404) },
     async handle({ params, principal }, ctx) {
-      if (principal.agentId === null) {
-        throw new ToolsError("invalid_request", "Deleting a connection acts for an agent: send the header x-agent-id with the service key.");
-      }
-      const connection = await findVisibleConnection(ctx, principal, params.id!);
+      const agent = requireAgent(principal);
+      const connection = await findVisibleConnection(ctx, agent, params.id!);
       if (!connection) throw new ToolsError("not_found", `No connection "${params.id}" for this agent. List yours with GET ${ctx.basePath}/connections.`);
       await ctx.store.deleteConnection(connection.id);
       ctx.emit("connection.deleted", { principal, connectionId: connection.id, toolkit: connection.toolkit });
