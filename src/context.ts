@@ -11,6 +11,10 @@ export interface ToolsEvents {
   "tool.executed": { principal: Principal; tool: string; toolkit: string; connectionId: string | null; successful: boolean; durationMs: number };
   "proxy.requested": { principal: Principal; toolkit: string; connectionId: string | null; method: string; host: string; status: number | null; durationMs: number };
   "file.staged": { principal: Principal; stagingKey: string; size: number; contentType: string };
+  "auth.completed": { authorizationId: string; toolkit: string; agentId: string; connectionId: string };
+  "auth.failed": { authorizationId: string; toolkit: string; agentId: string; error: string };
+  "token.refreshed": { connectionId: string; toolkit: string; expiresAt: Date | null; rotated: boolean };
+  "connection.expired": { connectionId: string; toolkit: string; reason: string };
 }
 
 /** Event callbacks. A hook that throws or rejects is logged and never fails the request. */

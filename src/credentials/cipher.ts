@@ -41,14 +41,18 @@ export function createCredentialCipher(secrets: string | string[]): CredentialCi
       return `v1.${current!.id}.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(sealed))}`;
     },
     async decrypt(ciphertext, associatedData) {
-      const [version, keyId, iv, body] = ciphertext.split(".");
-      if (version !== "v1" || !keyId || !iv || !body) throw new Error("Unrecognised credential ciphertext.");
+      const fields = ciphertext.split(".");
+      const [version, keyId, iv, body] = fields;
+      if (fields.length !== 4 || version !== "v1" || !keyId || !iv || !body) throw new Error("Unrecognised credential ciphertext.");
+      const ivBytes = decodeCanonical(iv);
+      const bodyBytes = decodeCanonical(body);
+      if (ivBytes.length !== 12 || bodyBytes.length < 16) throw new Error("Unrecognised credential ciphertext.");
       const entry = (await keys).find((k) => k.id === keyId);
       if (!entry) throw new Error(`No secret with key id ${keyId} is configured; add the old secret to decrypt it.`);
       const opened = await crypto.subtle.decrypt(
-        { name: "AES-GCM", iv: fromBase64Url(iv), additionalData: encoder.encode(associatedData) },
+        { name: "AES-GCM", iv: ivBytes, additionalData: encoder.encode(associatedData) },
         entry.key,
-        fromBase64Url(body),
+        bodyBytes,
       );
       return decoder.decode(opened);
     },
@@ -65,4 +69,11 @@ async function deriveKey(secret: string): Promise<KeyEntry> {
   // The key id is derived separately so that it reveals nothing about the encryption key.
   const idBits = await crypto.subtle.deriveBits(hkdf("tools-proxy key id v1"), material, 48);
   return { id: toBase64Url(new Uint8Array(idBits)), key };
+}
+
+/** Strict base64url (URL-safe alphabet, no padding, unused bits zero), so one ciphertext has one spelling. */
+function decodeCanonical(part: string): Uint8Array<ArrayBuffer> {
+  const bytes = /^[A-Za-z0-9_-]+$/.test(part) && part.length % 4 !== 1 ? fromBase64Url(part) : null;
+  if (!bytes || toBase64Url(bytes) !== part) throw new Error("Unrecognised credential ciphertext.");
+  return bytes;
 }

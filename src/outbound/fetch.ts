@@ -14,16 +14,23 @@ export interface OutboundOptions {
   /** Values of base URL placeholders, from the connection. */
   params: Record<string, string>;
   signal: AbortSignal;
+  /**
+   * Called once when the upstream answers 401 to an OAuth token: returns a refreshed credential
+   * to retry with, or throws. Omit to never retry.
+   */
+  refreshAfterUnauthorized?: (stale: Credential) => Promise<Credential>;
 }
 
 /**
  * A fetch that can only reach the toolkit's base URLs and carries the connection's credential.
  * Every URL (and every redirect target) is checked before anything is sent; a redirect elsewhere
  * is returned as the response instead of being followed, so the credential never leaves the
- * toolkit's origins. Throws `ToolsError` (400) for a refused URL or header.
+ * toolkit's origins. An OAuth 401 is retried once with a refreshed token when the body can be
+ * sent again. Throws `ToolsError` (400) for a refused URL or header.
  */
 export function createOutboundFetch(options: OutboundOptions) {
-  const { toolkit, credential, params } = options;
+  const { toolkit, params } = options;
+  let credential = options.credential;
   return async function outboundFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
     let url = checkOutboundUrl(resolveAgainstBase(input, toolkit.baseUrls, params), toolkit.baseUrls, params);
     let method = (init.method ?? "GET").toUpperCase();
@@ -34,8 +41,9 @@ export function createOutboundFetch(options: OutboundOptions) {
       init.headers === undefined || init.headers instanceof Headers || Array.isArray(init.headers)
         ? init.headers && new Headers(init.headers)
         : (init.headers as Record<string, string>);
-    const headers = buildUpstreamHeaders(callerHeaders, toolkit.auth, credential);
+    let headers = buildUpstreamHeaders(callerHeaders, toolkit.auth, credential);
     const signal = init.signal ? AbortSignal.any([init.signal, options.signal]) : options.signal;
+    let retriedUnauthorized = false;
 
     for (let hop = 0; ; hop++) {
       const response = await options.fetch(applyCredentialQuery(url, toolkit.auth, credential), {
@@ -46,6 +54,13 @@ export function createOutboundFetch(options: OutboundOptions) {
         signal,
         ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
       } as RequestInit);
+      if (response.status === 401 && credential?.type === "oauth2" && options.refreshAfterUnauthorized && !retriedUnauthorized && !(body instanceof ReadableStream)) {
+        retriedUnauthorized = true;
+        await response.body?.cancel().catch(() => {});
+        credential = await options.refreshAfterUnauthorized(credential);
+        headers = buildUpstreamHeaders(headers, toolkit.auth, credential);
+        continue;
+      }
       const location = response.headers.get("location");
       if (response.status < 300 || response.status > 399 || !location || hop >= MAX_REDIRECTS) return response;
       let next: URL;

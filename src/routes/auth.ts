@@ -5,6 +5,8 @@ import { ToolsError } from "../errors.js";
 import { json } from "../http.js";
 import type { ConnectionRecord } from "../store/types.js";
 import type { Credential } from "../toolkits/auth-schemes.js";
+import { completeAuthorization } from "../oauth/callback.js";
+import { startAuthorization } from "../oauth/start.js";
 import { randomId } from "../util/encoding.js";
 import { requireAgent } from "./agent.js";
 import { defineRoute } from "./route.js";
@@ -30,6 +32,14 @@ const AuthBodySchema = z.object({
   remoteUser: z.string().max(256).optional().meta({ description: "The account on the external application, when the caller knows it." }),
 });
 
+const AuthorizationStartedSchema = z
+  .object({
+    authorizationId: z.string(),
+    authorizationUrl: z.string().meta({ description: "Open it in a browser to sign in and consent." }),
+    expiresAt: z.string().meta({ format: "date-time" }),
+  })
+  .meta({ id: "AuthorizationStarted" });
+
 const AuthorizationStatusSchema = z.object({
   status: z.enum(["pending", "connected", "failed", "expired"]),
   connectionId: z.string().optional(),
@@ -40,13 +50,21 @@ export const authRoutes = [
   defineRoute({
     method: "POST",
     path: "/auth",
-    summary: "Connect a toolkit: with credentials for apiKey, bearer and basic toolkits, or start OAuth.",
+    summary: "Connect a toolkit: start OAuth, or for apiKey, bearer and basic toolkits connect at once with credentials.",
     body: AuthBodySchema,
-    responses: { 201: { description: "The connection, created at once.", schema: z.object({ connection: ConnectionSchema }) }, ...errors(400, 401, 404) },
+    responses: {
+      200: { description: "OAuth started: open authorizationUrl in a browser, then wait on GET /auth/{authorizationId}.", schema: AuthorizationStartedSchema },
+      201: { description: "The connection, created at once.", schema: z.object({ connection: ConnectionSchema }) },
+      ...errors(400, 401, 404),
+    },
     async handle({ body, principal }, ctx) {
       const agent = requireAgent(principal);
       const toolkit = await ctx.registry.get(body.toolkit);
       if (!toolkit) throw new ToolsError("not_found", `No toolkit "${body.toolkit}". Find toolkits with GET ${ctx.basePath}/search?keywords=...`);
+      if (toolkit.auth.type === "oauth2") {
+        if (body.credentials) throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" connects with OAuth 2: send no credentials, open the authorizationUrl instead.`);
+        return json(await startAuthorization(ctx, agent, toolkit, toolkit.auth, body));
+      }
       const credential = toCredential(toolkit.auth.type, toolkit.slug, body.credentials);
       const params = checkParams(toolkit.baseUrls, body.params ?? {});
       const now = new Date();
@@ -77,11 +95,15 @@ export const authRoutes = [
   defineRoute({
     method: "GET",
     path: "/auth/callback",
-    summary: "The OAuth provider's redirect back to the app.",
+    summary: "The OAuth provider's redirect back to the app (opened by the user's browser).",
     public: true,
-    responses: { ...errors(400) },
-    async handle() {
-      throw new ToolsError("invalid_request", "This authorization callback is not valid: OAuth 2 connections are not available in this version of tools-proxy.");
+    responses: {
+      200: { description: "Connected: a small HTML page (JSON for non-browser clients).", contentType: "text/html" },
+      303: { description: "To the returnUrl, with status=connected&connection_id=... or status=failed&error=..." },
+      ...errors(400),
+    },
+    async handle({ request }, ctx) {
+      return completeAuthorization(ctx, request);
     },
   }),
   defineRoute({
@@ -119,11 +141,6 @@ function toCredential(type: string, toolkit: string, input: CredentialsInput): C
     case "basic":
       if (!input || !("username" in input)) throw missing('{ "username": "...", "password": "..." }');
       return { type: "basic", username: input.username, password: input.password };
-    case "oauth2":
-      throw new ToolsError(
-        "invalid_request",
-        `Toolkit "${toolkit}" connects with OAuth 2, which this version of tools-proxy does not support yet; connect a toolkit that uses an API key, a bearer token or basic auth.`,
-      );
     default:
       throw new ToolsError("invalid_request", `Toolkit "${toolkit}" needs no connection: execute its tools directly.`);
   }

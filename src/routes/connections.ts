@@ -2,6 +2,7 @@ import { z } from "zod";
 import { findVisibleConnection, publicConnection } from "../connections/resolve.js";
 import { ToolsError } from "../errors.js";
 import { json } from "../http.js";
+import { revokeAtProvider } from "../oauth/revoke.js";
 import { requireAgent } from "./agent.js";
 import { defineRoute } from "./route.js";
 import { ConnectionSchema, errors, idParam } from "./schemas.js";
@@ -25,12 +26,13 @@ export const connectionRoutes = [
   defineRoute({
     method: "DELETE",
     path: "/connections/:id",
-    summary: "Delete a connection and its stored credential.",
+    summary: "Delete a connection: revoke its token at the provider where possible, then delete it here.",
     responses: { 204: { description: "Deleted." }, ...errors(400, 401, 404) },
     async handle({ params, principal }, ctx) {
       const agent = requireAgent(principal);
       const connection = await findVisibleConnection(ctx, agent, params.id!);
       if (!connection) throw new ToolsError("not_found", `No connection "${params.id}" for this agent. List yours with GET ${ctx.basePath}/connections.`);
+      await revokeAtProvider(ctx, await ctx.registry.get(connection.toolkit), connection);
       await ctx.store.deleteConnection(connection.id);
       ctx.emit("connection.deleted", { principal, connectionId: connection.id, toolkit: connection.toolkit });
       return new Response(null, { status: 204 });

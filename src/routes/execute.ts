@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { openCredential } from "../connections/credentials.js";
+import { accessConnection } from "../connections/access.js";
 import { resolveConnection } from "../connections/resolve.js";
 import type { HandlerContext } from "../context.js";
 import { ToolsError } from "../errors.js";
@@ -8,7 +8,6 @@ import { findStagedFileKeys } from "../execution/staged-args.js";
 import { json, validate } from "../http.js";
 import { createOutboundFetch } from "../outbound/fetch.js";
 import type { Principal } from "../store/types.js";
-import { credentialSecrets } from "../toolkits/auth-schemes.js";
 import type { ToolContext } from "../toolkits/define.js";
 import { openStagedFile } from "../uploads/staging.js";
 import { requireAgent } from "./agent.js";
@@ -39,15 +38,14 @@ export const executeRoutes = [
       const args = validate(tool.input, body.arguments, "arguments");
       await checkStagedFiles(ctx, agent, findStagedFileKeys(tool.inputParameters, body.arguments));
       const connection = await resolveConnection(ctx, agent, toolkit, body.connection_id);
-      const credential = connection ? await openCredential(ctx, connection) : null;
-      const secrets = credential ? credentialSecrets(credential) : [];
+      const access = await accessConnection(ctx, toolkit, connection);
 
       const started = performance.now();
       let result: ExecutionResult;
       try {
         const data = await withTimeout(toolkit.timeoutMs ?? ctx.timeouts.toolMs, request.signal, (signal) => {
           const toolContext: ToolContext = {
-            fetch: createOutboundFetch({ fetch: ctx.fetch, toolkit, credential, params: connection?.params ?? {}, signal }),
+            fetch: createOutboundFetch({ fetch: ctx.fetch, toolkit, credential: access.credential, refreshAfterUnauthorized: access.refreshAfterUnauthorized, params: connection?.params ?? {}, signal }),
             files: {
               async get(key) {
                 const file = await openStagedFile(ctx, agent, key);
@@ -63,8 +61,8 @@ export const executeRoutes = [
         });
         result = success(toJsonValue(data));
       } catch (error) {
-        ctx.logger.log("warn", "tool failed", { tool: tool.slug, error }, secrets);
-        result = failureFromError(error, secrets, tool.slug);
+        ctx.logger.log("warn", "tool failed", { tool: tool.slug, error }, access.secrets());
+        result = failureFromError(error, access.secrets(), tool.slug);
       }
       ctx.emit("tool.executed", {
         principal: agent,

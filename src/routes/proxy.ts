@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { openCredential } from "../connections/credentials.js";
+import { accessConnection } from "../connections/access.js";
 import { resolveConnection } from "../connections/resolve.js";
 import { ToolsError } from "../errors.js";
 import { withTimeout } from "../execution/result.js";
@@ -8,7 +8,6 @@ import { redact } from "../logger.js";
 import { createOutboundFetch, describeFetchFailure } from "../outbound/fetch.js";
 import { bodyToData, filterResponseHeaders } from "../outbound/response.js";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
-import { credentialSecrets } from "../toolkits/auth-schemes.js";
 import { ToolRunError, isRetryableStatus, parseRetryAfter } from "../toolkits/tool-error.js";
 import { requireAgent } from "./agent.js";
 import { defineRoute } from "./route.js";
@@ -47,22 +46,21 @@ export const proxyRoutes = [
         throw new ToolsError("invalid_request", `A ${body.method} request cannot carry a body; send it with POST, PUT or PATCH, or drop "body".`);
       }
       const connection = await resolveConnection(ctx, agent, toolkit, body.connection_id);
-      const credential = connection ? await openCredential(ctx, connection) : null;
-      const secrets = credential ? credentialSecrets(credential) : [];
+      const access = await accessConnection(ctx, toolkit, connection);
       const { headers, payload } = encodeBody(body.headers ?? {}, body.body);
 
       const started = performance.now();
       // On a timeout, withTimeout rejects at once (handled in the catch below) and whatever the
       // callback returns later is ignored; inside it, failures are never timeouts.
       const result = await withTimeout(toolkit.timeoutMs ?? ctx.timeouts.proxyMs, request.signal, async (signal) => {
-        const outbound = createOutboundFetch({ fetch: ctx.fetch, toolkit, credential, params: connection?.params ?? {}, signal });
+        const outbound = createOutboundFetch({ fetch: ctx.fetch, toolkit, credential: access.credential, refreshAfterUnauthorized: access.refreshAfterUnauthorized, params: connection?.params ?? {}, signal });
         let response: Response;
         try {
           response = await outbound(body.url, { method: body.method, headers, body: payload });
         } catch (error) {
           if (error instanceof ToolsError) throw error; // A refused URL or header is the caller's error: a 400.
           const failure = describeFetchFailure(error, false);
-          ctx.logger.log("warn", "proxy request failed", { toolkit: toolkit.slug, error }, secrets);
+          ctx.logger.log("warn", "proxy request failed", { toolkit: toolkit.slug, error }, access.secrets());
           return { data: null, error: failure.message, successful: false, code: failure.code, retryable: failure.retryable, status: null, headers: {} };
         }
         const responseHeaders = filterResponseHeaders(response.headers);
@@ -87,7 +85,7 @@ export const proxyRoutes = [
         const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
         return {
           data,
-          error: redact(`Upstream answered ${response.status}${response.statusText ? ` ${response.statusText}` : ""}.`, secrets),
+          error: redact(`Upstream answered ${response.status}${response.statusText ? ` ${response.statusText}` : ""}.`, access.secrets()),
           successful: false,
           code: "upstream_error",
           retryable: isRetryableStatus(response.status),

@@ -1,17 +1,34 @@
 import { toBase64 } from "../util/encoding.js";
 
-/** OAuth 2 authorization-code flow (with PKCE). The flow itself arrives with the OAuth work. */
+/** OAuth 2 authorization-code flow with PKCE (S256) and refresh. */
 export interface OAuth2Scheme {
   type: "oauth2";
   authorizationUrl: string;
   tokenUrl: string;
   clientId: string;
+  /** Omit for a public client. */
   clientSecret?: string;
   scopes: string[];
+  /** RFC 7009 endpoint; when set, deleting a connection revokes its token there first. */
   revocationUrl?: string;
+  /** Userinfo endpoint; the account's `remoteUserField` becomes the connection's `remoteUser`. */
   userInfoUrl?: string;
-  /** Field of the userinfo answer used as `remoteUser` (default `sub`). */
+  /** Field of the userinfo answer (or ID token) used as `remoteUser` (default `sub`). */
   remoteUserField?: string;
+  /**
+   * The authorization server's issuer identifier. When set, the `iss` of the authorization
+   * response and of an ID token must equal it (RFC 9207).
+   */
+  issuer?: string;
+  /** How the client authenticates at the token endpoint (default `client_secret_basic`, or `none` without a secret). */
+  tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "none";
+  /** Extra authorization request parameters, e.g. `{ access_type: "offline", prompt: "consent" }`. */
+  authorizationParams?: Record<string, string>;
+  /**
+   * Identifies the upstream account when neither userinfo nor an ID token does, e.g. by calling
+   * a "current user" endpoint with the new access token. Returns the `remoteUser` value.
+   */
+  identify?: (tokens: { accessToken: string; fetch: typeof fetch }) => Promise<string>;
 }
 
 /** An API key the user pastes, sent in a header or a query parameter. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Awaitable, Principal } from "../store/types.js";
+import { assertOAuthEndpoints } from "../oauth/endpoints.js";
 import type { AuthScheme } from "./auth-schemes.js";
 
 /** A JSON Schema (draft 2020-12) object. */
@@ -131,6 +132,7 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
   }
   const baseUrls = definition.baseUrl === undefined ? [] : [definition.baseUrl].flat();
   for (const base of baseUrls) assertBaseUrl(definition.slug, base);
+  if (definition.auth.type === "oauth2") assertOAuthEndpoints(definition.slug, definition.auth);
   const tools = definition.tools.map((tool) => defineTool(tool));
   const seen = new Set<string>();
   for (const tool of tools) {

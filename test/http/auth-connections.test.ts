@@ -55,8 +55,9 @@ describe("POST /auth with credentials", () => {
     expectError(await auth({ credentials: { apiKey: CREDENTIALS.headerKey } }), 400, "invalid_request", /body\.toolkit/);
   });
 
-  it("answers a clear 400 for an OAuth 2 toolkit and for a toolkit without auth", async () => {
-    expectError(await auth({ toolkit: "mail" }), 400, "invalid_request", /OAuth 2.*not support/);
+  it("answers a clear 400 for credentials sent to an OAuth 2 toolkit, OAuth without publicUrl, and a toolkit without auth", async () => {
+    expectError(await auth({ toolkit: "mail", credentials: { token: CREDENTIALS.bearerToken } }), 400, "invalid_request", /OAuth 2: send no credentials/);
+    expectError(await auth({ toolkit: "mail" }), 400, "invalid_request", /publicUrl/);
     expectError(await auth({ toolkit: "calc", credentials: { apiKey: CREDENTIALS.headerKey } }), 400, "invalid_request", /needs no connection/);
   });
 
@@ -107,7 +108,7 @@ describe("authorizations", () => {
   });
 
   it("GET /auth/callback needs no key and fails with 400", async () => {
-    expectError(await h.call("GET", "/auth/callback?code=abc&state=xyz"), 400, "invalid_request", /callback/);
+    expectError(await h.call("GET", "/auth/callback?code=abc&state=xyz"), 400, "invalid_request", /invalid, expired or already used/);
     expectError(await h.call("GET", "/auth/callback"), 400, "invalid_request");
     expect(await h.store.listConnections({ workspaceId: "ws1", toolkit: "mail" })).toEqual([]);
   });

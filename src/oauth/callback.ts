@@ -1,0 +1,150 @@
+import * as oauth from "oauth4webapi";
+import { sealCredential } from "../connections/credentials.js";
+import type { HandlerContext } from "../context.js";
+import { ToolsError, errorResponse } from "../errors.js";
+import type { AuthorizationRecord, ConnectionRecord } from "../store/types.js";
+import type { Credential, OAuth2Scheme } from "../toolkits/auth-schemes.js";
+import { randomId, sha256Hex } from "../util/encoding.js";
+import { oauthClient } from "./client.js";
+import { resultPage } from "./page.js";
+import { redirectUri, isAllowedReturnUrl, type AuthorizationSecrets } from "./start.js";
+
+/** A failure of the callback, with a message safe to show in the browser and to the agent. */
+class CallbackError extends Error {}
+
+/**
+ * Completes an authorization from the provider's redirect: takes the state exactly once, checks
+ * the response (state, `iss`), exchanges the code with the PKCE verifier at the exact
+ * redirect_uri, identifies the account, and stores the connection with its tokens encrypted.
+ * Answers with a 303 to the return URL, or a small HTML page (JSON for non-browser clients).
+ * Every failure ends without a connection.
+ */
+export async function completeAuthorization(ctx: HandlerContext, request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const state = url.searchParams.get("state");
+  const authorization = state ? await ctx.store.consumeAuthorization(await sha256Hex(state), new Date()) : null;
+  if (!authorization) {
+    const message = "This sign-in link is invalid, expired or already used. Start the connection again.";
+    return wantsHtml(request) ? resultPage(400, "Connection failed", message) : errorResponse(new ToolsError("invalid_request", message));
+  }
+
+  let connection: ConnectionRecord;
+  try {
+    connection = await exchange(ctx, authorization, url);
+  } catch (error) {
+    const message = error instanceof CallbackError ? error.message : "The connection could not be completed. Start it again.";
+    if (!(error instanceof CallbackError)) ctx.logger.log("error", "OAuth callback failed", { toolkit: authorization.toolkit, error });
+    await ctx.store.updateAuthorization(authorization.id, { status: "failed", error: message });
+    ctx.emit("auth.failed", { authorizationId: authorization.id, toolkit: authorization.toolkit, agentId: authorization.agentId, error: message });
+    return finish(ctx, request, authorization, { status: "failed", error: message });
+  }
+  await ctx.store.updateAuthorization(authorization.id, { status: "connected", connectionId: connection.id });
+  ctx.emit("auth.completed", { authorizationId: authorization.id, toolkit: connection.toolkit, agentId: connection.agentId, connectionId: connection.id });
+  return finish(ctx, request, authorization, { status: "connected", connectionId: connection.id });
+}
+
+async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord, url: URL): Promise<ConnectionRecord> {
+  const toolkit = await ctx.registry.get(authorization.toolkit);
+  if (!toolkit || toolkit.auth.type !== "oauth2") throw new CallbackError(`The toolkit "${authorization.toolkit}" no longer uses OAuth.`);
+  const scheme = toolkit.auth;
+  const { as, client, clientAuth, options } = oauthClient(ctx, scheme);
+  const secrets = JSON.parse(await ctx.cipher.decrypt(authorization.secrets, authorization.id)) as AuthorizationSecrets;
+
+  let params: URLSearchParams;
+  try {
+    params = oauth.validateAuthResponse(as, client, url.searchParams, url.searchParams.get("state")!);
+  } catch (error) {
+    if (error instanceof oauth.AuthorizationResponseError) {
+      throw new CallbackError(error.error === "access_denied" ? "Access was denied at the provider, so no connection was made." : `The provider refused the authorization (${error.error}).`);
+    }
+    throw new CallbackError("The provider's answer did not match this authorization (issuer or state), so it was refused.");
+  }
+
+  let tokens: oauth.TokenEndpointResponse;
+  try {
+    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirectUri(ctx), secrets.codeVerifier, options());
+    tokens = await oauth.processAuthorizationCodeResponse(as, client, response, {
+      expectedNonce: secrets.nonce ?? oauth.expectNoNonce,
+      requireIdToken: false,
+    });
+  } catch (error) {
+    if (error instanceof oauth.ResponseBodyError) throw new CallbackError(`The provider refused the code exchange (${error.error}). Start the connection again.`);
+    throw new CallbackError("The code could not be exchanged for a token at the provider. Start the connection again.");
+  }
+
+  const now = new Date();
+  const id = randomId("conn_");
+  const credential: Credential = {
+    type: "oauth2",
+    accessToken: tokens.access_token,
+    ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
+    tokenType: tokens.token_type,
+    ...(tokens.id_token ? { idToken: tokens.id_token } : {}),
+  };
+  const existing = await ctx.store.listConnections({ workspaceId: authorization.workspaceId, agentId: authorization.agentId, toolkit: toolkit.slug });
+  const record: ConnectionRecord = {
+    id,
+    workspaceId: authorization.workspaceId,
+    agentId: authorization.agentId,
+    toolkit: toolkit.slug,
+    label: authorization.label ?? (existing.length ? `${toolkit.name} ${existing.length + 1}` : toolkit.name),
+    remoteUser: await identify(ctx, scheme, tokens),
+    status: "active",
+    statusReason: null,
+    credentials: await sealCredential(ctx, id, credential),
+    scopes: tokens.scope ? tokens.scope.split(" ").filter(Boolean) : scheme.scopes,
+    params: {},
+    credentialsExpireAt: typeof tokens.expires_in === "number" ? new Date(now.getTime() + tokens.expires_in * 1000) : null,
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  };
+  await ctx.store.createConnection(record);
+  return record;
+}
+
+/** The upstream account: the toolkit's own `identify`, else userinfo, else the ID token's claims. */
+async function identify(ctx: HandlerContext, scheme: OAuth2Scheme, tokens: oauth.TokenEndpointResponse): Promise<string> {
+  const field = scheme.remoteUserField ?? "sub";
+  const claims = oauth.getValidatedIdTokenClaims(tokens);
+  try {
+    if (scheme.identify) return String(await scheme.identify({ accessToken: tokens.access_token, fetch: ctx.fetch }));
+    if (scheme.userInfoUrl) {
+      const { as, client, options } = oauthClient(ctx, scheme);
+      const response = await oauth.userInfoRequest(as, client, tokens.access_token, options());
+      const info = await oauth.processUserInfoResponse(as, client, claims?.sub ?? oauth.skipSubjectCheck, response);
+      return String(info[field] ?? info.sub ?? "");
+    }
+  } catch (error) {
+    ctx.logger.log("warn", "could not identify the OAuth account", { error });
+    throw new CallbackError("The provider did not say which account was connected, so no connection was made. Try again.");
+  }
+  return claims ? String(claims[field] ?? claims.sub) : "";
+}
+
+type Outcome = { status: "connected"; connectionId: string } | { status: "failed"; error: string };
+
+function finish(ctx: HandlerContext, request: Request, authorization: AuthorizationRecord, outcome: Outcome): Response {
+  // The return URL was checked when the flow started; it is checked again in case the allowed
+  // origins changed since.
+  if (authorization.returnUrl && isAllowedReturnUrl(ctx, authorization.returnUrl)) {
+    const target = new URL(authorization.returnUrl);
+    target.searchParams.set("status", outcome.status);
+    if (outcome.status === "connected") target.searchParams.set("connection_id", outcome.connectionId);
+    else target.searchParams.set("error", outcome.error);
+    return new Response(null, { status: 303, headers: { location: target.href, "cache-control": "no-store" } });
+  }
+  if (outcome.status === "connected") {
+    return wantsHtml(request)
+      ? resultPage(200, "Connected", "The connection is ready. You can close this window.")
+      : new Response(JSON.stringify({ status: "connected", connectionId: outcome.connectionId }), {
+          headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+        });
+  }
+  return wantsHtml(request) ? resultPage(400, "Connection failed", outcome.error) : errorResponse(new ToolsError("invalid_request", outcome.error));
+}
+
+function wantsHtml(request: Request): boolean {
+  return /text\/html/i.test(request.headers.get("accept") ?? "");
+}
+

@@ -1,0 +1,26 @@
+import type { OAuth2Scheme } from "../toolkits/auth-schemes.js";
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/** Every endpoint URL of the scheme. */
+export function oauthEndpoints(scheme: OAuth2Scheme): string[] {
+  return [scheme.authorizationUrl, scheme.tokenUrl, scheme.userInfoUrl, scheme.revocationUrl].filter((u): u is string => !!u);
+}
+
+/**
+ * Throws unless every endpoint of the scheme is an absolute https URL, or http on a loopback
+ * address (for local development and tests).
+ */
+export function assertOAuthEndpoints(toolkit: string, scheme: OAuth2Scheme): void {
+  for (const endpoint of oauthEndpoints(scheme)) {
+    let url: URL;
+    try {
+      url = new URL(endpoint.replace(/\{[A-Za-z0-9_]+\}/g, "placeholder"));
+    } catch {
+      throw new TypeError(`Toolkit "${toolkit}": OAuth endpoint "${endpoint}" is not an absolute URL.`);
+    }
+    if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK.has(url.hostname))) {
+      throw new TypeError(`Toolkit "${toolkit}": OAuth endpoint "${endpoint}" must use https (http is allowed only on loopback addresses).`);
+    }
+  }
+}

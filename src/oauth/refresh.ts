@@ -1,0 +1,169 @@
+import * as oauth from "oauth4webapi";
+import { openCredential, sealCredential } from "../connections/credentials.js";
+import type { HandlerContext } from "../context.js";
+import { ToolsError } from "../errors.js";
+import type { ConnectionRecord } from "../store/types.js";
+import type { Credential, OAuth2Scheme } from "../toolkits/auth-schemes.js";
+import type { Toolkit } from "../toolkits/define.js";
+import { randomId } from "../util/encoding.js";
+import { oauthClient } from "./client.js";
+
+/** An access token this close to expiry is refreshed before use. */
+export const REFRESH_MARGIN_MS = 60_000;
+/** How long a refresh lease is held at most; a crashed holder's lease frees itself after this. */
+export const REFRESH_LEASE_MS = 60_000;
+/** The token request's own timeout: well inside the lease, so a lease never outlives its holder's work. */
+const REFRESH_REQUEST_MS = 20_000;
+/** How long a caller waits for another process's refresh before giving up with a 503. */
+const REFRESH_WAIT_MS = 30_000;
+
+type OAuthCredential = Extract<Credential, { type: "oauth2" }>;
+
+/** A connection with its usable credential. */
+export interface FreshCredential {
+  connection: ConnectionRecord;
+  credential: Credential;
+}
+
+// Refreshes in flight in this process, per handler and connection: concurrent callers share one.
+const inFlight = new WeakMap<HandlerContext, Map<string, Promise<FreshCredential>>>();
+// Identifies this process as a lease holder.
+const holder = randomId("holder_");
+
+/**
+ * The connection's credential, refreshed first when it is an OAuth token within
+ * `REFRESH_MARGIN_MS` of expiry, or when `staleAccessToken` (a token the upstream just refused
+ * with 401) is still the stored one. Never returns an expired connection's credential.
+ */
+export async function freshCredential(
+  ctx: HandlerContext,
+  toolkit: Toolkit,
+  connection: ConnectionRecord,
+  staleAccessToken?: string,
+): Promise<FreshCredential> {
+  const credential = await openCredential(ctx, connection);
+  if (credential.type !== "oauth2" || toolkit.auth.type !== "oauth2") return { connection, credential };
+  if (!needsRefresh(connection, credential, staleAccessToken)) return { connection, credential };
+
+  let running = inFlight.get(ctx);
+  if (!running) inFlight.set(ctx, (running = new Map()));
+  let refresh = running.get(connection.id);
+  if (!refresh) {
+    refresh = refreshUnderLease(ctx, toolkit.auth, connection.id, staleAccessToken).finally(() => running.delete(connection.id));
+    running.set(connection.id, refresh);
+  }
+  return refresh;
+}
+
+function needsRefresh(connection: ConnectionRecord, credential: OAuthCredential, staleAccessToken: string | undefined): boolean {
+  if (staleAccessToken !== undefined && credential.accessToken === staleAccessToken) return true;
+  return connection.credentialsExpireAt !== null && connection.credentialsExpireAt.getTime() - Date.now() < REFRESH_MARGIN_MS;
+}
+
+/**
+ * One refresh across every process sharing the store: the lease holder refreshes; the others
+ * wait, re-reading the store, and use the token the holder saved.
+ */
+async function refreshUnderLease(ctx: HandlerContext, scheme: OAuth2Scheme, connectionId: string, staleAccessToken: string | undefined): Promise<FreshCredential> {
+  const lease = `oauth-refresh:${connectionId}`;
+  const deadline = Date.now() + REFRESH_WAIT_MS;
+  for (let attempt = 0; ; attempt++) {
+    const current = await readActive(ctx, connectionId);
+    const credential = (await openCredential(ctx, current)) as OAuthCredential;
+    if (!needsRefresh(current, credential, staleAccessToken)) return { connection: current, credential };
+    if (await ctx.store.acquireLease(lease, holder, REFRESH_LEASE_MS)) {
+      try {
+        // Read again under the lease: another holder may have finished just before we took it.
+        const latest = await readActive(ctx, connectionId);
+        const latestCredential = (await openCredential(ctx, latest)) as OAuthCredential;
+        if (!needsRefresh(latest, latestCredential, staleAccessToken)) return { connection: latest, credential: latestCredential };
+        return await refreshNow(ctx, scheme, latest, latestCredential);
+      } finally {
+        await ctx.store.releaseLease(lease, holder);
+      }
+    }
+    if (Date.now() > deadline) {
+      throw new ToolsError("unavailable", "The connection's token is being refreshed elsewhere and it is taking long; retry shortly.", { retryAfter: 5 });
+    }
+    await sleep(Math.min(25 * 2 ** Math.min(attempt, 4), 400) * (0.5 + Math.random()));
+  }
+}
+
+/** Calls the token endpoint and saves the new tokens before anyone uses them. */
+async function refreshNow(ctx: HandlerContext, scheme: OAuth2Scheme, connection: ConnectionRecord, credential: OAuthCredential): Promise<FreshCredential> {
+  if (!credential.refreshToken) {
+    return expire(ctx, connection, "The provider gave no refresh token and the access token expired.");
+  }
+  const { as, client, clientAuth, options } = oauthClient(ctx, scheme);
+  let tokens: oauth.TokenEndpointResponse;
+  try {
+    const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, credential.refreshToken, options(AbortSignal.timeout(REFRESH_REQUEST_MS)));
+    tokens = await oauth.processRefreshTokenResponse(as, client, response);
+  } catch (error) {
+    if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant") {
+      return expire(ctx, connection, `The provider refused the refresh token (invalid_grant${error.error_description ? `: ${error.error_description}` : ""}).`);
+    }
+    ctx.logger.log("warn", "token refresh failed", { connectionId: connection.id, error }, [credential.refreshToken, credential.accessToken]);
+    throw new ToolsError("unavailable", "The provider's token endpoint could not refresh the connection's token; retry shortly.", { retryAfter: 5 });
+  }
+
+  const next: OAuthCredential = {
+    type: "oauth2",
+    accessToken: tokens.access_token,
+    // A provider that rotates sends a new refresh token; one that does not keeps the old valid.
+    refreshToken: tokens.refresh_token ?? credential.refreshToken,
+    tokenType: tokens.token_type,
+    ...(tokens.id_token ?? credential.idToken ? { idToken: tokens.id_token ?? credential.idToken } : {}),
+  };
+  const expiresAt = typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null;
+  const patch = {
+    credentials: await sealCredential(ctx, connection.id, next),
+    credentialsExpireAt: expiresAt,
+    ...(tokens.scope ? { scopes: tokens.scope.split(" ").filter(Boolean) } : {}),
+  };
+  const saved = await saveRefreshed(ctx, connection, patch);
+  ctx.emit("token.refreshed", { connectionId: connection.id, toolkit: connection.toolkit, expiresAt, rotated: !!tokens.refresh_token && tokens.refresh_token !== credential.refreshToken });
+  return { connection: saved, credential: next };
+}
+
+/**
+ * Saves with compare-and-set. The lease makes a conflict unlikely; one that still happens came
+ * from an edit of another field (a label), so the save is retried on the newer version.
+ */
+async function saveRefreshed(ctx: HandlerContext, connection: ConnectionRecord, patch: Parameters<HandlerContext["store"]["updateConnection"]>[1]): Promise<ConnectionRecord> {
+  let version = connection.version;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const saved = await ctx.store.updateConnection(connection.id, patch, version);
+    if (saved) return saved;
+    const latest = await ctx.store.getConnection(connection.id);
+    if (!latest) throw new ToolsError("not_found", `Connection "${connection.id}" was deleted while its token was being refreshed.`);
+    version = latest.version;
+  }
+  throw new ToolsError("unavailable", "The refreshed token could not be saved; retry shortly.", { retryAfter: 1 });
+}
+
+async function readActive(ctx: HandlerContext, connectionId: string): Promise<ConnectionRecord> {
+  const connection = await ctx.store.getConnection(connectionId);
+  if (!connection) throw new ToolsError("not_found", `Connection "${connectionId}" no longer exists.`);
+  if (connection.status !== "active") throw expiredError(connection);
+  return connection;
+}
+
+/** Marks the connection expired with the reason, reports it, and refuses the call. */
+async function expire(ctx: HandlerContext, connection: ConnectionRecord, reason: string): Promise<never> {
+  const updated = await ctx.store.updateConnection(connection.id, { status: "expired", statusReason: reason });
+  ctx.emit("connection.expired", { connectionId: connection.id, toolkit: connection.toolkit, reason });
+  throw expiredError(updated ?? { ...connection, status: "expired", statusReason: reason });
+}
+
+function expiredError(connection: ConnectionRecord): ToolsError {
+  const reason = connection.statusReason ? ` ${connection.statusReason}` : "";
+  return new ToolsError(
+    "connection_required",
+    `Connection "${connection.id}" is ${connection.status}.${reason} Reconnect it with POST /auth {"toolkit":"${connection.toolkit}"}.`,
+  );
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

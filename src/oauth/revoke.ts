@@ -1,0 +1,30 @@
+import * as oauth from "oauth4webapi";
+import { openCredential } from "../connections/credentials.js";
+import type { HandlerContext } from "../context.js";
+import type { ConnectionRecord } from "../store/types.js";
+import type { Toolkit } from "../toolkits/define.js";
+import { oauthClient } from "./client.js";
+
+/**
+ * Revokes the connection's tokens at the provider (RFC 7009) when its toolkit has a revocation
+ * endpoint: the refresh token first (which ends the grant at most providers), then the access
+ * token. Never throws: a failure is logged and reported as false, and the caller deletes the
+ * connection locally either way.
+ */
+export async function revokeAtProvider(ctx: HandlerContext, toolkit: Toolkit | null, connection: ConnectionRecord): Promise<boolean> {
+  if (toolkit?.auth.type !== "oauth2" || !toolkit.auth.revocationUrl) return false;
+  try {
+    const credential = await openCredential(ctx, connection);
+    if (credential.type !== "oauth2") return false;
+    const { as, client, clientAuth, options } = oauthClient(ctx, toolkit.auth);
+    const tokens = [credential.refreshToken, credential.accessToken].filter((t): t is string => !!t);
+    for (const token of tokens) {
+      const response = await oauth.revocationRequest(as, client, clientAuth, token, options());
+      await oauth.processRevocationResponse(response);
+    }
+    return true;
+  } catch (error) {
+    ctx.logger.log("warn", "token revocation failed; the connection is deleted locally anyway", { connectionId: connection.id, error });
+    return false;
+  }
+}

@@ -1,0 +1,88 @@
+import * as oauth from "oauth4webapi";
+import type { HandlerContext } from "../context.js";
+import { ToolsError } from "../errors.js";
+import type { AgentPrincipal } from "../routes/agent.js";
+import type { OAuth2Scheme } from "../toolkits/auth-schemes.js";
+import type { Toolkit } from "../toolkits/define.js";
+import { randomBytes, randomId, sha256Hex, toBase64Url } from "../util/encoding.js";
+
+/** How long a started authorization waits for its callback. */
+export const AUTHORIZATION_TTL_MS = 10 * 60 * 1000;
+
+/** Secrets of a pending authorization, stored encrypted with the authorization id as associated data. */
+export interface AuthorizationSecrets {
+  codeVerifier: string;
+  nonce?: string;
+}
+
+// Parameters the library sets itself; a toolkit's authorizationParams cannot override them.
+const RESERVED = new Set(["response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method", "nonce"]);
+
+/** The exact redirect_uri: `publicUrl`'s origin, then basePath, then `/auth/callback`. */
+export function redirectUri(ctx: HandlerContext): string {
+  if (!ctx.publicUrl) {
+    throw new ToolsError(
+      "invalid_request",
+      "This server cannot start OAuth: its publicUrl is not configured. Ask its operator to set the publicUrl option.",
+    );
+  }
+  return new URL(`${ctx.basePath}/auth/callback`, ctx.publicUrl.origin).href;
+}
+
+/** Whether a return URL's origin is the app's own or one of `allowedReturnOrigins`. */
+export function isAllowedReturnUrl(ctx: HandlerContext, returnUrl: string): boolean {
+  const origin = new URL(returnUrl).origin;
+  return origin !== "null" && (origin === ctx.publicUrl?.origin || ctx.allowedReturnOrigins.includes(origin));
+}
+
+/**
+ * Starts an authorization-code flow with PKCE (S256): stores a single-use state (only its hash)
+ * bound to the agent, toolkit, label and return URL, with an expiry, and returns the URL the
+ * user opens in a browser.
+ */
+export async function startAuthorization(
+  ctx: HandlerContext,
+  agent: AgentPrincipal,
+  toolkit: Toolkit,
+  scheme: OAuth2Scheme,
+  request: { label?: string; returnUrl?: string },
+): Promise<{ authorizationId: string; authorizationUrl: string; expiresAt: string }> {
+  const callback = redirectUri(ctx);
+  if (request.returnUrl && !isAllowedReturnUrl(ctx, request.returnUrl)) {
+    throw new ToolsError("invalid_request", "returnUrl must be on this app's origin or one of its allowedReturnOrigins.");
+  }
+  const state = toBase64Url(randomBytes(32));
+  const secrets: AuthorizationSecrets = { codeVerifier: oauth.generateRandomCodeVerifier() };
+  if (scheme.scopes.includes("openid")) secrets.nonce = oauth.generateRandomNonce();
+  const id = randomId("auth_");
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + AUTHORIZATION_TTL_MS);
+  await ctx.store.createAuthorization({
+    id,
+    stateHash: await sha256Hex(state),
+    workspaceId: agent.workspaceId,
+    agentId: agent.agentId,
+    toolkit: toolkit.slug,
+    label: request.label ?? null,
+    returnUrl: request.returnUrl ?? null,
+    secrets: await ctx.cipher.encrypt(JSON.stringify(secrets), id),
+    status: "pending",
+    connectionId: null,
+    error: null,
+    createdAt: now,
+    expiresAt,
+    consumedAt: null,
+  });
+
+  const url = new URL(scheme.authorizationUrl);
+  for (const [name, value] of Object.entries(scheme.authorizationParams ?? {})) if (!RESERVED.has(name)) url.searchParams.set(name, value);
+  url.searchParams.set("response_type", "code");
+  url.searchParams.set("client_id", scheme.clientId);
+  url.searchParams.set("redirect_uri", callback);
+  if (scheme.scopes.length) url.searchParams.set("scope", scheme.scopes.join(" "));
+  url.searchParams.set("state", state);
+  url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(secrets.codeVerifier));
+  url.searchParams.set("code_challenge_method", "S256");
+  if (secrets.nonce) url.searchParams.set("nonce", secrets.nonce);
+  return { authorizationId: id, authorizationUrl: url.href, expiresAt: expiresAt.toISOString() };
+}
