@@ -55,6 +55,7 @@ declare module "oidc-provider" {
     scope?: string;
     accountId?: string;
     clientId?: string;
+    grantId?: string;
     isExpired: boolean;
     isValid: boolean;
   }
@@ -68,6 +69,7 @@ declare module "oidc-provider" {
     readonly issuer: string;
     AccessToken: TokenModelClass;
     RefreshToken: TokenModelClass;
+    Grant: TokenModelClass;
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     use(middleware: (ctx: KoaContextWithOIDC, next: () => Promise<void>) => Promise<void> | void): this;
     on(event: string, listener: (...args: any[]) => void): this;
@@ -86,6 +88,7 @@ declare module "oidc-provider" {
   export const errors: {
     OIDCProviderError: typeof OIDCProviderError;
     InvalidGrant: new (description?: string) => OIDCProviderError;
+    InvalidRequest: new (description?: string) => OIDCProviderError;
     [name: string]: unknown;
   };
 
