@@ -27,8 +27,6 @@ export interface FreshCredential {
 
 // Refreshes in flight in this process, per handler and connection: concurrent callers share one.
 const inFlight = new WeakMap<HandlerContext, Map<string, Promise<FreshCredential>>>();
-// Identifies this process as a lease holder.
-const holder = randomId("holder_");
 
 /**
  * The connection's credential, refreshed first when it is an OAuth token within
@@ -66,6 +64,8 @@ function needsRefresh(connection: ConnectionRecord, credential: OAuthCredential,
  */
 async function refreshUnderLease(ctx: HandlerContext, scheme: OAuth2Scheme, connectionId: string, staleAccessToken: string | undefined): Promise<FreshCredential> {
   const lease = `oauth-refresh:${connectionId}`;
+  // One holder id per refresh, not per process: two handlers in one process must not share a lease.
+  const holder = randomId("holder_");
   const deadline = Date.now() + REFRESH_WAIT_MS;
   for (let attempt = 0; ; attempt++) {
     const current = await readActive(ctx, connectionId);
