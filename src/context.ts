@@ -6,7 +6,7 @@ import type { ToolkitRegistry } from "./toolkits/registry.js";
 
 /** Names of the events a handler reports through `hooks`. */
 export interface ToolsEvents {
-  "connection.created": { principal: Principal; connectionId: string; toolkit: string };
+  "connection.created": { workspaceId: string; agentId: string; connectionId: string; toolkit: string };
   "connection.deleted": { principal: Principal; connectionId: string; toolkit: string };
   "tool.executed": { principal: Principal; tool: string; toolkit: string; connectionId: string | null; successful: boolean; durationMs: number };
   "proxy.requested": { principal: Principal; toolkit: string; connectionId: string | null; method: string; host: string; status: number | null; durationMs: number };

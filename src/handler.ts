@@ -82,7 +82,9 @@ function decodeParams(params: Record<string, string>): Record<string, string> {
 function failure(error: unknown, request: Request, context: HandlerContext): Response {
   const toolsError = toToolsError(error);
   if (toolsError.code === "internal" || toolsError.code === "unavailable") {
-    context.logger.log("error", "request failed", { method: request.method, path: new URL(request.url).pathname, error });
+    // An unavailable dependency is expected to pass; a bug is not.
+    const level = toolsError.code === "internal" ? "error" : "warn";
+    context.logger.log(level, "request failed", { method: request.method, path: new URL(request.url).pathname, error });
   }
   return errorResponse(toolsError);
 }

@@ -1,10 +1,10 @@
 import * as oauth from "oauth4webapi";
-import { sealCredential } from "../connections/credentials.js";
+import { createConnection } from "../connections/create.js";
 import type { HandlerContext } from "../context.js";
 import { ToolsError, errorResponse } from "../errors.js";
 import type { AuthorizationRecord, ConnectionRecord } from "../store/types.js";
 import type { Credential, OAuth2Scheme } from "../toolkits/auth-schemes.js";
-import { randomId, sha256Hex } from "../util/encoding.js";
+import { sha256Hex } from "../util/encoding.js";
 import { oauthClient } from "./client.js";
 import { resultPage } from "./page.js";
 import { redirectUri, isAllowedReturnUrl, type AuthorizationSecrets } from "./start.js";
@@ -72,8 +72,6 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
     throw new CallbackError("The code could not be exchanged for a token at the provider. Start the connection again.");
   }
 
-  const now = new Date();
-  const id = randomId("conn_");
   const credential: Credential = {
     type: "oauth2",
     accessToken: tokens.access_token,
@@ -81,26 +79,16 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
     tokenType: tokens.token_type,
     ...(tokens.id_token ? { idToken: tokens.id_token } : {}),
   };
-  const existing = await ctx.store.listConnections({ workspaceId: authorization.workspaceId, agentId: authorization.agentId, toolkit: toolkit.slug });
-  const record: ConnectionRecord = {
-    id,
+  return createConnection(ctx, {
     workspaceId: authorization.workspaceId,
     agentId: authorization.agentId,
-    toolkit: toolkit.slug,
-    label: authorization.label ?? (existing.length ? `${toolkit.name} ${existing.length + 1}` : toolkit.name),
+    toolkit,
+    label: authorization.label,
     remoteUser: await identify(ctx, scheme, tokens),
-    status: "active",
-    statusReason: null,
-    credentials: await sealCredential(ctx, id, credential),
+    credential,
     scopes: tokens.scope ? tokens.scope.split(" ").filter(Boolean) : scheme.scopes,
-    params: {},
-    credentialsExpireAt: typeof tokens.expires_in === "number" ? new Date(now.getTime() + tokens.expires_in * 1000) : null,
-    createdAt: now,
-    updatedAt: now,
-    version: 1,
-  };
-  await ctx.store.createConnection(record);
-  return record;
+    credentialsExpireAt: typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null,
+  });
 }
 
 /** The upstream account: the toolkit's own `identify`, else userinfo, else the ID token's claims. */

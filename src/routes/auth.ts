@@ -1,13 +1,11 @@
 import { z } from "zod";
 import { publicConnection } from "../connections/resolve.js";
-import { sealCredential } from "../connections/credentials.js";
+import { createConnection } from "../connections/create.js";
 import { ToolsError } from "../errors.js";
 import { json } from "../http.js";
-import type { ConnectionRecord } from "../store/types.js";
 import type { Credential } from "../toolkits/auth-schemes.js";
 import { completeAuthorization } from "../oauth/callback.js";
 import { startAuthorization } from "../oauth/start.js";
-import { randomId } from "../util/encoding.js";
 import { requireAgent } from "./agent.js";
 import { defineRoute } from "./route.js";
 import { ConnectionSchema, errors, idParam } from "./schemas.js";
@@ -67,28 +65,15 @@ export const authRoutes = [
       }
       const credential = toCredential(toolkit.auth.type, toolkit.slug, body.credentials);
       const params = checkParams(toolkit.baseUrls, body.params ?? {});
-      const now = new Date();
-      const id = randomId("conn_");
-      const existing = await ctx.store.listConnections({ workspaceId: agent.workspaceId, agentId: agent.agentId, toolkit: toolkit.slug });
-      const record: ConnectionRecord = {
-        id,
+      const record = await createConnection(ctx, {
         workspaceId: agent.workspaceId,
         agentId: agent.agentId,
-        toolkit: toolkit.slug,
-        label: body.label ?? (existing.length ? `${toolkit.name} ${existing.length + 1}` : toolkit.name),
+        toolkit,
+        label: body.label,
         remoteUser: body.remoteUser ?? "",
-        status: "active",
-        statusReason: null,
-        credentials: await sealCredential(ctx, id, credential),
-        scopes: [],
+        credential,
         params,
-        credentialsExpireAt: null,
-        createdAt: now,
-        updatedAt: now,
-        version: 1,
-      };
-      await ctx.store.createConnection(record);
-      ctx.emit("connection.created", { principal, connectionId: id, toolkit: toolkit.slug });
+      });
       return json({ connection: publicConnection(record) }, 201);
     },
   }),

@@ -99,6 +99,7 @@ describe("GET /auth/callback", () => {
     const listed = (await listConnections(h, alice)).find((c) => c.id === connectionId);
     expect(listed).toMatchObject({ toolkit: "notes", label: "Work", remoteUser: "alice", status: "active", statusReason: null });
     expect(await h.eventsOf("auth.completed")).toContainEqual({ authorizationId: started.authorizationId, toolkit: "notes", agentId: "agent-alice", connectionId });
+    expect(await h.eventsOf("connection.created")).toContainEqual({ workspaceId: expect.any(String), agentId: "agent-alice", connectionId, toolkit: "notes" });
     // The stored token works against the API.
     const exec = await h.call("POST", "/execute", { key: alice, body: { tool: "NOTES_ME", connection_id: connectionId } });
     expect(exec.json).toMatchObject({ successful: true, data: { sub: "alice", clientId: as.clientId } });
