@@ -9,3 +9,5 @@ export function toNodeHandler(tools: ToolsHandler | ((request: Request) => Promi
   });
   return adapter as unknown as (req: IncomingMessage, res: ServerResponse) => void;
 }
+
+export { createUndiciFetch, type UndiciFetch, type UndiciFetchOptions } from "../src/node/undici-fetch.js";

@@ -1,6 +1,7 @@
 import type { BlobStore } from "./blob/types.js";
 import type { CredentialCipher } from "./credentials/cipher.js";
 import type { SafeLogger } from "./logger.js";
+import type { RetryPolicy } from "./outbound/retry.js";
 import type { Principal, ToolsStore } from "./store/types.js";
 import type { ToolkitRegistry } from "./toolkits/registry.js";
 
@@ -61,8 +62,10 @@ export interface HandlerContext {
   fetch: typeof fetch;
   timeouts: { toolMs: number; proxyMs: number };
   uploads: UploadSettings;
-  /** Largest upstream response body read into memory, in bytes. */
+  /** Largest upstream response body read by the proxy or through a tool's `ctx.fetch`, in bytes. */
   maxResponseBytes: number;
+  /** Retries of outbound calls for toolkits without their own; null when off. */
+  retries: RetryPolicy | null;
   /** The rate-limit and credit check, if configured. */
   limits: LimitsHook | undefined;
   /** Reports an event to its hook, if any, without failing the request. */

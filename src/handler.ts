@@ -7,6 +7,7 @@ import { ToolsError, errorResponse, toToolsError } from "./errors.js";
 import { readJson, readQuery } from "./http.js";
 import { createSafeLogger } from "./logger.js";
 import { DEFAULT_ALLOWED_CONTENT_TYPES, validateOptions, type ToolsHandlerOptions } from "./options.js";
+import { resolveRetryPolicy } from "./outbound/retry.js";
 import { allRoutes } from "./routes/index.js";
 import type { RouteDefinition } from "./routes/route.js";
 import { memoryStore } from "./store/memory.js";
@@ -127,6 +128,7 @@ function resolveContext(options: ToolsHandlerOptions): HandlerContext {
       allowedContentTypes: options.uploads?.allowedContentTypes ?? DEFAULT_ALLOWED_CONTENT_TYPES,
     },
     maxResponseBytes: options.maxResponseBytes ?? 10 * 1024 * 1024,
+    retries: resolveRetryPolicy(options.retries),
     limits: options.limits,
     emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]) {
       const hook = hooks[event] as ((p: ToolsEvents[E]) => unknown) | undefined;

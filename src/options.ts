@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { BlobStore } from "./blob/types.js";
 import type { LimitsHook, ToolsHooks } from "./context.js";
 import type { Logger } from "./logger.js";
+import { retriesSchema, type RetryOptions } from "./outbound/retry.js";
 import type { ToolsStore } from "./store/types.js";
 import type { Toolkit, ToolkitDefinition } from "./toolkits/define.js";
 import type { ToolkitRegistry } from "./toolkits/registry.js";
@@ -37,8 +38,20 @@ export interface ToolsHandlerOptions {
   timeouts?: { toolMs?: number; proxyMs?: number };
   /** Upload limits: largest file (bytes), staging lifetime (ms), accepted media types. */
   uploads?: { maxBytes?: number; ttlMs?: number; allowedContentTypes?: string[] };
-  /** Largest upstream response read by the proxy, in bytes. Default 10 MiB. */
+  /**
+   * Largest upstream response body, in bytes, the proxy reads and a tool can read through
+   * `ctx.fetch`; past it the call fails with code `response_too_large`. Default 10 MiB.
+   */
   maxResponseBytes?: number;
+  /**
+   * Retries of outbound calls (the proxy and tools' `ctx.fetch`). Off by default. Only GET, HEAD,
+   * PUT, DELETE and OPTIONS without a stream body are retried, after a network error or a 408,
+   * 425, 429, 500, 502, 503 or 504, waiting for the upstream's Retry-After or else a full-jitter
+   * exponential backoff (`baseDelayMs` default 200, doubling, at most `maxDelayMs`, default 5000).
+   * A Retry-After above `maxDelayMs`, or a wait past the call's timeout, ends the retries with that
+   * answer. A toolkit's own `retries` replaces this.
+   */
+  retries?: RetryOptions;
 }
 
 /** Media types accepted by `POST /upload` unless `uploads.allowedContentTypes` says otherwise. */
@@ -97,6 +110,7 @@ const optionsSchema = z.object({
     .strict()
     .optional(),
   maxResponseBytes: z.number().int().positive().optional(),
+  retries: retriesSchema.optional(),
 });
 
 /**

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { toNodeHandler } from "../../adapters/node.js";
+import { createUndiciFetch, toNodeHandler } from "../../adapters/node.js";
 import { issueApiKey } from "../credentials/api-keys.js";
 import { createToolsHandler, type ToolsHandler } from "../handler.js";
 import type { Logger } from "../logger.js";
@@ -149,6 +149,7 @@ async function serve(args: string[]): Promise<number> {
 
   const demoApi = values["no-demo"] ? null : createDemoApi();
   let tools: ToolsHandler | null = null;
+  const outboundFetch = createUndiciFetch();
   const server = createServer(
     toNodeHandler(async (request) => {
       if (demoApi && new URL(request.url).pathname.startsWith(`${DEMO_API_PATH}/`)) return demoApi(request);
@@ -165,9 +166,11 @@ async function serve(args: string[]): Promise<number> {
       publicUrl: publicUrl ?? origin,
       toolkits: [...(demoApi ? [demoToolkit(origin)] : []), ...extra],
       logger: stderrLogger,
+      fetch: outboundFetch, // pooled keep-alive connections instead of the global fetch
     });
   } catch (error) {
     server.close();
+    void outboundFetch.close().catch(() => {});
     return fail((error as Error).message);
   }
   const { store, blobStore } = tools.context;
@@ -196,7 +199,10 @@ async function serve(args: string[]): Promise<number> {
       stopping = true;
       process.stderr.write(`tools-proxy: ${signal} received, stopping\n`);
       clearInterval(sweep);
-      server.close(() => resolve(0));
+      server.close(() => {
+        void outboundFetch.close().catch(() => {}); // not awaited: the process exits next
+        resolve(0);
+      });
       server.closeIdleConnections();
       setTimeout(() => server.closeAllConnections(), 3000).unref();
     };

@@ -2,6 +2,7 @@ import type { Credential } from "../toolkits/auth-schemes.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { ToolsError } from "../errors.js";
 import { applyCredentialQuery, buildUpstreamHeaders } from "./headers.js";
+import { sendWithRetries, type RetryPolicy } from "./retry.js";
 import { checkOutboundUrl, resolveAgainstBase } from "./url-policy.js";
 
 /** Redirects followed at most, each to a URL that passes the same policy. */
@@ -19,6 +20,18 @@ export interface OutboundOptions {
    * to retry with, or throws. Omit to never retry.
    */
   refreshAfterUnauthorized?: (stale: Credential) => Promise<Credential>;
+  /** Retries of idempotent calls (see `sendWithRetries`); null or absent: none. */
+  retries?: RetryPolicy | null;
+  /** `performance.now()` value of the call's overall deadline: no retry starts a wait past it. */
+  deadline?: number;
+}
+
+/**
+ * `RequestInit` plus the length of a stream body. The header policy drops a caller's
+ * `Content-Length`, so a trusted caller that knows the size of its stream says it here.
+ */
+export interface OutboundInit extends RequestInit {
+  contentLength?: number;
 }
 
 /**
@@ -26,12 +39,13 @@ export interface OutboundOptions {
  * Every URL (and every redirect target) is checked before anything is sent; a redirect elsewhere
  * is returned as the response instead of being followed, so the credential never leaves the
  * toolkit's origins. An OAuth 401 is retried once with a refreshed token when the body can be
- * sent again. Throws `ToolsError` (400) for a refused URL or header.
+ * sent again, and each hop is retried per `options.retries`. Throws `ToolsError` (400) for a
+ * refused URL or header.
  */
 export function createOutboundFetch(options: OutboundOptions) {
   const { toolkit, params } = options;
   let credential = options.credential;
-  return async function outboundFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
+  return async function outboundFetch(input: string | URL, init: OutboundInit = {}): Promise<Response> {
     let url = checkOutboundUrl(resolveAgainstBase(input, toolkit.baseUrls, params), toolkit.baseUrls, params);
     let method = (init.method ?? "GET").toUpperCase();
     let body = init.body ?? null;
@@ -41,19 +55,14 @@ export function createOutboundFetch(options: OutboundOptions) {
       init.headers === undefined || init.headers instanceof Headers || Array.isArray(init.headers)
         ? init.headers && new Headers(init.headers)
         : (init.headers as Record<string, string>);
-    let headers = buildUpstreamHeaders(callerHeaders, toolkit.auth, credential);
+    let headers = withLength(buildUpstreamHeaders(callerHeaders, toolkit.auth, credential), body, init.contentLength);
     const signal = init.signal ? AbortSignal.any([init.signal, options.signal]) : options.signal;
     let retriedUnauthorized = false;
 
     for (let hop = 0; ; hop++) {
-      const response = await options.fetch(applyCredentialQuery(url, toolkit.auth, credential), {
-        method,
-        headers,
-        body,
-        redirect: "manual",
-        signal,
-        ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
-      } as RequestInit);
+      const target = applyCredentialQuery(url, toolkit.auth, credential);
+      const request = { method, headers, body, redirect: "manual", signal, ...(body instanceof ReadableStream ? { duplex: "half" } : {}) } as RequestInit;
+      const response = await sendWithRetries(() => options.fetch(target, request), { method, body, policy: options.retries ?? null, signal, deadline: options.deadline });
       if (response.status === 401 && credential?.type === "oauth2" && options.refreshAfterUnauthorized && !retriedUnauthorized && !(body instanceof ReadableStream)) {
         retriedUnauthorized = true;
         await response.body?.cancel().catch(() => {});
@@ -76,10 +85,19 @@ export function createOutboundFetch(options: OutboundOptions) {
         method = "GET";
         body = null;
         headers.delete("content-type");
+        headers.delete("content-length");
       }
       url = next;
     }
   };
+}
+
+/** Sets the declared length of a stream body (other bodies get theirs from the fetch itself). */
+function withLength(headers: Headers, body: unknown, contentLength: number | undefined): Headers {
+  if (body instanceof ReadableStream && contentLength !== undefined && Number.isSafeInteger(contentLength) && contentLength >= 0) {
+    headers.set("content-length", String(contentLength));
+  }
+  return headers;
 }
 
 /** Maps a failure of the outbound fetch itself (not an upstream status) to a result code. */

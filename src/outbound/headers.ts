@@ -1,15 +1,17 @@
 import { ToolsError } from "../errors.js";
 import { basicAuthorization, type AuthScheme, type Credential } from "../toolkits/auth-schemes.js";
 
-// Headers a caller may never send upstream: they belong to the hop, identify the proxy's own
-// session, or would let the caller smuggle a second request.
-const HOP_BY_HOP = new Set([
+// Headers a caller may never send upstream: hop-by-hop headers (RFC 9110 7.6.1, plus the h2c
+// upgrade's), the proxy's own session and routing (`host`, `cookie`), and framing that fetch
+// computes itself. `proxy-*` names are refused by prefix.
+const FORBIDDEN = new Set([
   "connection",
   "keep-alive",
   "te",
   "trailer",
   "transfer-encoding",
   "upgrade",
+  "http2-settings",
   "host",
   "cookie",
   "content-length",
@@ -17,29 +19,31 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /**
- * Builds upstream request headers from the caller's, minus forbidden ones, with the credential
- * set last so nothing the caller sent can override or remove it.
+ * Builds upstream request headers from the caller's. Every caller header is validated first: a
+ * name that is not an HTTP token, or a value with CR, LF, NUL, another control character (tab
+ * aside) or a character beyond Latin-1, is a `400 invalid_request`, even when the header would
+ * have been dropped. Then forbidden headers, `proxy-*` headers, headers the caller's `Connection`
+ * names, `authorization` and the scheme's own credential header (any case) are dropped, and the
+ * credential is set last, so nothing the caller sends can override, duplicate or remove it.
  */
 export function buildUpstreamHeaders(callerHeaders: Record<string, string> | Headers | undefined, scheme: AuthScheme, credential: Credential | null): Headers {
-  const headers = new Headers();
   const entries = callerHeaders instanceof Headers ? [...callerHeaders] : Object.entries(callerHeaders ?? {});
+  for (const [name, value] of entries) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[^\t\x20-\x7e\x80-\xff]/.test(value)) {
+      throw new ToolsError("invalid_request", `Header "${name.replace(/[^\x21-\x7e]/g, "?")}" has an invalid name, or a line break, control character or non-Latin-1 character in its value; remove it.`);
+    }
+  }
   const connectionListed = new Set<string>();
   for (const [name, value] of entries) {
     if (name.toLowerCase() === "connection") for (const listed of value.split(",")) connectionListed.add(listed.trim().toLowerCase());
   }
   const credentialHeader = credentialHeaderName(scheme);
-  for (const [rawName, value] of entries) {
-    const name = rawName.toLowerCase();
-    if (HOP_BY_HOP.has(name) || name.startsWith("proxy-") || connectionListed.has(name)) continue;
+  const headers = new Headers();
+  for (const [callerName, value] of entries) {
+    const name = callerName.toLowerCase();
+    if (FORBIDDEN.has(name) || name.startsWith("proxy-") || connectionListed.has(name)) continue;
     if (name === "authorization" || name === credentialHeader) continue;
-    if (/[\r\n\0]/.test(value) || /[\r\n\0]/.test(name)) {
-      throw new ToolsError("invalid_request", `Header "${rawName.replace(/[^\x21-\x7e]/g, "?")}" contains a line break or NUL; remove it.`);
-    }
-    try {
-      headers.append(name, value);
-    } catch {
-      throw new ToolsError("invalid_request", `Header "${rawName.replace(/[^\x21-\x7e]/g, "?")}" is not a valid HTTP header.`);
-    }
+    headers.append(name, value);
   }
   applyCredentialHeader(headers, scheme, credential);
   return headers;

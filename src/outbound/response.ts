@@ -1,6 +1,11 @@
 import type { HandlerContext } from "../context.js";
-import type { Principal } from "../store/types.js";
+import { ToolsError } from "../errors.js";
+import type { ExecutionResult } from "../execution/result.js";
+import { redact } from "../logger.js";
+import type { AgentPrincipal } from "../routes/agent.js";
+import { ToolRunError, isRetryableStatus, parseRetryAfter } from "../toolkits/tool-error.js";
 import { newStagingKey, ownerMetadata } from "../uploads/staging.js";
+import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 
 // Upstream headers worth passing back: metadata an agent can act on, never cookies or auth challenges.
 const PASSED_HEADERS = new Set([
@@ -27,37 +32,121 @@ export function filterResponseHeaders(headers: Headers): Record<string, string> 
   return out;
 }
 
+/** A proxy call's ExecutionResult: the upstream status (null when no answer came) and filtered headers. */
+export type ProxyResult = ExecutionResult & { status: number | null; headers: Record<string, string> };
+
 /**
- * The upstream body as result data: JSON parsed, text as a string, anything else staged in the
- * blob store for the calling agent and returned as `{ stagingKey, contentType, size, expiresAt }`.
+ * The ExecutionResult of an upstream answer: `successful` below status 400, otherwise an
+ * `upstream_error` with `upstreamStatus`, `retryable` and the Retry-After delay. A body past
+ * `ctx.maxResponseBytes` is `response_too_large`; one that breaks off is `upstream_unreachable`.
  */
-export async function bodyToData(ctx: HandlerContext, principal: Principal, bytes: Uint8Array, contentType: string): Promise<unknown> {
-  if (bytes.byteLength === 0) return null;
-  const type = contentType.split(";")[0]!.trim().toLowerCase();
+export async function upstreamResult(ctx: HandlerContext, agent: AgentPrincipal, response: Response, secrets: string[], signal: AbortSignal): Promise<ProxyResult> {
+  const answer = { status: response.status, headers: filterResponseHeaders(response.headers) };
+  let data: unknown;
+  try {
+    data = await readUpstreamData(ctx, agent, response, signal);
+  } catch (error) {
+    if (error instanceof ToolsError) throw error; // the blob store is down: a 503, not an upstream fault
+    const tooLarge = error instanceof BodyTooLargeError;
+    return {
+      data: null,
+      error: tooLarge ? `The upstream response is larger than ${ctx.maxResponseBytes} bytes.` : "The upstream response was cut off.",
+      successful: false,
+      code: tooLarge ? "response_too_large" : "upstream_unreachable",
+      retryable: !tooLarge,
+      upstreamStatus: response.status,
+      ...answer,
+    };
+  }
+  if (response.status < 400) return { data, error: null, successful: true, ...answer };
+  const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
+  return {
+    data,
+    error: redact(`Upstream answered ${response.status}${response.statusText ? ` ${response.statusText}` : ""}.`, secrets),
+    successful: false,
+    code: "upstream_error",
+    retryable: isRetryableStatus(response.status),
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    upstreamStatus: response.status,
+    ...answer,
+  };
+}
+
+/**
+ * The upstream body as result data, never holding more than `ctx.maxResponseBytes`: JSON parsed,
+ * text as a string, anything else streamed into the blob store for the calling agent and returned
+ * as `{ stagingKey, contentType, size, expiresAt }`. An empty body is null. Throws
+ * `BodyTooLargeError` as soon as the declared or counted size passes the limit (nothing is
+ * staged), or the stream's error when the body breaks off.
+ */
+export async function readUpstreamData(ctx: HandlerContext, agent: AgentPrincipal, response: Response, signal?: AbortSignal): Promise<unknown> {
+  const maxBytes = ctx.maxResponseBytes;
+  const declared = response.headers.get("content-length");
+  if (declared !== null && Number(declared) > maxBytes) {
+    await response.body?.cancel().catch(() => {});
+    throw new BodyTooLargeError(maxBytes);
+  }
+  if (!response.body || declared === "0") return null;
+  const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/json" || type.endsWith("+json")) {
-    const text = new TextDecoder().decode(bytes);
+    const text = new TextDecoder().decode(await readBytes(response.body, maxBytes));
+    if (text === "") return null;
     try {
       return JSON.parse(text);
     } catch {
       return text;
     }
   }
-  if (isTextual(type)) return new TextDecoder().decode(bytes);
-  return stageBytes(ctx, principal as Principal & { agentId: string }, bytes, type);
+  if (isTextual(type)) return new TextDecoder().decode(await readBytes(response.body, maxBytes)) || null;
+  return stageStream(ctx, agent, response.body.pipeThrough(limitBytes(maxBytes)), type, signal);
 }
 
-/** Stores bytes as a staged file of the agent and returns its reference. */
-async function stageBytes(ctx: HandlerContext, principal: Principal & { agentId: string }, bytes: Uint8Array, contentType: string) {
+/** Streams a body into the blob store as a staged file of the agent; null when it was empty. */
+async function stageStream(ctx: HandlerContext, agent: AgentPrincipal, body: ReadableStream<Uint8Array>, contentType: string, signal?: AbortSignal) {
   const stagingKey = newStagingKey();
   const expiresAt = new Date(Date.now() + ctx.uploads.ttlMs);
-  const body = new ReadableStream<Uint8Array>({
+  const info = await ctx.blobStore.put(stagingKey, body, { contentType, metadata: ownerMetadata(agent), expiresAt, ...(signal ? { signal } : {}) });
+  if (info.size === 0) {
+    await ctx.blobStore.delete(stagingKey);
+    return null;
+  }
+  return { stagingKey, contentType: info.contentType, size: info.size, expiresAt: info.expiresAt.toISOString() };
+}
+
+/**
+ * The same response with a body that errors with a `ToolRunError` (code `response_too_large`)
+ * once more than `maxBytes` have been read, so a tool cannot pull an unbounded body into memory.
+ * A declared Content-Length over the limit fails the same way at the first read.
+ */
+export function capResponseBody(response: Response, maxBytes: number): Response {
+  if (!response.body) return response;
+  const tooLarge = () => new ToolRunError(`The upstream response is larger than ${maxBytes} bytes.`, { code: "response_too_large", upstreamStatus: response.status });
+  const declared = response.headers.get("content-length");
+  const body = declared !== null && Number(declared) > maxBytes ? failingStream(response.body, tooLarge()) : response.body.pipeThrough(limitBytes(maxBytes, tooLarge));
+  const capped = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  Object.defineProperty(capped, "url", { value: response.url });
+  return capped;
+}
+
+function failingStream(source: ReadableStream<Uint8Array>, error: Error): ReadableStream<Uint8Array> {
+  return new ReadableStream({
     start(controller) {
-      controller.enqueue(bytes);
-      controller.close();
+      source.cancel().catch(() => {});
+      controller.error(error);
     },
   });
-  const info = await ctx.blobStore.put(stagingKey, body, { contentType, metadata: ownerMetadata(principal), expiresAt });
-  return { stagingKey, contentType: info.contentType, size: info.size, expiresAt: info.expiresAt.toISOString() };
+}
+
+/** Passes bytes through until more than `maxBytes` went by, then errors (by default with `BodyTooLargeError`). */
+function limitBytes(maxBytes: number, tooLarge: () => Error = () => new BodyTooLargeError(maxBytes)): TransformStream<Uint8Array, Uint8Array> {
+  let size = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      size += chunk.byteLength;
+      if (size > maxBytes) controller.error(tooLarge());
+      else controller.enqueue(chunk);
+    },
+  });
 }
 
 function isTextual(type: string): boolean {

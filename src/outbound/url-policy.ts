@@ -1,53 +1,165 @@
 import { ToolsError } from "../errors.js";
 
+// `scheme://authority` exactly: `http:host`, `http:/host` and `http:///host` parse to the same
+// URL as `http://host`, so only the plain form is taken.
+const SCHEME_AND_AUTHORITY = /^(https?):\/\/([^/?#]*)/i;
+const DEFAULT_PORT: Record<string, string> = { "http:": "80", "https:": "443" };
+// Slashes, backslashes, dots and NUL that a server could decode into path structure.
+const ENCODED_SEPARATOR = /%(?:2f|5c|2e|00)/i;
+// Characters Windows "best fit" code pages turn into `/` or `\`; NFKC leaves them alone.
+const BEST_FIT_SEPARATORS = /[\u2044\u2215\u2216\u29f5\u29f8\u29f9]/;
+const PERCENT_RUN = /(?:%[0-9a-f]{2})+/gi;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
 /**
- * Checks that `target` falls under one of the toolkit's base URLs and returns it parsed.
+ * Checks that `target` falls under one of the toolkit's base URLs and returns it parsed; the
+ * caller must send exactly this URL object, so what was checked is what goes out.
  *
- * The URL is parsed with the URL standard, never compared as a string: the scheme, host and port
- * must equal a base URL's exactly (so alternative IP spellings, which the parser normalises, never
- * match a named host), and the normalised path must equal the base path or continue it after a
- * `/`. Userinfo, backslashes and percent-encoded slashes, backslashes or dots are refused outright,
- * since servers disagree about them. `{placeholders}` in a base URL are filled from the
- * connection's params before matching.
+ * Accepted: `http(s)://host[:port]/path...` where, after parsing with the URL standard, scheme,
+ * host and port equal a base URL's and the path equals the base path or continues it after a
+ * `/`. The host must be written as the URL standard writes it (ASCII case aside), so alternative
+ * IP spellings (`2130706433`, `0x7f.1`, `[::ffff:7f00:1]`), percent-encoded, fullwidth or other
+ * Unicode spellings and trailing dots are refused even when they name the same address. An
+ * explicit default port (`:443` for https) is the same URL and is accepted.
+ *
+ * Refused outright, since servers disagree about them: userinfo (`@`), backslashes, control
+ * characters, percent-encoded `/`, `\`, `.` or NUL in the path (also when double-encoded, as in
+ * `%252f` or `%%32%66`), `%u` escapes, percent-encoded bytes that are not UTF-8 (overlong `%c0%ae`),
+ * segments made only of dots (`..;`, `...`, `.. `), and characters that Unicode compatibility
+ * mapping or Windows best-fit turns into ASCII (`．．／`). Plain `.` and `..` segments are
+ * resolved by the parser first, so only those that climb out of the base are refused.
+ *
+ * `{placeholders}` in a base URL are filled from the connection's params ([A-Za-z0-9-], one
+ * label) and the filled URL is matched exactly the same way.
  */
 export function checkOutboundUrl(target: string | URL, baseUrls: string[], params: Record<string, string> = {}): URL {
-  const raw = String(target);
-  const refuse = (why: string) =>
-    new ToolsError("invalid_request", `The URL is not allowed for this toolkit: ${why}. Use a URL under ${baseUrls.map(fill(params)).join(" or ") || "the toolkit's base URL"}.`);
   if (baseUrls.length === 0) throw new ToolsError("invalid_request", "This toolkit has no base URL, so it cannot make HTTP calls.");
+  const bases = baseUrls.map((base) => fillBaseUrl(base, params));
+  const raw = String(target);
+  const refuse = (why: string) => new ToolsError("invalid_request", `The URL is not allowed for this toolkit: ${why}. Use a URL under ${bases.join(" or ")}.`);
+
   if (/[\\\u0000-\u001f\u007f]/.test(raw)) throw refuse("it contains a backslash or a control character");
+  const written = SCHEME_AND_AUTHORITY.exec(raw);
+  if (!written) throw refuse("it is not an absolute URL of the form http(s)://host/path");
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw refuse("it is not an absolute URL");
+    throw refuse("it is not a valid URL");
   }
-  if (url.username || url.password || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(raw)) throw refuse("it contains user information");
-  if (/%(2f|5c|2e|00)/i.test(url.pathname)) throw refuse("its path contains an encoded slash, backslash, dot or NUL");
-  for (const base of baseUrls.map(fill(params))) {
+  const authority = written[2]!;
+  if (authority.includes("@") || url.username || url.password) throw refuse("it contains user information");
+  if (!isCanonicalAuthority(authority, url)) throw refuse(`its host or port is not written in standard form (write it as ${url.host})`);
+  const pathProblem = pathRefusal(url.pathname);
+  if (pathProblem) throw refuse(pathProblem);
+
+  for (const base of bases) {
     const allowed = new URL(base);
     if (url.protocol !== allowed.protocol || url.hostname !== allowed.hostname || url.port !== allowed.port) continue;
     const prefix = allowed.pathname.replace(/\/+$/, "");
-    if (url.pathname === prefix || url.pathname.startsWith(`${prefix}/`) || (prefix === "" && url.pathname === "/")) return url;
+    if (url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)) return url;
   }
   throw refuse("its origin or path is outside the toolkit's base URL");
+}
+
+/**
+ * Checks a redirect's `Location`, relative to the URL that answered, with the same policy. An
+ * absolute or scheme-relative Location is checked as written (so `http://0x7f.1/` or `//evil` is
+ * refused as it would be from a caller, and `http:evil` is never read as a relative path); one
+ * with a backslash or a control character is refused; a path is resolved against `from` first.
+ */
+export function checkRedirectUrl(location: string, from: URL, baseUrls: string[], params: Record<string, string> = {}): URL {
+  const written = /^[a-z][a-z0-9+.-]*:/i.test(location) || /[\\\u0000-\u001f\u007f]/.test(location);
+  if (written) return checkOutboundUrl(location, baseUrls, params);
+  if (location.startsWith("//")) return checkOutboundUrl(`${from.protocol}${location}`, baseUrls, params);
+  return checkOutboundUrl(new URL(location, from).href, baseUrls, params);
 }
 
 /** Resolves a tool's relative URL against the first base URL, keeping the base path. */
 export function resolveAgainstBase(target: string | URL, baseUrls: string[], params: Record<string, string> = {}): string {
   const raw = String(target);
   if (/^[a-z][a-z0-9+.-]*:/i.test(raw) || baseUrls.length === 0) return raw;
-  const base = fill(params)(baseUrls[0]!).replace(/\/+$/, "");
+  const base = fillBaseUrl(baseUrls[0]!, params).replace(/\/+$/, "");
   return raw.startsWith("/") ? `${base}${raw}` : `${base}/${raw}`;
 }
 
-function fill(params: Record<string, string>) {
-  return (base: string) =>
-    base.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
-      const value = params[name];
-      if (!value || !/^[A-Za-z0-9-]{1,63}$/.test(value)) {
-        throw new ToolsError("invalid_request", `The connection has no valid value for the base URL placeholder {${name}}.`);
-      }
-      return value;
-    });
+/**
+ * Fills `{name}` placeholders of a base URL from a connection's params. A value is one label of
+ * letters, digits and `-`, so it cannot add a dot, a port or a path. In the host, a placeholder
+ * may fill a subdomain but never the last label, and the filled host must not be an IP address:
+ * the connection can pick its tenant, not the server.
+ */
+export function fillBaseUrl(base: string, params: Record<string, string>): string {
+  const filled = base.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (!value || !/^[A-Za-z0-9-]{1,63}$/.test(value)) {
+      throw new ToolsError("invalid_request", `The connection has no valid value for the base URL placeholder {${name}}.`);
+    }
+    return value;
+  });
+  const templateHost = (SCHEME_AND_AUTHORITY.exec(base)?.[2] ?? "").replace(/:[^\]]*$/, "");
+  if (templateHost.includes("{") && (/\{[^}]*\}[^.]*$/.test(templateHost) || !isDomainName(filled))) {
+    throw new ToolsError("invalid_request", "This toolkit's base URL lets a connection choose its whole host; a placeholder may only fill a subdomain.");
+  }
+  return filled;
+}
+
+/** Whether the URL parses with a domain name (not an IP address) as its host. */
+function isDomainName(url: string): boolean {
+  try {
+    const host = new URL(url).hostname;
+    return !host.startsWith("[") && !/^[\d.]+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `host[:port]` as written is exactly what the parser made of it (ASCII case aside). */
+function isCanonicalAuthority(authority: string, url: URL): boolean {
+  const parts = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(authority);
+  if (!parts || !/^[\x21-\x7e]+$/.test(parts[1]!)) return false;
+  if (parts[1]!.replace(/[A-Z]/g, (c) => c.toLowerCase()) !== url.hostname) return false;
+  const port = parts[2];
+  if (port === undefined) return url.port === "";
+  if (!/^[1-9][0-9]{0,4}$/.test(port)) return false;
+  return port === url.port || (url.port === "" && port === DEFAULT_PORT[url.protocol]);
+}
+
+/**
+ * Why a parsed path is refused, or null. Checked on the path as sent and on each decoding of it
+ * (a server or a proxy in front of it may decode more than once), up to three decodings.
+ */
+function pathRefusal(pathname: string): string | null {
+  let layer = pathname;
+  for (let depth = 0; depth < 4; depth++) {
+    const encoding = depth === 0 ? "an encoded" : "a double-encoded";
+    if (ENCODED_SEPARATOR.test(layer)) return `its path contains ${encoding} slash, backslash, dot or NUL`;
+    if (/%u[0-9a-f]{4}/i.test(layer)) return `its path contains ${encoding} %u escape`;
+    if (layer.split("/").some(isDotsOnly)) return "its path contains a segment made only of dots";
+    if (depth > 0 && hasAsciiLookalike(layer)) return "its path contains a character that looks like an ASCII slash, dot or other delimiter";
+    let next: string;
+    try {
+      next = layer.replace(PERCENT_RUN, (run) => utf8.decode(Uint8Array.from(run.slice(1).split("%"), (hex) => parseInt(hex, 16))));
+    } catch {
+      return `its path contains ${encoding} byte sequence that is not UTF-8 (such as an overlong dot)`;
+    }
+    if (next === layer) return null;
+    layer = next;
+  }
+  return "its path is percent-encoded more than three times over";
+}
+
+/** `..;x`, `...`, `.. `: segments that some servers treat as `..` or `.`. */
+function isDotsOnly(segment: string): boolean {
+  return /^\.+$/.test(segment.split(";")[0]!.replace(/%20|%09|\s/gi, ""));
+}
+
+/** Non-ASCII characters that compatibility mapping (NFKC) or best-fit turns into ASCII. */
+function hasAsciiLookalike(text: string): boolean {
+  if (!/[^\x00-\x7f]/.test(text)) return false;
+  for (const char of text) {
+    if (char.charCodeAt(0) < 0x80) continue;
+    if (BEST_FIT_SEPARATORS.test(char) || /[\x00-\x7f]/.test(char.normalize("NFKC"))) return true;
+  }
+  return false;
 }

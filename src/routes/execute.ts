@@ -7,6 +7,8 @@ import { failureFromError, success, withTimeout, type ExecutionResult } from "..
 import { findStagedFileKeys } from "../execution/staged-args.js";
 import { json, validate } from "../http.js";
 import { createOutboundFetch } from "../outbound/fetch.js";
+import { capResponseBody } from "../outbound/response.js";
+import { resolveRetryPolicy } from "../outbound/retry.js";
 import type { Principal } from "../store/types.js";
 import type { ToolContext } from "../toolkits/define.js";
 import { openStagedFile } from "../uploads/staging.js";
@@ -41,11 +43,23 @@ export const executeRoutes = [
       const access = await accessConnection(ctx, toolkit, connection);
 
       const started = performance.now();
+      const timeoutMs = toolkit.timeoutMs ?? ctx.timeouts.toolMs;
+      const retries = toolkit.retries ? resolveRetryPolicy(toolkit.retries) : ctx.retries;
       let result: ExecutionResult;
       try {
-        const data = await withTimeout(toolkit.timeoutMs ?? ctx.timeouts.toolMs, request.signal, (signal) => {
+        const data = await withTimeout(timeoutMs, request.signal, (signal) => {
+          const outbound = createOutboundFetch({
+            fetch: ctx.fetch,
+            toolkit,
+            credential: access.credential,
+            refreshAfterUnauthorized: access.refreshAfterUnauthorized,
+            params: connection?.params ?? {},
+            signal,
+            retries,
+            deadline: started + timeoutMs,
+          });
           const toolContext: ToolContext = {
-            fetch: createOutboundFetch({ fetch: ctx.fetch, toolkit, credential: access.credential, refreshAfterUnauthorized: access.refreshAfterUnauthorized, params: connection?.params ?? {}, signal }),
+            fetch: async (input, init) => capResponseBody(await outbound(input, init), ctx.maxResponseBytes),
             files: {
               async get(key) {
                 const file = await openStagedFile(ctx, agent, key);

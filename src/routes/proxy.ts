@@ -4,11 +4,13 @@ import { resolveConnection } from "../connections/resolve.js";
 import { ToolsError } from "../errors.js";
 import { withTimeout } from "../execution/result.js";
 import { json } from "../http.js";
-import { redact } from "../logger.js";
-import { createOutboundFetch, describeFetchFailure } from "../outbound/fetch.js";
-import { bodyToData, filterResponseHeaders } from "../outbound/response.js";
-import { BodyTooLargeError, readBytes } from "../util/bytes.js";
-import { ToolRunError, isRetryableStatus, parseRetryAfter } from "../toolkits/tool-error.js";
+import type { BlobObject } from "../blob/types.js";
+import { createOutboundFetch, describeFetchFailure, type OutboundInit } from "../outbound/fetch.js";
+import { upstreamResult, type ProxyResult } from "../outbound/response.js";
+import { resolveRetryPolicy } from "../outbound/retry.js";
+import { STAGED_FILE_FORMAT } from "../toolkits/define.js";
+import { ToolRunError } from "../toolkits/tool-error.js";
+import { openStagedBlob } from "../uploads/staging.js";
 import { requireAgent } from "./agent.js";
 import { defineRoute } from "./route.js";
 import { ExecutionResultSchema, errors, idParam } from "./schemas.js";
@@ -23,6 +25,15 @@ const ProxyBodySchema = z.object({
     .meta({ description: "Full URL; must fall under one of the toolkit's base URLs." }),
   headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
   body: z.unknown().optional().meta({ description: "JSON value sent as the body (POST, PUT, PATCH). A string is sent as text unless Content-Type says JSON." }),
+  bodyFile: z
+    .string()
+    .max(160)
+    .optional()
+    .meta({
+      description:
+        "Staging key of a file the agent uploaded (POST /upload), sent as the raw body (POST, PUT, PATCH) with its stored content type unless headers set Content-Type. Not with body.",
+      format: STAGED_FILE_FORMAT,
+    }),
   connection_id: idParam.optional(),
 });
 
@@ -42,63 +53,42 @@ export const proxyRoutes = [
       const agent = requireAgent(principal);
       const toolkit = await ctx.registry.get(body.toolkit);
       if (!toolkit) throw new ToolsError("not_found", `No toolkit "${body.toolkit}". Find toolkits with GET ${ctx.basePath}/search?keywords=...`);
-      if (body.body !== undefined && (body.method === "GET" || body.method === "DELETE")) {
-        throw new ToolsError("invalid_request", `A ${body.method} request cannot carry a body; send it with POST, PUT or PATCH, or drop "body".`);
-      }
+      checkBodyFields(body);
       const connection = await resolveConnection(ctx, agent, toolkit, body.connection_id);
       const access = await accessConnection(ctx, toolkit, connection);
-      const { headers, payload } = encodeBody(body.headers ?? {}, body.body);
+      const file = body.bodyFile === undefined ? null : await openStagedBlob(ctx, agent, body.bodyFile);
+      if (body.bodyFile !== undefined && !file) {
+        throw new ToolsError("invalid_request", `bodyFile: no staged file "${body.bodyFile}" for this agent (unknown or expired); upload it with POST ${ctx.basePath}/upload.`);
+      }
+      const init = file ? fileInit(body.headers ?? {}, file) : encodeBody(body.headers ?? {}, body.body);
 
       const started = performance.now();
-      // On a timeout, withTimeout rejects at once (handled in the catch below) and whatever the
-      // callback returns later is ignored; inside it, failures are never timeouts.
-      const result = await withTimeout(toolkit.timeoutMs ?? ctx.timeouts.proxyMs, request.signal, async (signal) => {
-        const outbound = createOutboundFetch({ fetch: ctx.fetch, toolkit, credential: access.credential, refreshAfterUnauthorized: access.refreshAfterUnauthorized, params: connection?.params ?? {}, signal });
-        let response: Response;
-        try {
-          response = await outbound(body.url, { method: body.method, headers, body: payload });
-        } catch (error) {
-          if (error instanceof ToolsError) throw error; // A refused URL or header is the caller's error: a 400.
-          const failure = describeFetchFailure(error, false);
-          ctx.logger.log("warn", "proxy request failed", { toolkit: toolkit.slug, error }, access.secrets());
+      const timeoutMs = toolkit.timeoutMs ?? ctx.timeouts.proxyMs;
+      const retries = toolkit.retries ? resolveRetryPolicy(toolkit.retries) : ctx.retries;
+      // On a timeout, withTimeout rejects at once and whatever the callback does later is ignored.
+      const result: ProxyResult = await withTimeout(timeoutMs, request.signal, async (signal) => {
+        const outbound = createOutboundFetch({
+          fetch: ctx.fetch,
+          toolkit,
+          credential: access.credential,
+          refreshAfterUnauthorized: access.refreshAfterUnauthorized,
+          params: connection?.params ?? {},
+          signal,
+          retries,
+          deadline: started + timeoutMs,
+        });
+        const response = await outbound(body.url, { method: body.method, ...init });
+        return upstreamResult(ctx, agent, response, access.secrets(), signal);
+      })
+        .catch((error: unknown): ProxyResult => {
+          // A refused URL or header is the caller's 400; a store that is down, a 503.
+          if (error instanceof ToolsError) throw error;
+          const timedOut = error instanceof ToolRunError && error.code === "timeout";
+          if (!timedOut) ctx.logger.log("warn", "proxy request failed", { toolkit: toolkit.slug, error }, access.secrets());
+          const failure = describeFetchFailure(error, timedOut);
           return { data: null, error: failure.message, successful: false, code: failure.code, retryable: failure.retryable, status: null, headers: {} };
-        }
-        const responseHeaders = filterResponseHeaders(response.headers);
-        let bytes: Uint8Array;
-        try {
-          bytes = await readBytes(response.body, ctx.maxResponseBytes);
-        } catch (error) {
-          const tooLarge = error instanceof BodyTooLargeError;
-          return {
-            data: null,
-            error: tooLarge ? `The upstream response is larger than ${ctx.maxResponseBytes} bytes.` : "The upstream response was cut off.",
-            successful: false,
-            code: tooLarge ? "response_too_large" : "upstream_unreachable",
-            retryable: !tooLarge,
-            upstreamStatus: response.status,
-            status: response.status,
-            headers: responseHeaders,
-          };
-        }
-        const data = await bodyToData(ctx, agent, bytes, response.headers.get("content-type") ?? "");
-        if (response.status < 400) return { data, error: null, successful: true, status: response.status, headers: responseHeaders };
-        const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
-        return {
-          data,
-          error: redact(`Upstream answered ${response.status}${response.statusText ? ` ${response.statusText}` : ""}.`, access.secrets()),
-          successful: false,
-          code: "upstream_error",
-          retryable: isRetryableStatus(response.status),
-          ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-          upstreamStatus: response.status,
-          status: response.status,
-          headers: responseHeaders,
-        };
-      }).catch((error: unknown) => {
-        if (error instanceof ToolsError) throw error;
-        const failure = describeFetchFailure(error, error instanceof ToolRunError && error.code === "timeout");
-        return { data: null, error: failure.message, successful: false, code: failure.code, retryable: failure.retryable, status: null, headers: {} };
-      });
+        })
+        .finally(() => file?.body.cancel().catch(() => {})); // Frees the blob when nothing read it (a refused URL).
 
       ctx.emit("proxy.requested", {
         principal: agent,
@@ -114,18 +104,39 @@ export const proxyRoutes = [
   }),
 ];
 
+/** `body` and `bodyFile` exclude each other, and only POST, PUT and PATCH carry either. */
+function checkBodyFields(body: z.output<typeof ProxyBodySchema>): void {
+  if (body.body !== undefined && body.bodyFile !== undefined) {
+    throw new ToolsError("invalid_request", 'Send either "body" (a JSON value or text) or "bodyFile" (a staging key), not both.');
+  }
+  const field = body.bodyFile !== undefined ? "bodyFile" : body.body !== undefined ? "body" : null;
+  if (field && (body.method === "GET" || body.method === "DELETE")) {
+    throw new ToolsError("invalid_request", `A ${body.method} request cannot carry a body; send it with POST, PUT or PATCH, or drop "${field}".`);
+  }
+}
+
+/** A staged file as the raw body: its bytes streamed, its length, and its type unless the caller set one. */
+function fileInit(callerHeaders: Record<string, string>, file: BlobObject): OutboundInit {
+  const hasType = Object.keys(callerHeaders).some((name) => name.toLowerCase() === "content-type");
+  return {
+    headers: hasType ? callerHeaders : { ...callerHeaders, "content-type": file.contentType },
+    body: file.body,
+    contentLength: file.size,
+  };
+}
+
 /** JSON values go as JSON; a string goes as text unless the caller's Content-Type says JSON. */
-function encodeBody(callerHeaders: Record<string, string>, body: unknown): { headers: Record<string, string>; payload: string | undefined } {
-  if (body === undefined) return { headers: callerHeaders, payload: undefined };
+function encodeBody(callerHeaders: Record<string, string>, body: unknown): { headers: Record<string, string>; body?: string } {
+  if (body === undefined) return { headers: callerHeaders };
   const headers = { ...callerHeaders };
   const typeName = Object.keys(headers).find((name) => name.toLowerCase() === "content-type");
   const type = typeName ? headers[typeName]! : undefined;
   if (typeof body === "string" && !(type && /json/i.test(type))) {
     if (!typeName) headers["content-type"] = "text/plain; charset=utf-8";
-    return { headers, payload: body };
+    return { headers, body };
   }
   if (!typeName) headers["content-type"] = "application/json";
-  return { headers, payload: JSON.stringify(body) };
+  return { headers, body: JSON.stringify(body) };
 }
 
 function safeHost(url: string): string {

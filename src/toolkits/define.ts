@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Awaitable, Principal } from "../store/types.js";
 import { assertOAuthEndpoints } from "../oauth/endpoints.js";
+import { retriesSchema, type RetryOptions } from "../outbound/retry.js";
 import type { AuthScheme } from "./auth-schemes.js";
 
 /** A JSON Schema (draft 2020-12) object. */
@@ -75,6 +76,8 @@ export interface ToolkitDefinition {
   tools: Array<Tool | ToolDefinition<any>>;
   /** Timeout of one tool run or proxied call, in milliseconds. */
   timeoutMs?: number;
+  /** Retries of this toolkit's outbound calls, replacing the handler's `retries` (`{ max: 0 }` turns them off). */
+  retries?: RetryOptions;
 }
 
 /** A toolkit ready to serve. */
@@ -87,6 +90,8 @@ export interface Toolkit {
   auth: AuthScheme;
   tools: Tool[];
   timeoutMs: number | undefined;
+  /** Retries of this toolkit's outbound calls; absent: the handler's. */
+  retries?: RetryOptions;
 }
 
 const TOOLKIT_SLUG = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -133,6 +138,7 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
   const baseUrls = definition.baseUrl === undefined ? [] : [definition.baseUrl].flat();
   for (const base of baseUrls) assertBaseUrl(definition.slug, base);
   if (definition.auth.type === "oauth2") assertOAuthEndpoints(definition.slug, definition.auth);
+  if (definition.retries) assertRetries(definition.slug, definition.retries);
   const tools = definition.tools.map((tool) => defineTool(tool));
   const seen = new Set<string>();
   for (const tool of tools) {
@@ -148,7 +154,14 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
     auth: definition.auth,
     tools,
     timeoutMs: definition.timeoutMs,
+    ...(definition.retries ? { retries: { ...definition.retries } } : {}),
   };
+}
+
+function assertRetries(slug: string, retries: RetryOptions): void {
+  if (!retriesSchema.safeParse(retries).success) {
+    throw new TypeError(`Toolkit "${slug}": retries must be { max: 0 to 10, baseDelayMs?: positive integer, maxDelayMs?: positive integer }.`);
+  }
 }
 
 function assertBaseUrl(slug: string, base: string): void {

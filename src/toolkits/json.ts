@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineToolkit, type JsonSchema, type Tool, type Toolkit } from "./define.js";
+import { retriesSchema } from "../outbound/retry.js";
 import { runHttpTool, type HttpTool } from "./http-tool.js";
 
 /** Options of `defineJsonToolkit` and `parseToolkitFile`. */
@@ -76,6 +77,7 @@ const toolkitSchema = z.strictObject({
   baseUrl: z.union([text, z.array(text).min(1)], { error: "must be a URL or a non-empty array of URLs" }),
   auth: authSchema,
   timeoutMs: z.number().int().positive().optional(),
+  retries: retriesSchema.optional(),
   tools: z.array(toolSchema).default([]),
 });
 
@@ -111,6 +113,7 @@ export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = 
     baseUrl: spec.baseUrl,
     auth: spec.auth,
     timeoutMs: spec.timeoutMs,
+    retries: spec.retries,
     tools: spec.tools.map((tool, index) => toTool(tool, index, baseUrl, document)),
   });
 }

@@ -1,0 +1,38 @@
+import { fork, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { ServerConfig, ServerReady } from "./servers.js";
+
+/** A server of `bench/servers.ts` running in its own Node process (its own event loop). */
+export interface ChildServer extends ServerReady {
+  origin: string;
+  pid: number;
+  /** Asks the child to exit (writing any --cpu-prof profile) and waits for it. */
+  stop(): Promise<void>;
+}
+
+const SERVERS = fileURLToPath(new URL("./servers.ts", import.meta.url));
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** Forks `bench/servers.ts` under tsx with `execArgv` (e.g. --cpu-prof) and sends it `config`. */
+export async function startChild(config: ServerConfig, execArgv: string[] = []): Promise<ChildServer> {
+  const child: ChildProcess = fork(SERVERS, [], { cwd: ROOT, execArgv: ["--import", "tsx", ...execArgv], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const ready = await new Promise<ServerReady>((resolve, reject) => {
+    child.once("message", (message) => resolve(message as ServerReady));
+    child.once("exit", (code) => reject(new Error(`bench server "${config.role}" exited with code ${code} before listening`)));
+    child.send(config);
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.send("exit");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+  if (ready.error) {
+    await stop();
+    return { ...ready, origin: "", pid: child.pid!, stop };
+  }
+  return { ...ready, origin: `http://127.0.0.1:${ready.port}`, pid: child.pid!, stop };
+}

@@ -1,0 +1,149 @@
+/**
+ * The servers of the benchmark, one per child process (started by `startServer` in
+ * `bench/child.ts`). The parent sends one `ServerConfig` over IPC; the child answers with a
+ * `ServerReady` once it listens on 127.0.0.1, and exits when the parent sends "exit" (so that
+ * `--cpu-prof` can write its profile) or disconnects.
+ */
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export const UPSTREAM_KEY_HEADER = "x-upstream-key";
+export const BENCH_TOOL = "BENCH_GET_ITEM";
+export const BENCH_TOOLKIT = "bench";
+
+export type ServerConfig =
+  | { role: "upstream"; key: string }
+  | { role: "pipe"; upstream: string; key: string }
+  | { role: "tools"; upstream: string; key: string; fetch: "global" | "undici" }
+  | { role: "bare"; json: string };
+
+export interface ServerReady {
+  port: number;
+  /** tools: an agent key, and the body GET /connections answers (for the bare server). */
+  agentKey?: string;
+  connectionsJson?: string;
+  error?: string;
+}
+
+/** The upstream's answer: a small JSON body, the same bytes every time. */
+export const ITEM = { id: "item_1", name: "A small item", price: 12.5, tags: ["bench", "loopback"], inStock: true };
+
+async function main(config: ServerConfig): Promise<ServerReady> {
+  switch (config.role) {
+    case "upstream":
+      return listen(upstream(config.key));
+    case "pipe":
+      return listen(pipeProxy(config.upstream, config.key));
+    case "bare":
+      return listen(bare(config.json));
+    case "tools":
+      return tools(config);
+  }
+}
+
+function upstream(key: string): RequestListener {
+  const body = Buffer.from(JSON.stringify(ITEM));
+  const denied = Buffer.from(JSON.stringify({ error: "bad key" }));
+  return (req, res) => {
+    // Drain any request body before answering, as a real API would.
+    req.resume();
+    req.on("end", () => {
+      const ok = req.headers[UPSTREAM_KEY_HEADER] === key;
+      res.writeHead(ok ? 200 : 401, { "content-type": "application/json", "content-length": ok ? body.length : denied.length });
+      res.end(ok ? body : denied);
+    });
+  };
+}
+
+/** The least a reverse proxy does: one keep-alive agent, the credential header added, bodies piped. */
+function pipeProxy(origin: string, key: string): RequestListener {
+  const target = new URL(origin);
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const headers = { ...req.headers, host: target.host, [UPSTREAM_KEY_HEADER]: key };
+    delete headers.connection;
+    const outbound = httpRequest({ hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers, agent }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    outbound.on("error", () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    req.pipe(outbound);
+  };
+}
+
+/** What a hand-written handler for GET /connections costs: serialize the same value, send it. */
+function bare(json: string): RequestListener {
+  const value: unknown = JSON.parse(json);
+  return (req, res) => {
+    req.resume();
+    const body = JSON.stringify(value);
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.end(body);
+  };
+}
+
+async function tools(config: Extract<ServerConfig, { role: "tools" }>): Promise<ServerReady> {
+  const { createToolsHandler, defineJsonToolkit, issueApiKey, memoryStore } = await import("../src/index.js");
+  const nodeAdapter: Record<string, unknown> = await import("../adapters/node.js");
+  const toNodeHandler = nodeAdapter.toNodeHandler as typeof import("../adapters/node.js").toNodeHandler;
+
+  // SWITCH (BENCH_FETCH): "undici" uses the pooled client from adapters/node.ts when it exists.
+  let outboundFetch: typeof fetch | undefined;
+  if (config.fetch === "undici") {
+    const create = nodeAdapter.createUndiciFetch;
+    if (typeof create !== "function") return { port: 0, error: "adapters/node.ts does not export createUndiciFetch (yet)" };
+    outboundFetch = (create as () => typeof fetch)();
+  }
+
+  const toolkit = defineJsonToolkit({
+    slug: BENCH_TOOLKIT,
+    name: "Bench",
+    description: "The benchmark's upstream on loopback.",
+    baseUrl: config.upstream,
+    auth: { type: "apiKey", in: "header", name: UPSTREAM_KEY_HEADER },
+    tools: [
+      {
+        slug: BENCH_TOOL,
+        name: "Get item",
+        description: "Reads one item.",
+        method: "GET",
+        path: "/items/{id}",
+        inputParameters: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+      },
+    ],
+  });
+  const store = memoryStore();
+  const handler = createToolsHandler({
+    store,
+    toolkits: [toolkit],
+    secret: "bench-secret-bench-secret-bench-secret-0123456789",
+    ...(outboundFetch ? { fetch: outboundFetch } : {}),
+  });
+  const { key } = await issueApiKey(store, { workspaceId: "bench", agentId: "agent" });
+  const headers = { "x-api-key": key, "content-type": "application/json" };
+  const base = "http://bench.invalid/proxy/tools";
+  const auth = await handler(new Request(`${base}/auth`, { method: "POST", headers, body: JSON.stringify({ toolkit: BENCH_TOOLKIT, credentials: { apiKey: config.key } }) }));
+  if (auth.status !== 201) return { port: 0, error: `POST /auth answered ${auth.status}: ${await auth.text()}` };
+  const connections = await handler(new Request(`${base}/connections`, { headers }));
+  const ready = await listen(toNodeHandler(handler));
+  return { ...ready, agentKey: key, connectionsJson: await connections.text() };
+}
+
+function listen(listener: RequestListener): Promise<ServerReady> {
+  const server = createServer({ keepAliveTimeout: 60_000 }, listener);
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ port: (server.address() as AddressInfo).port })));
+}
+
+process.once("message", (config: ServerConfig) => {
+  main(config).then(
+    (ready) => process.send!(ready),
+    (error: unknown) => process.send!({ port: 0, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+  );
+  process.on("message", (message) => {
+    if (message === "exit") process.exit(0);
+  });
+});
+process.on("disconnect", () => process.exit(0));
