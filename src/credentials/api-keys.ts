@@ -67,13 +67,14 @@ export async function authenticate(store: ToolsStore, headers: Headers): Promise
   if (!key) {
     throw new ToolsError("unauthorized", "Missing API key. Send it as the header `x-api-key: <key>` or `Authorization: Bearer <key>`.");
   }
-  const invalid = new ToolsError("unauthorized", "Invalid API key. Check that the key is complete and has not been revoked.");
-  if (!KEY_SHAPE.test(key)) throw invalid;
+  // Built only when thrown: capturing a stack on every request showed up in profiles.
+  const invalid = () => new ToolsError("unauthorized", "Invalid API key. Check that the key is complete and has not been revoked.");
+  if (!KEY_SHAPE.test(key)) throw invalid();
   const hash = await sha256Hex(key);
   const record = await store.getApiKeyByHash(hash);
   // The lookup is by hash, so its timing says nothing about the key; the comparison below is
   // constant-time as a second line of defence against a store that matches loosely.
-  if (!record || !timingSafeEqual(record.hash, hash) || record.revokedAt) throw invalid;
+  if (!record || !timingSafeEqual(record.hash, hash) || record.revokedAt) throw invalid();
 
   if (record.kind === "agent") {
     return { workspaceId: record.workspaceId, agentId: record.agentId, keyId: record.id, kind: "agent" };

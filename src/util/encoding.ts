@@ -32,8 +32,16 @@ export function randomId(prefix: string, bytes = 16): string {
   return `${prefix}${toBase64Url(randomBytes(bytes))}`;
 }
 
+// Node and Bun offer a synchronous hash that costs a few microseconds, where an awaited
+// crypto.subtle.digest is a thread-pool round trip of tens; found without importing node:crypto,
+// so the core still runs anywhere.
+const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.("node:crypto") as
+  | { createHash(algorithm: string): { update(data: string): { digest(encoding: "hex"): string } } }
+  | undefined;
+
 /** Hex SHA-256 of a string's UTF-8 bytes. */
 export async function sha256Hex(input: string): Promise<string> {
+  if (nodeCrypto) return nodeCrypto.createHash("sha256").update(input).digest("hex");
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(input)));
   let hex = "";
   for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
