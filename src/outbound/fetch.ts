@@ -3,10 +3,13 @@ import type { Toolkit } from "../toolkits/define.js";
 import { ToolsError } from "../errors.js";
 import { applyCredentialQuery, buildUpstreamHeaders } from "./headers.js";
 import { sendWithRetries, type RetryPolicy } from "./retry.js";
-import { checkOutboundUrl, resolveAgainstBase } from "./url-policy.js";
+import { checkOutboundUrl, checkRedirectUrl, resolveAgainstBase } from "./url-policy.js";
 
 /** Redirects followed at most, each to a URL that passes the same policy. */
 export const MAX_REDIRECTS = 5;
+
+/** The statuses that redirect; any other 3xx (304, 300) is an answer, returned as it is. */
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export interface OutboundOptions {
   fetch: typeof fetch;
@@ -71,10 +74,11 @@ export function createOutboundFetch(options: OutboundOptions) {
         continue;
       }
       const location = response.headers.get("location");
-      if (response.status < 300 || response.status > 399 || !location || hop >= MAX_REDIRECTS) return response;
+      if (!REDIRECT_STATUSES.has(response.status) || !location || hop >= MAX_REDIRECTS) return response;
       let next: URL;
       try {
-        next = checkOutboundUrl(new URL(location, url).href, toolkit.baseUrls, params);
+        // The Location is checked as written, like a caller's URL, not after the parser normalised it.
+        next = checkRedirectUrl(location, url, toolkit.baseUrls, params);
       } catch {
         return response; // A redirect elsewhere comes back to the caller, unfollowed.
       }

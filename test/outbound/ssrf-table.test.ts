@@ -120,4 +120,12 @@ describe("redirects", () => {
     expect(res.json).toMatchObject({ status: 302, successful: true });
     expect(s.upstream.requests.length - before).toBe(MAX_REDIRECTS + 1);
   });
+
+  it.each([300, 304, 305])("returns a %i with a Location under the base unfollowed: only 301, 302, 303, 307 and 308 redirect", async (code) => {
+    const before = s.upstream.requests.length;
+    const to = `${s.base}/echo`;
+    const res = await s.proxy("ssrf-key", `${s.base}/redirect?code=${code}&to=${encodeURIComponent(to)}`);
+    expect(res.json).toMatchObject({ status: code, headers: { location: to } });
+    expect(s.upstream.requests.length).toBe(before + 1);
+  });
 });
