@@ -1,3 +1,4 @@
+import { bufferedFormRequest } from "./support/form-body.js";
 import { describe, expect, it } from "vitest";
 import type { ToolsEvents } from "../src/context.js";
 import { issueApiKey } from "../src/credentials/api-keys.js";
@@ -18,13 +19,13 @@ async function setup(uploads?: { maxBytes?: number; ttlMs?: number; allowedConte
   return { tools, staged, agentA, agentB, otherWorkspaceA, service };
 }
 
-function upload(key: string | null, file: Blob | null, filename = "hello.txt", extra: Record<string, string> = {}): Request {
+async function upload(key: string | null, file: Blob | null, filename = "hello.txt", extra: Record<string, string> = {}): Promise<Request> {
   const form = new FormData();
   form.append("note", "a field before the file");
   if (file) form.append("file", file, filename);
   const headers: Record<string, string> = { ...extra };
   if (key) headers["x-api-key"] = key;
-  return new Request(`${BASE}/upload`, { method: "POST", body: form, headers });
+  return bufferedFormRequest(`${BASE}/upload`, form, headers);
 }
 
 function download(key: string, stagingKey: string, extra: Record<string, string> = {}): Request {
@@ -35,7 +36,7 @@ describe("POST /upload and GET /files/:stagingKey", () => {
   it("stages a file and streams it back to the agent that owns it", async () => {
     const { tools, staged, agentA } = await setup();
     const bytes = new TextEncoder().encode("hello, staged world");
-    const response = await tools(upload(agentA, new Blob([bytes], { type: "text/plain" })));
+    const response = await tools(await upload(agentA, new Blob([bytes], { type: "text/plain" })));
     expect(response.status).toBe(200);
     const body = (await response.json()) as { stagingKey: string; contentType: string; size: number; expiresAt: string };
     expect(body).toMatchObject({ contentType: "text/plain", size: bytes.byteLength });
@@ -58,7 +59,7 @@ describe("POST /upload and GET /files/:stagingKey", () => {
 
   it("answers 404 to another agent, another workspace, an unknown and a malformed key", async () => {
     const { tools, agentA, agentB, otherWorkspaceA } = await setup();
-    const { stagingKey } = (await (await tools(upload(agentA, new Blob(["secret"], { type: "text/plain" })))).json()) as { stagingKey: string };
+    const { stagingKey } = (await (await tools(await upload(agentA, new Blob(["secret"], { type: "text/plain" })))).json()) as { stagingKey: string };
     for (const [key, staging] of [
       [agentB, stagingKey],
       [otherWorkspaceA, stagingKey],
@@ -74,10 +75,10 @@ describe("POST /upload and GET /files/:stagingKey", () => {
 
   it("lets a service key act for the agent named in x-agent-id, and asks for it otherwise", async () => {
     const { tools, agentA, service } = await setup();
-    const { stagingKey } = (await (await tools(upload(agentA, new Blob(["x"], { type: "text/plain" })))).json()) as { stagingKey: string };
+    const { stagingKey } = (await (await tools(await upload(agentA, new Blob(["x"], { type: "text/plain" })))).json()) as { stagingKey: string };
     expect((await tools(download(service, stagingKey, { "x-agent-id": "agent-a" }))).status).toBe(200);
     expect((await tools(download(service, stagingKey, { "x-agent-id": "agent-b" }))).status).toBe(404);
-    for (const response of [await tools(download(service, stagingKey)), await tools(upload(service, new Blob(["x"], { type: "text/plain" })))]) {
+    for (const response of [await tools(download(service, stagingKey)), await tools(await upload(service, new Blob(["x"], { type: "text/plain" })))]) {
       expect(response.status).toBe(400);
       expect(((await response.json()) as { error: string }).error).toContain("x-agent-id");
     }
@@ -85,7 +86,7 @@ describe("POST /upload and GET /files/:stagingKey", () => {
 
   it("answers 404 once the staged file has expired", async () => {
     const { tools, agentA } = await setup({ ttlMs: 50 });
-    const { stagingKey } = (await (await tools(upload(agentA, new Blob(["x"], { type: "text/plain" })))).json()) as { stagingKey: string };
+    const { stagingKey } = (await (await tools(await upload(agentA, new Blob(["x"], { type: "text/plain" })))).json()) as { stagingKey: string };
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect((await tools(download(agentA, stagingKey))).status).toBe(404);
   });
@@ -93,11 +94,11 @@ describe("POST /upload and GET /files/:stagingKey", () => {
   it("answers 401, 400, 413 and 415 with JSON errors", async () => {
     const { tools, agentA } = await setup({ maxBytes: 1000, allowedContentTypes: ["text/plain"] });
     const cases: Array<[Request, number, string]> = [
-      [upload(null, new Blob(["x"], { type: "text/plain" })), 401, "unauthorized"],
-      [upload(agentA, null), 400, "invalid_request"],
+      [await upload(null, new Blob(["x"], { type: "text/plain" })), 401, "unauthorized"],
+      [await upload(agentA, null), 400, "invalid_request"],
       [new Request(`${BASE}/upload`, { method: "POST", body: "{}", headers: { "x-api-key": agentA, "content-type": "application/json" } }), 400, "invalid_request"],
-      [upload(agentA, new Blob([new Uint8Array(1001)], { type: "text/plain" })), 413, "payload_too_large"],
-      [upload(agentA, new Blob(["<html>"], { type: "text/html" }), "page.html"), 415, "unsupported_media_type"],
+      [await upload(agentA, new Blob([new Uint8Array(1001)], { type: "text/plain" })), 413, "payload_too_large"],
+      [await upload(agentA, new Blob(["<html>"], { type: "text/html" }), "page.html"), 415, "unsupported_media_type"],
     ];
     for (const [request, status, code] of cases) {
       const response = await tools(request);

@@ -1,3 +1,4 @@
+import { bufferedFormRequest } from "./form-body.js";
 import { expect } from "vitest";
 import { sealCredential } from "../../src/connections/credentials.js";
 import {
@@ -145,6 +146,7 @@ export async function createHarness(options: HarnessOptions = {}) {
       collectCredentials(opts.body);
     }
     const url = path.startsWith("http") ? path : `${BASE}${basePath}${path}`;
+    if (body instanceof FormData) return send(await bufferedFormRequest(url, body, headers, method));
     return send(new Request(url, { method, headers, body }));
   }
 
