@@ -1,4 +1,6 @@
 import type { HandlerContext } from "../context.js";
+import { createOutboundFetch } from "../outbound/fetch.js";
+import { resolveRetryPolicy } from "../outbound/retry.js";
 import { freshCredential } from "../oauth/refresh.js";
 import type { ConnectionRecord } from "../store/types.js";
 import { credentialSecrets, type Credential } from "../toolkits/auth-schemes.js";
@@ -34,4 +36,28 @@ export async function accessConnection(ctx: HandlerContext, toolkit: Toolkit, co
         : undefined,
     secrets: () => [...seen],
   };
+}
+
+/**
+ * The outbound fetch of one execute or proxy call: the toolkit's base URLs, the connection's
+ * credential (refreshed once after a 401), the toolkit's or the handler's retry policy, and a
+ * deadline shared by every attempt.
+ */
+export function outboundFetchFor(
+  ctx: HandlerContext,
+  toolkit: Toolkit,
+  connection: ConnectionRecord | null,
+  access: ConnectionAccess,
+  call: { signal: AbortSignal; deadline: number },
+) {
+  return createOutboundFetch({
+    fetch: ctx.fetch,
+    toolkit,
+    credential: access.credential,
+    refreshAfterUnauthorized: access.refreshAfterUnauthorized,
+    params: connection?.params ?? {},
+    signal: call.signal,
+    retries: toolkit.retries ? resolveRetryPolicy(toolkit.retries) : ctx.retries,
+    deadline: call.deadline,
+  });
 }

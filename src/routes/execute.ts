@@ -1,14 +1,12 @@
 import { z } from "zod";
-import { accessConnection } from "../connections/access.js";
+import { accessConnection, outboundFetchFor } from "../connections/access.js";
 import { resolveConnection } from "../connections/resolve.js";
 import type { HandlerContext } from "../context.js";
 import { ToolsError } from "../errors.js";
 import { failureFromError, success, withTimeout, type ExecutionResult } from "../execution/result.js";
 import { findStagedFileKeys } from "../execution/staged-args.js";
 import { json, validate } from "../http.js";
-import { createOutboundFetch } from "../outbound/fetch.js";
 import { capResponseBody } from "../outbound/response.js";
-import { resolveRetryPolicy } from "../outbound/retry.js";
 import type { Principal } from "../store/types.js";
 import type { ToolContext } from "../toolkits/define.js";
 import { openStagedFile } from "../uploads/staging.js";
@@ -44,20 +42,10 @@ export const executeRoutes = [
 
       const started = performance.now();
       const timeoutMs = toolkit.timeoutMs ?? ctx.timeouts.toolMs;
-      const retries = toolkit.retries ? resolveRetryPolicy(toolkit.retries) : ctx.retries;
       let result: ExecutionResult;
       try {
         const data = await withTimeout(timeoutMs, request.signal, (signal) => {
-          const outbound = createOutboundFetch({
-            fetch: ctx.fetch,
-            toolkit,
-            credential: access.credential,
-            refreshAfterUnauthorized: access.refreshAfterUnauthorized,
-            params: connection?.params ?? {},
-            signal,
-            retries,
-            deadline: started + timeoutMs,
-          });
+          const outbound = outboundFetchFor(ctx, toolkit, connection, access, { signal, deadline: started + timeoutMs });
           const toolContext: ToolContext = {
             fetch: async (input, init) => capResponseBody(await outbound(input, init), ctx.maxResponseBytes),
             files: {

@@ -1,13 +1,12 @@
 import { z } from "zod";
-import { accessConnection } from "../connections/access.js";
+import { accessConnection, outboundFetchFor } from "../connections/access.js";
 import { resolveConnection } from "../connections/resolve.js";
 import { ToolsError } from "../errors.js";
 import { withTimeout } from "../execution/result.js";
 import { json } from "../http.js";
 import type { BlobObject } from "../blob/types.js";
-import { createOutboundFetch, describeFetchFailure, type OutboundInit } from "../outbound/fetch.js";
+import { describeFetchFailure, type OutboundInit } from "../outbound/fetch.js";
 import { upstreamResult, type ProxyResult } from "../outbound/response.js";
-import { resolveRetryPolicy } from "../outbound/retry.js";
 import { STAGED_FILE_FORMAT } from "../toolkits/define.js";
 import { ToolRunError } from "../toolkits/tool-error.js";
 import { openStagedBlob } from "../uploads/staging.js";
@@ -64,19 +63,9 @@ export const proxyRoutes = [
 
       const started = performance.now();
       const timeoutMs = toolkit.timeoutMs ?? ctx.timeouts.proxyMs;
-      const retries = toolkit.retries ? resolveRetryPolicy(toolkit.retries) : ctx.retries;
       // On a timeout, withTimeout rejects at once and whatever the callback does later is ignored.
       const result: ProxyResult = await withTimeout(timeoutMs, request.signal, async (signal) => {
-        const outbound = createOutboundFetch({
-          fetch: ctx.fetch,
-          toolkit,
-          credential: access.credential,
-          refreshAfterUnauthorized: access.refreshAfterUnauthorized,
-          params: connection?.params ?? {},
-          signal,
-          retries,
-          deadline: started + timeoutMs,
-        });
+        const outbound = outboundFetchFor(ctx, toolkit, connection, access, { signal, deadline: started + timeoutMs });
         const response = await outbound(body.url, { method: body.method, ...init });
         return upstreamResult(ctx, agent, response, access.secrets(), signal);
       })
