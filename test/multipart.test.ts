@@ -1,3 +1,4 @@
+import { concatBytes } from "../src/util/bytes.js";
 import { describe, expect, it } from "vitest";
 import { memoryBlobStore } from "../src/blob/memory.js";
 import type { BlobStore } from "../src/blob/types.js";
@@ -31,7 +32,7 @@ function formBody(parts: Part[], { close = true, epilogue = "" } = {}): Uint8Arr
     pieces.push(encoder.encode("\r\n"));
   }
   if (close) pieces.push(encoder.encode(`--${BOUNDARY}--\r\n${epilogue}`));
-  return concat(pieces);
+  return concatBytes(pieces);
 }
 
 /** A body stream that hands out `bytes` in chunks of `chunkSize`, on demand; optionally errors after `failAfter` bytes. */
@@ -86,16 +87,6 @@ async function readBlob(ctx: HandlerContext, key: string): Promise<Uint8Array> {
 function bytes(size: number, seed = 1): Uint8Array {
   const out = new Uint8Array(size);
   for (let i = 0; i < size; i++) out[i] = (i * 13 + seed) & 255;
-  return out;
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
   return out;
 }
 

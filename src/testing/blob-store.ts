@@ -1,3 +1,4 @@
+import { concatBytes } from "../util/bytes.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { BlobPutOptions, BlobStore } from "../blob/types.js";
 
@@ -191,7 +192,7 @@ export function blobStoreConformance(
         source.push(pattern(1000, 2));
         source.close();
         await putting;
-        expect(await readAll((await store.get(key))!.body)).toEqual(concat([pattern(1000, 1), pattern(1000, 2)]));
+        expect(await readAll((await store.get(key))!.body)).toEqual(concatBytes([pattern(1000, 1), pattern(1000, 2)]));
       });
 
       it("serves the previous blob, whole, while a replacement is being written", async () => {
@@ -205,7 +206,7 @@ export function blobStoreConformance(
         source.push(pattern(300, 3));
         source.close();
         await putting;
-        expect(await readAll((await store.get(key))!.body)).toEqual(concat([pattern(300, 2), pattern(300, 3)]));
+        expect(await readAll((await store.get(key))!.body)).toEqual(concatBytes([pattern(300, 2), pattern(300, 3)]));
       });
 
       it("stores concurrent writes of different keys, each whole", async () => {
@@ -340,16 +341,6 @@ function split(bytes: Uint8Array, size: number): Uint8Array[] {
   const chunks: Uint8Array[] = [];
   for (let i = 0; i < bytes.byteLength; i += size) chunks.push(bytes.slice(i, i + size));
   return chunks;
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {

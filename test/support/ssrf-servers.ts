@@ -1,38 +1,15 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
 import { z } from "zod";
 import { apiKey, basic, bearer, defineTool, defineToolkit, type Toolkit } from "../../src/index.js";
 import { createHarness, type Harness } from "./harness.js";
-import type { RecordedRequest, TestServer } from "./upstream.js";
+import { startServer, type RecordedRequest, type TestServer } from "./upstream.js";
 
 /**
- * A recording node:http server listening on `::` with IPv4 mapped in, so every loopback spelling
- * (127.0.0.1, localhost, [::1], 2130706433, 0x7f.1, ...) really reaches it: a URL policy bug
- * that let one of them through would show up as a recorded request, not a connection error.
+ * A recording server on `::` with IPv4 mapped in: a URL policy bug that let a loopback spelling
+ * through would show up as a recorded request, not a connection error.
  */
-export async function startLoopbackServer(route: (request: RecordedRequest, res: ServerResponse, url: URL) => void): Promise<TestServer> {
-  const requests: RecordedRequest[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const recorded = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
-      requests.push(recorded);
-      route(recorded, res, new URL(recorded.url, "http://loopback.invalid"));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen({ port: 0, host: "::", ipv6Only: false }, resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    port,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+export function startLoopbackServer(route: (request: RecordedRequest, res: ServerResponse, url: URL) => void): Promise<TestServer> {
+  return startServer(route, { dualStack: true });
 }
 
 /**

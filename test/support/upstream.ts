@@ -20,8 +20,12 @@ export interface TestServer {
 
 type Route = (request: RecordedRequest, response: ServerResponse, url: URL) => void;
 
-/** Starts a recording server answering with `route`. */
-export async function startServer(route: Route): Promise<TestServer> {
+/**
+ * Starts a recording server answering with `route`, on 127.0.0.1 by default. `dualStack` listens
+ * on `::` with IPv4 mapped in, so every loopback spelling (localhost, [::1], 2130706433, ...)
+ * really reaches it.
+ */
+export async function startServer(route: Route, options: { dualStack?: boolean } = {}): Promise<TestServer> {
   const requests: RecordedRequest[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -32,7 +36,8 @@ export async function startServer(route: Route): Promise<TestServer> {
       route(recorded, res, new URL(recorded.url, "http://upstream.invalid"));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = options.dualStack ? { port: 0, host: "::", ipv6Only: false } : { port: 0, host: "127.0.0.1" };
+  await new Promise<void>((resolve) => server.listen(address, resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     origin: `http://127.0.0.1:${port}`,
