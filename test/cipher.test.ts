@@ -144,6 +144,23 @@ describe("createCredentialCipher: basics", () => {
     }
   });
 
+  it("reads and writes the same values as plain WebCrypto (Deno and browsers take that path)", async () => {
+    // An independent AES-256-GCM with the documented derivation: HKDF-SHA-256, empty salt.
+    const material = await crypto.subtle.importKey("raw", new TextEncoder().encode(SECRET_A), "HKDF", false, ["deriveKey"]);
+    const hkdf = { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: new TextEncoder().encode("tools-proxy credentials v1") };
+    const key = await crypto.subtle.deriveKey(hkdf, material, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
+    const gcm = (iv: Uint8Array<ArrayBuffer>) => ({ name: "AES-GCM", iv, additionalData: new TextEncoder().encode(CONN) });
+    const cipher = createCredentialCipher(SECRET_A);
+
+    const p = parts(await cipher.encrypt(TOKEN, CONN));
+    const opened = await crypto.subtle.decrypt(gcm(fromBase64Url(p.iv)), key, fromBase64Url(p.body));
+    expect(new TextDecoder().decode(opened)).toBe(TOKEN);
+
+    const iv = crypto.getRandomValues(new Uint8Array(12));
+    const sealed = new Uint8Array(await crypto.subtle.encrypt(gcm(iv), key, new TextEncoder().encode(TOKEN)));
+    expect(await cipher.decrypt(join({ ...p, iv: toBase64Url(iv), body: toBase64Url(sealed) }), CONN)).toBe(TOKEN);
+  });
+
   it("rejects an empty list of secrets", () => {
     expect(() => createCredentialCipher([])).toThrow(TypeError);
   });

@@ -1,4 +1,5 @@
 import { fromBase64Url, randomBytes, toBase64Url } from "../util/encoding.js";
+import { nodeCrypto, type NodeKeyObject } from "../util/node-crypto.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -16,8 +17,13 @@ export interface CredentialCipher {
 
 interface KeyEntry {
   id: string;
-  key: CryptoKey;
+  /** The AES-256 key: a node:crypto KeyObject where node:crypto exists, else a non-extractable CryptoKey. */
+  key: AesKey;
 }
+
+type AesKey = { kind: "node"; key: NodeKeyObject } | { kind: "web"; key: CryptoKey };
+
+const TAG_BYTES = 16;
 
 /**
  * Creates the cipher from one secret or a list of them: the first encrypts, all of them decrypt.
@@ -33,12 +39,8 @@ export function createCredentialCipher(secrets: string | string[]): CredentialCi
     async encrypt(plaintext, associatedData) {
       const [current] = await keys;
       const iv = randomBytes(12);
-      const sealed = await crypto.subtle.encrypt(
-        { name: "AES-GCM", iv, additionalData: encoder.encode(associatedData) },
-        current!.key,
-        encoder.encode(plaintext),
-      );
-      return `v1.${current!.id}.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(sealed))}`;
+      const sealed = await seal(current!.key, iv, encoder.encode(associatedData), encoder.encode(plaintext));
+      return `v1.${current!.id}.${toBase64Url(iv)}.${toBase64Url(sealed)}`;
     },
     async decrypt(ciphertext, associatedData) {
       const fields = ciphertext.split(".");
@@ -49,11 +51,7 @@ export function createCredentialCipher(secrets: string | string[]): CredentialCi
       if (ivBytes.length !== 12 || bodyBytes.length < 16) throw new Error("Unrecognised credential ciphertext.");
       const entry = (await keys).find((k) => k.id === keyId);
       if (!entry) throw new Error(`No secret with key id ${keyId} is configured; add the old secret to decrypt it.`);
-      const opened = await crypto.subtle.decrypt(
-        { name: "AES-GCM", iv: ivBytes, additionalData: encoder.encode(associatedData) },
-        entry.key,
-        bodyBytes,
-      );
+      const opened = await open(entry.key, ivBytes, encoder.encode(associatedData), bodyBytes);
       return decoder.decode(opened);
     },
   };
@@ -62,18 +60,54 @@ export function createCredentialCipher(secrets: string | string[]): CredentialCi
 async function deriveKey(secret: string): Promise<KeyEntry> {
   const material = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey", "deriveBits"]);
   const hkdf = (info: string) => ({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(info) });
-  const key = await crypto.subtle.deriveKey(hkdf("tools-proxy credentials v1"), material, { name: "AES-GCM", length: 256 }, false, [
-    "encrypt",
-    "decrypt",
-  ]);
+  // deriveKey and deriveBits of the same length give the same key, so both paths read each other's ciphertexts.
+  const key: AesKey = nodeCrypto
+    ? { kind: "node", key: nodeCrypto.createSecretKey(new Uint8Array(await crypto.subtle.deriveBits(hkdf("tools-proxy credentials v1"), material, 256))) }
+    : { kind: "web", key: await crypto.subtle.deriveKey(hkdf("tools-proxy credentials v1"), material, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]) };
   // The key id is derived separately so that it reveals nothing about the encryption key.
   const idBits = await crypto.subtle.deriveBits(hkdf("tools-proxy key id v1"), material, 48);
   return { id: toBase64Url(new Uint8Array(idBits)), key };
 }
 
-/** Strict base64url (URL-safe alphabet, no padding, unused bits zero), so one ciphertext has one spelling. */
+/** AES-256-GCM: the ciphertext followed by the 16-byte tag, as WebCrypto writes it. */
+async function seal(key: AesKey, iv: Uint8Array<ArrayBuffer>, aad: Uint8Array<ArrayBuffer>, plaintext: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+  if (key.kind === "node") {
+    const cipher = nodeCrypto!.createCipheriv("aes-256-gcm", key.key, iv).setAAD(aad);
+    const body = [cipher.update(plaintext), cipher.final(), cipher.getAuthTag()];
+    const out = new Uint8Array(body.reduce((n, part) => n + part.length, 0));
+    body.reduce((offset, part) => (out.set(part, offset), offset + part.length), 0);
+    return out;
+  }
+  return new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad }, key.key, plaintext));
+}
+
+/** Opens what `seal` wrote; throws when the tag does not verify. */
+async function open(key: AesKey, iv: Uint8Array<ArrayBuffer>, aad: Uint8Array<ArrayBuffer>, sealed: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+  if (key.kind === "node") {
+    const decipher = nodeCrypto!.createDecipheriv("aes-256-gcm", key.key, iv).setAAD(aad);
+    decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
+    const head = decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES));
+    const tail = decipher.final();
+    if (tail.length === 0) return head;
+    const out = new Uint8Array(head.length + tail.length);
+    out.set(head);
+    out.set(tail, head.length);
+    return out;
+  }
+  return new Uint8Array(await crypto.subtle.decrypt({ name: "AES-GCM", iv, additionalData: aad }, key.key, sealed));
+}
+
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/**
+ * Strict base64url (URL-safe alphabet, no padding, unused bits zero), so one ciphertext has one
+ * spelling. The unused low bits of the last character are checked directly rather than by
+ * encoding the bytes again: this runs on every credential read.
+ */
 function decodeCanonical(part: string): Uint8Array<ArrayBuffer> {
-  const bytes = /^[A-Za-z0-9_-]+$/.test(part) && part.length % 4 !== 1 ? fromBase64Url(part) : null;
-  if (!bytes || toBase64Url(bytes) !== part) throw new Error("Unrecognised credential ciphertext.");
-  return bytes;
+  const rest = part.length % 4;
+  const unusedBits = rest === 2 ? 0b1111 : rest === 3 ? 0b11 : 0;
+  const canonical = /^[A-Za-z0-9_-]+$/.test(part) && rest !== 1 && (BASE64URL.indexOf(part[part.length - 1]!) & unusedBits) === 0;
+  if (!canonical) throw new Error("Unrecognised credential ciphertext.");
+  return fromBase64Url(part);
 }

@@ -1,3 +1,5 @@
+import { nodeCrypto } from "./node-crypto.js";
+
 const encoder = new TextEncoder();
 
 /** Standard base64 of bytes (or of a string's UTF-8 bytes). */
@@ -31,13 +33,6 @@ export function randomBytes(length: number): Uint8Array<ArrayBuffer> {
 export function randomId(prefix: string, bytes = 16): string {
   return `${prefix}${toBase64Url(randomBytes(bytes))}`;
 }
-
-// Node and Bun offer a synchronous hash that costs a few microseconds, where an awaited
-// crypto.subtle.digest is a thread-pool round trip of tens; found without importing node:crypto,
-// so the core still runs anywhere.
-const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.("node:crypto") as
-  | { createHash(algorithm: string): { update(data: string): { digest(encoding: "hex"): string } } }
-  | undefined;
 
 /** Hex SHA-256 of a string's UTF-8 bytes. */
 export async function sha256Hex(input: string): Promise<string> {
