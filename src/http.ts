@@ -2,11 +2,16 @@ import type { z } from "zod";
 import { ToolsError } from "./errors.js";
 import { BodyTooLargeError, readBytes } from "./util/bytes.js";
 
-const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+const JSON_TYPE = "application/json; charset=utf-8";
+const encoder = new TextEncoder();
 
-/** A JSON response. */
+/**
+ * A JSON response. It carries its Content-Length, so a Node server sends it whole instead of
+ * chunked: one write fewer per response (the chunked terminator), and clients see the size.
+ */
 export function json(body: unknown, status = 200, headers?: HeadersInit): Response {
-  const response = new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
+  const bytes = encoder.encode(JSON.stringify(body));
+  const response = new Response(bytes, { status, headers: { "content-type": JSON_TYPE, "content-length": String(bytes.length) } });
   if (headers) for (const [name, value] of new Headers(headers)) response.headers.set(name, value);
   return response;
 }
