@@ -9,16 +9,28 @@ export default defineConfig([
       "adapters/next": "adapters/next.ts",
       "adapters/bun": "adapters/bun.ts",
       "adapters/node": "adapters/node.ts",
+      "fs/index": "src/blob/fs.ts",
+      "sql/index": "src/store/sql/index.ts",
+      "redis/index": "src/redis/index.ts",
+      "s3/index": "src/blob/s3.ts",
+      "client/index": "src/client/index.ts",
+      "client/node": "src/client/node.ts",
     },
     format: ["esm", "cjs"],
+    // Shared chunks in CJS too (tsup splits only ESM by default): without it each subpath entry
+    // (tools-proxy/fs, /sql, ...) carries its own copy of ToolsError, and the core's instanceof
+    // check misses a store's StoreUnavailableError (a 500 instead of a 503).
+    splitting: true,
     dts: true,
     clean: true,
     sourcemap: true,
     target: "es2022",
-    external: ["vitest"],
+    external: ["vitest", "bun:sqlite"],
   },
   {
-    entry: { "cli/main": "src/cli/main.ts" },
+    // Its own folder: the chunks of the commands loaded on demand (serve, keys, migrate) stay beside it.
+    entry: { main: "src/cli/main.ts" },
+    outDir: "dist/cli",
     format: ["esm"],
     target: "node22",
     platform: "node",

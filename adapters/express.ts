@@ -1,13 +1,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ToolsHandler } from "../src/handler.js";
-import { toNodeHandler } from "./node.js";
+import { serveNode, type FetchHandler } from "./serve-node.js";
+
+/** An Express request, as far as the handler reads it: Node's request and what a body parser left. */
+type ExpressRequest = IncomingMessage & { originalUrl?: string; body?: unknown };
 
 /**
- * Express middleware: `app.use("/proxy/tools", toExpressHandler(tools))`. The full URL is rebuilt
- * from `req.originalUrl`, so the handler's basePath must equal the mount path; a body that
- * `express.json()` already parsed is reused.
+ * Express middleware, for Express 4 and 5: `app.use("/proxy/tools", toExpressHandler(tools))`.
+ * The handler gets the request as Node received it: the URL is `req.originalUrl` as sent
+ * (Express's parsed `req.query` is not used), so mount it at the handler's basePath. A body that
+ * a parser running first has read (`express.json()`, `express.raw()`, ...) is handed on, a Buffer
+ * or string as it is and a parsed object as JSON; an unread body streams.
  */
-export function toExpressHandler(tools: ToolsHandler | ((request: Request) => Promise<Response>)) {
-  const handle = toNodeHandler(tools);
-  return (req: IncomingMessage, res: ServerResponse, _next?: (error?: unknown) => void): void => handle(req, res);
+export function toExpressHandler(tools: FetchHandler): (req: ExpressRequest, res: ServerResponse) => void {
+  return (req, res) => serveNode(tools, req, res, req.originalUrl ?? req.url ?? "/", req.readableEnded ? replayable(req.body) : undefined);
+}
+
+function replayable(body: unknown): string | Uint8Array {
+  if (body === undefined) return "";
+  return typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body);
 }

@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createServerAdapter } from "@whatwg-node/server";
-import type { ToolsHandler } from "../src/handler.js";
+import { serveNode, type FetchHandler } from "./serve-node.js";
 
-/** A `node:http` request listener, e.g. `http.createServer(toNodeHandler(tools))`. Streams both ways. */
-export function toNodeHandler(tools: ToolsHandler | ((request: Request) => Promise<Response>)): (req: IncomingMessage, res: ServerResponse) => void {
-  const adapter = createServerAdapter((request: Request) => tools(request), {
-    fetchAPI: { Request, Response, Headers, ReadableStream, URL, fetch },
-  });
-  return adapter as unknown as (req: IncomingMessage, res: ServerResponse) => void;
+/**
+ * A `node:http` request listener, e.g. `http.createServer(toNodeHandler(tools))`. Both bodies
+ * stream: the request is read as the handler reads it, the response is written as it is produced,
+ * with backpressure. The URL is `req.url` as received, so it must start with the handler's basePath.
+ */
+export function toNodeHandler(tools: FetchHandler): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => serveNode(tools, req, res, req.url ?? "/");
 }
 
 export { createUndiciFetch, type UndiciFetch, type UndiciFetchOptions } from "../src/node/undici-fetch.js";

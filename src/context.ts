@@ -2,6 +2,7 @@ import type { BlobStore } from "./blob/types.js";
 import type { CredentialCipher } from "./credentials/cipher.js";
 import type { SafeLogger } from "./logger.js";
 import type { RetryPolicy } from "./outbound/retry.js";
+import type { LeaseStore } from "./store/leases.js";
 import type { Principal, ToolsStore } from "./store/types.js";
 import type { ToolkitRegistry } from "./toolkits/registry.js";
 
@@ -68,6 +69,10 @@ export interface HandlerContext {
   retries: RetryPolicy | null;
   /** The rate-limit and credit check, if configured. */
   limits: LimitsHook | undefined;
+  /** How long an OAuth refresh holds its lease at most, in milliseconds (`refreshLeaseMs`). */
+  refreshLeaseMs: number;
+  /** The OAuth refresh's leases: the `leases` option, or the store's own. */
+  leases: LeaseStore;
   /** Reports an event to its hook, if any, without failing the request. */
   emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]): void;
 }

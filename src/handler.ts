@@ -10,6 +10,9 @@ import { DEFAULT_ALLOWED_CONTENT_TYPES, validateOptions, type ToolsHandlerOption
 import { resolveRetryPolicy } from "./outbound/retry.js";
 import { allRoutes } from "./routes/index.js";
 import type { RouteDefinition } from "./routes/route.js";
+import { createSweeper, DEFAULT_SWEEP_INTERVAL_MS } from "./uploads/sweeper.js";
+import { storeLeases } from "./store/leases.js";
+import { REFRESH_LEASE_MS } from "./oauth/refresh.js";
 import { memoryStore } from "./store/memory.js";
 import { createToolkitRegistry, type ToolkitRegistry } from "./toolkits/registry.js";
 import { randomBytes, toBase64Url } from "./util/encoding.js";
@@ -21,6 +24,13 @@ export interface ToolsHandler {
   handler(request: Request): Promise<Response>;
   /** The resolved configuration (stores, registry, cipher) the routes use. */
   readonly context: HandlerContext;
+  /**
+   * Deletes expired staged files now and resolves to how many, e.g. from a cron job. The handler
+   * also does it every `uploads.sweepIntervalMs` (default 60 s) once it has served a request.
+   */
+  sweep(): Promise<number>;
+  /** Stops the periodic sweep and waits for one in progress. The stores stay open: close them yourself. */
+  close(): Promise<void>;
 }
 
 const IN_MEMORY = Symbol.for("tools-proxy.inMemory");
@@ -36,7 +46,9 @@ export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHand
   const router = IttyRouter({ base: context.basePath });
   for (const route of allRoutes) router[route.method.toLowerCase() as "get"](route.path, (request: IRequest) => serve(route, request, context));
 
+  const sweeper = createSweeper(context.blobStore, context.logger, options.uploads?.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS);
   const handle = async (request: Request): Promise<Response> => {
+    sweeper.start();
     try {
       const response = (await router.fetch(request)) as Response | undefined;
       if (response) return response;
@@ -45,7 +57,7 @@ export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHand
       return failure(error, request, context);
     }
   };
-  return Object.assign(handle, { handler: handle, context });
+  return Object.assign(handle, { handler: handle, context, sweep: sweeper.sweep, close: sweeper.stop });
 }
 
 async function serve(route: RouteDefinition, request: IRequest, context: HandlerContext): Promise<Response> {
@@ -130,6 +142,8 @@ function resolveContext(options: ToolsHandlerOptions): HandlerContext {
     maxResponseBytes: options.maxResponseBytes ?? 10 * 1024 * 1024,
     retries: resolveRetryPolicy(options.retries),
     limits: options.limits,
+    leases: options.leases ?? storeLeases(store),
+    refreshLeaseMs: options.refreshLeaseMs ?? REFRESH_LEASE_MS,
     emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]) {
       const hook = hooks[event] as ((p: ToolsEvents[E]) => unknown) | undefined;
       if (!hook) return;

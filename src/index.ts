@@ -9,6 +9,12 @@ export type * from "./store/types.js";
 export { memoryStore } from "./store/memory.js";
 export type { BlobStore, BlobInfo, BlobObject, BlobPutOptions } from "./blob/types.js";
 export { memoryBlobStore } from "./blob/memory.js";
+export { storeLeases, type LeaseStore } from "./store/leases.js";
+
+export { rateLimit, type RateLimitOptions } from "./limits/rate-limit.js";
+export { combineLimits, credits, type CreditsOptions } from "./limits/combine.js";
+export { memoryRateLimitStore, type MemoryRateLimitStore, type MemoryRateLimitStoreOptions } from "./limits/memory.js";
+export type { LimitRequest, RateLimitResult, RateLimitRule, RateLimitStore } from "./limits/types.js";
 
 export { issueApiKey, revokeApiKey, authenticate, readApiKey, AGENT_KEY_PREFIX, SERVICE_KEY_PREFIX } from "./credentials/api-keys.js";
 export type { IssueApiKeyOptions, IssuedApiKey } from "./credentials/api-keys.js";

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { BlobStore } from "./blob/types.js";
 import type { LimitsHook, ToolsHooks } from "./context.js";
 import type { Logger } from "./logger.js";
+import type { LeaseStore } from "./store/leases.js";
 import { retriesSchema, type RetryOptions } from "./outbound/retry.js";
 import type { ToolsStore } from "./store/types.js";
 import type { Toolkit, ToolkitDefinition } from "./toolkits/define.js";
@@ -28,6 +29,12 @@ export interface ToolsHandlerOptions {
   allowedReturnOrigins?: string[];
   /** Rate-limit and credit check, called for every authenticated request. */
   limits?: LimitsHook;
+  /**
+   * Where the OAuth refresh takes its per-connection lease, e.g. `redisLeaseStore(url)` from
+   * `tools-proxy/redis` when several instances share a store without leases of its own.
+   * Default: the store's `acquireLease`/`releaseLease`.
+   */
+  leases?: LeaseStore;
   /** Event callbacks (tool executed, connection created, ...). */
   hooks?: ToolsHooks;
   /** The fetch used for outbound calls. Default: the global fetch. */
@@ -36,8 +43,12 @@ export interface ToolsHandlerOptions {
   logger?: Logger;
   /** Default timeouts in milliseconds: one tool run, one proxied call. Toolkits may set their own. */
   timeouts?: { toolMs?: number; proxyMs?: number };
-  /** Upload limits: largest file (bytes), staging lifetime (ms), accepted media types. */
-  uploads?: { maxBytes?: number; ttlMs?: number; allowedContentTypes?: string[] };
+  /**
+   * Staged files: largest upload (`maxBytes`, default 100 MiB), lifetime (`ttlMs`, default one
+   * hour), accepted media types (`allowedContentTypes`, `type/*` wildcards), and how often expired
+   * files are deleted (`sweepIntervalMs`, default 60 000; 0 turns the timer off: call `sweep()`).
+   */
+  uploads?: { maxBytes?: number; ttlMs?: number; allowedContentTypes?: string[]; sweepIntervalMs?: number };
   /**
    * Largest upstream response body, in bytes, the proxy reads and a tool can read through
    * `ctx.fetch`; past it the call fails with code `response_too_large`. Default 10 MiB.
@@ -52,6 +63,12 @@ export interface ToolsHandlerOptions {
    * answer. A toolkit's own `retries` replaces this.
    */
   retries?: RetryOptions;
+  /**
+   * How long an OAuth token refresh holds its per-connection lease at most, in milliseconds
+   * (default 60 000). A holder that crashes mid-refresh blocks the connection's refresh until
+   * this runs out; the token request itself is cut off at three quarters of it (at most 20 s).
+   */
+  refreshLeaseMs?: number;
 }
 
 /** Media types accepted by `POST /upload` unless `uploads.allowedContentTypes` says otherwise. */
@@ -97,6 +114,7 @@ const optionsSchema = z.object({
     .optional(),
   allowedReturnOrigins: z.array(z.string().url("must be an origin such as https://app.example.com")).optional(),
   limits: fn("a function").optional(),
+  leases: object(["acquire", "release"], "a LeaseStore").optional(),
   hooks: z.record(z.string(), fn("a function")).optional(),
   fetch: fn("a fetch function").optional(),
   logger: z.object({}).passthrough().optional(),
@@ -106,11 +124,13 @@ const optionsSchema = z.object({
       maxBytes: z.number().int().positive().optional(),
       ttlMs: z.number().int().positive().optional(),
       allowedContentTypes: z.array(z.string().regex(/^[a-z0-9!#$&^_.+-]+\/([a-z0-9!#$&^_.+-]+\*?|\*)$/i, "must be a media type like image/png or image/*")).optional(),
+      sweepIntervalMs: z.number().int("must be a whole number of milliseconds").min(0, "must be 0 (off) or more").max(2 ** 31 - 1, "must fit a timer (at most about 24 days)").optional(),
     })
     .strict()
     .optional(),
   maxResponseBytes: z.number().int().positive().optional(),
   retries: retriesSchema.optional(),
+  refreshLeaseMs: z.number().int("must be a whole number of milliseconds").min(100, "must be at least 100").max(2 ** 31 - 1, "must fit a timer (at most about 24 days)").optional(),
 });
 
 /**

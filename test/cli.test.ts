@@ -21,11 +21,11 @@ function run(...args: string[]) {
 
 describe("tools-proxy command line", () => {
   it("--help exits 0 with an example, for the tool and each command", () => {
-    for (const args of [["--help"], ["serve", "--help"], ["keys", "create", "--help"]]) {
+    for (const args of [["--help"], ["serve", "--help"], ["keys", "create", "--help"], ["migrate", "--help"]]) {
       const result = run(...args);
       expect(result.status, args.join(" ")).toBe(0);
       expect(result.stdout).toMatch(/Usage: tools-proxy/);
-      expect(result.stdout).toMatch(/Example:\n {2}tools-proxy /);
+      expect(result.stdout).toMatch(/Examples?:\n {2}tools-proxy /);
     }
   });
 
@@ -39,15 +39,17 @@ describe("tools-proxy command line", () => {
     expect(run("serve", "--bogus").stderr).toContain('unknown option "--bogus"');
   });
 
-  it("keys create explains that it needs persistent data, with exit 1", () => {
-    const result = run("keys", "create", "--workspace", "local", "--agent", "agent");
-    expect(result.status).toBe(1);
-    expect(result.stderr).toMatch(/in memory.*serve.*prints it once/);
+  it("keys create needs --workspace and exactly one of --agent and --service (exit 2)", () => {
+    for (const args of [["--agent", "a"], ["--workspace", "w"], ["--workspace", "w", "--agent", "a", "--service"]]) {
+      const result = run("keys", "create", ...args);
+      expect(result.status, args.join(" ")).toBe(2);
+      expect(result.stderr).toMatch(/--workspace|--agent|--service/);
+    }
   });
 
   it("serve refuses a short TOOLS_PROXY_SECRET without echoing it", () => {
     requireBuild();
-    const result = spawnSync(process.execPath, [BIN, "serve", "--port", "0"], {
+    const result = spawnSync(process.execPath, [BIN, "serve", "--port", "0", "--memory"], {
       encoding: "utf8",
       timeout: 10_000,
       env: { ...process.env, TOOLS_PROXY_SECRET: "too-short-secret" },
@@ -77,7 +79,7 @@ describe("tools-proxy serve: the README flow", () => {
     const file = join(dir, "extra.json");
     const extra = { slug: "extra", name: "Extra", description: "${EXTRA_DESCRIPTION}", baseUrl: "https://extra.invalid", auth: { type: "none" }, tools: [] };
     writeFileSync(file, JSON.stringify(extra));
-    child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--toolkits", file], {
+    child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--data-dir", join(dir, "data"), "--toolkits", file], {
       env: { ...process.env, TOOLS_PROXY_SECRET: "", EXTRA_DESCRIPTION: "From a toolkit file" },
     });
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

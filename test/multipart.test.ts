@@ -84,9 +84,13 @@ async function readBlob(ctx: HandlerContext, key: string): Promise<Uint8Array> {
   return new Uint8Array(await new Response((await ctx.blobStore.get(key))!.body).arrayBuffer());
 }
 
+/** PNG's signature: files declared image/png must start with it. */
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/** `size` bytes that differ by seed; they start as a PNG file does, so they may be sent as image/png. */
 function bytes(size: number, seed = 1): Uint8Array {
   const out = new Uint8Array(size);
-  for (let i = 0; i < size; i++) out[i] = (i * 13 + seed) & 255;
+  for (let i = 0; i < size; i++) out[i] = i < PNG_SIGNATURE.length ? PNG_SIGNATURE[i]! : (i * 13 + seed) & 255;
   return out;
 }
 
@@ -135,7 +139,7 @@ describe("receiveUpload", () => {
       ["..", null],
     ] as const) {
       const t = target();
-      await receiveUpload(uploadRequest(formBody([{ name: "file", filename: given, type: "image/png", body: "x" }])), ctx, t);
+      await receiveUpload(uploadRequest(formBody([{ name: "file", filename: given, type: "image/png", body: bytes(16) }])), ctx, t);
       expect((await ctx.blobStore.head(t.key))!.filename).toBe(stored);
     }
   });
@@ -153,6 +157,15 @@ describe("receiveUpload", () => {
       const t = target();
       const request = uploadRequest(formBody([{ name: "file", type: "image/png", body: bytes(5001) }]));
       expect(request.headers.get("content-length")).toBeNull();
+      await expect(receiveUpload(request, ctx, t)).rejects.toMatchObject({ code: "payload_too_large" });
+      await expectNoBlob(ctx, t.key);
+    });
+
+    it("counts the bytes that arrive, not a Content-Length that says fewer", async () => {
+      const ctx = context({ maxBytes: 5000 });
+      const t = target();
+      const request = uploadRequest(formBody([{ name: "file", type: "image/png", body: bytes(20_000) }]), { "content-length": "100" });
+      expect(request.headers.get("content-length")).toBe("100");
       await expect(receiveUpload(request, ctx, t)).rejects.toMatchObject({ code: "payload_too_large" });
       await expectNoBlob(ctx, t.key);
     });
@@ -178,7 +191,7 @@ describe("receiveUpload", () => {
       const ctx = context();
       const before = target();
       await expect(
-        receiveUpload(uploadRequest(formBody([...fields, { name: "file", type: "image/png", body: "x" }])), ctx, before),
+        receiveUpload(uploadRequest(formBody([...fields, { name: "file", type: "image/png", body: bytes(16) }])), ctx, before),
       ).rejects.toMatchObject({ code: "payload_too_large" });
       await expectNoBlob(ctx, before.key);
       const after = target();
@@ -191,7 +204,7 @@ describe("receiveUpload", () => {
     it("refuses part headers over 16 KiB with 413", async () => {
       const ctx = context();
       const t = target();
-      const body = formBody([{ name: "file", type: "image/png", headers: [`X-Padding: ${"a".repeat(17 * 1024)}`], body: "x" }]);
+      const body = formBody([{ name: "file", type: "image/png", headers: [`X-Padding: ${"a".repeat(17 * 1024)}`], body: bytes(10) }]);
       await expect(receiveUpload(uploadRequest(body), ctx, t)).rejects.toMatchObject({ code: "payload_too_large" });
       await expectNoBlob(ctx, t.key);
     });
@@ -208,7 +221,7 @@ describe("receiveUpload", () => {
 
     it("answers 400 when no part is named file", async () => {
       const ctx = context();
-      const body = formBody([{ name: "upload", filename: "a.png", type: "image/png", body: "x" }]);
+      const body = formBody([{ name: "upload", filename: "a.png", type: "image/png", body: bytes(16) }]);
       await expect(receiveUpload(uploadRequest(body), ctx, target())).rejects.toMatchObject({
         code: "invalid_request",
         message: expect.stringContaining("`file`"),

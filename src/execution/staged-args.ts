@@ -1,22 +1,46 @@
-import { STAGED_FILE_FORMAT, type JsonSchema } from "../toolkits/define.js";
+import { STAGED_FILE_FORMAT, type JsonSchema, type StagedFile } from "../toolkits/define.js";
+import { STAGING_KEY } from "../uploads/staging.js";
+
+/** Opens the staged file `key` found at `path` (e.g. `attachments.0`), or throws. */
+export type OpenStagedFile = (key: string, path: string) => Promise<StagedFile>;
 
 /**
- * The staging keys in `args` at positions the schema marks as staged files, with their paths
- * (e.g. `attachments.0`). Walks `properties` and `items` of the JSON Schema alongside the value.
+ * `args` with every staging key at a position the schema marks as a staged file
+ * (`format: "tools-proxy-staging-key"`, as `stagedFile()` makes) replaced by the file `open`
+ * returns. Walks `properties`, `items`, and `anyOf`/`oneOf` branches (an optional or nullable
+ * file) of the JSON Schema alongside the value; other values are returned as they are. `args` is
+ * not modified. Rejects with the first error of `open`.
  */
-export function findStagedFileKeys(schema: JsonSchema, args: unknown, path = ""): Array<{ path: string; key: string }> {
-  if (schema.format === STAGED_FILE_FORMAT) return typeof args === "string" ? [{ path, key: args }] : [];
-  const found: Array<{ path: string; key: string }> = [];
+export async function resolveStagedFiles(schema: JsonSchema, args: unknown, open: OpenStagedFile, path = ""): Promise<unknown> {
+  if (isStagedFile(schema)) return typeof args === "string" ? open(args, path) : args;
   const join = (name: string) => (path ? `${path}.${name}` : name);
-  const properties = schema.properties as Record<string, JsonSchema> | undefined;
-  if (properties && args && typeof args === "object" && !Array.isArray(args)) {
-    for (const [name, sub] of Object.entries(properties)) {
-      if (name in args) found.push(...findStagedFileKeys(sub, (args as Record<string, unknown>)[name], join(name)));
-    }
-  }
+
   const items = schema.items as JsonSchema | undefined;
   if (items && typeof items === "object" && Array.isArray(args)) {
-    args.forEach((item, index) => found.push(...findStagedFileKeys(items, item, join(String(index)))));
+    const out: unknown[] = [];
+    for (const [index, item] of args.entries()) out.push(await resolveStagedFiles(items, item, open, join(String(index))));
+    return out;
   }
-  return found;
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  if (properties && isRecord(args)) {
+    const out: Record<string, unknown> = { ...args };
+    for (const [name, sub] of Object.entries(properties)) {
+      if (name in args) out[name] = await resolveStagedFiles(sub, args[name], open, join(name));
+    }
+    return out;
+  }
+  const branches = [...((schema.anyOf as JsonSchema[] | undefined) ?? []), ...((schema.oneOf as JsonSchema[] | undefined) ?? [])];
+  // The branch of the value's kind: a file (a string), an object, or an array; null matches none.
+  const branch = branches.find((b) =>
+    typeof args === "string" ? isStagedFile(b) && STAGING_KEY.test(args) : Array.isArray(args) ? typeof b.items === "object" : isRecord(args) && typeof b.properties === "object",
+  );
+  return branch ? resolveStagedFiles(branch, args, open, path) : args;
+}
+
+function isStagedFile(schema: JsonSchema): boolean {
+  return schema.format === STAGED_FILE_FORMAT;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

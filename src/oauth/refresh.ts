@@ -10,9 +10,9 @@ import { oauthClient } from "./client.js";
 
 /** An access token this close to expiry is refreshed before use. */
 export const REFRESH_MARGIN_MS = 60_000;
-/** How long a refresh lease is held at most; a crashed holder's lease frees itself after this. */
+/** How long a refresh lease is held at most by default (`refreshLeaseMs`); a crashed holder's lease frees itself after this. */
 export const REFRESH_LEASE_MS = 60_000;
-/** The token request's own timeout: well inside the lease, so a lease never outlives its holder's work. */
+/** The token request's own timeout, at most: well inside the lease, so a lease never outlives its holder's work. */
 const REFRESH_REQUEST_MS = 20_000;
 /** How long a caller waits for another process's refresh before giving up with a 503. */
 const REFRESH_WAIT_MS = 30_000;
@@ -59,8 +59,8 @@ function needsRefresh(connection: ConnectionRecord, credential: OAuthCredential,
 }
 
 /**
- * One refresh across every process sharing the store: the lease holder refreshes; the others
- * wait, re-reading the store, and use the token the holder saved.
+ * One refresh across every process sharing the leases (the store's, or the `leases` option): the
+ * lease holder refreshes; the others wait, re-reading the store, and use the token the holder saved.
  */
 async function refreshUnderLease(ctx: HandlerContext, scheme: OAuth2Scheme, connectionId: string, staleAccessToken: string | undefined): Promise<FreshCredential> {
   const lease = `oauth-refresh:${connectionId}`;
@@ -71,7 +71,7 @@ async function refreshUnderLease(ctx: HandlerContext, scheme: OAuth2Scheme, conn
     const current = await readActive(ctx, connectionId);
     const credential = (await openCredential(ctx, current)) as OAuthCredential;
     if (!needsRefresh(current, credential, staleAccessToken)) return { connection: current, credential };
-    if (await ctx.store.acquireLease(lease, holder, REFRESH_LEASE_MS)) {
+    if (await ctx.leases.acquire(lease, holder, ctx.refreshLeaseMs)) {
       try {
         // Read again under the lease: another holder may have finished just before we took it.
         const latest = await readActive(ctx, connectionId);
@@ -79,7 +79,10 @@ async function refreshUnderLease(ctx: HandlerContext, scheme: OAuth2Scheme, conn
         if (!needsRefresh(latest, latestCredential, staleAccessToken)) return { connection: latest, credential: latestCredential };
         return await refreshNow(ctx, scheme, latest, latestCredential);
       } finally {
-        await ctx.store.releaseLease(lease, holder);
+        // A release that fails must not hide the refreshed token: the lease then expires by itself.
+        await Promise.resolve()
+          .then(() => ctx.leases.release(lease, holder))
+          .catch((error: unknown) => ctx.logger.log("warn", "refresh lease release failed; it expires by itself", { connectionId, error }));
       }
     }
     if (Date.now() > deadline) {
@@ -97,7 +100,7 @@ async function refreshNow(ctx: HandlerContext, scheme: OAuth2Scheme, connection:
   const { as, client, clientAuth, options } = oauthClient(ctx, scheme);
   let tokens: oauth.TokenEndpointResponse;
   try {
-    const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, credential.refreshToken, options(AbortSignal.timeout(REFRESH_REQUEST_MS)));
+    const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, credential.refreshToken, options(AbortSignal.timeout(Math.min(REFRESH_REQUEST_MS, Math.floor(ctx.refreshLeaseMs * 0.75)))));
     tokens = await oauth.processRefreshTokenResponse(as, client, response);
   } catch (error) {
     if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant") {

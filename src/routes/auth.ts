@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { publicConnection } from "../connections/resolve.js";
 import { createConnection } from "../connections/create.js";
 import { ToolsError } from "../errors.js";
@@ -8,41 +8,8 @@ import { completeAuthorization } from "../oauth/callback.js";
 import { startAuthorization } from "../oauth/start.js";
 import { requireAgent } from "./agent.js";
 import { defineRoute } from "./route.js";
-import { ConnectionSchema, errors, idParam } from "./schemas.js";
-
-const CredentialsSchema = z.union([
-  z.object({ apiKey: z.string().min(1).max(4096) }).strict(),
-  z.object({ token: z.string().min(1).max(8192) }).strict(),
-  z.object({ username: z.string().max(1024), password: z.string().max(4096) }).strict(),
-]);
-
-const AuthBodySchema = z.object({
-  toolkit: idParam,
-  label: z.string().min(1).max(200).optional(),
-  returnUrl: z.string().url().max(2048).optional(),
-  credentials: CredentialsSchema.optional().meta({
-    description: "For apiKey, bearer and basic toolkits: { apiKey }, { token } or { username, password }.",
-  }),
-  params: z
-    .record(z.string().regex(/^[A-Za-z0-9_]{1,64}$/), z.string().regex(/^[A-Za-z0-9-]{1,63}$/, "must be letters, digits or '-'"))
-    .optional()
-    .meta({ description: "Values of the toolkit's base URL placeholders, e.g. { subdomain: 'acme' }." }),
-  remoteUser: z.string().max(256).optional().meta({ description: "The account on the external application, when the caller knows it." }),
-});
-
-const AuthorizationStartedSchema = z
-  .object({
-    authorizationId: z.string(),
-    authorizationUrl: z.string().meta({ description: "Open it in a browser to sign in and consent." }),
-    expiresAt: z.string().meta({ format: "date-time" }),
-  })
-  .meta({ id: "AuthorizationStarted" });
-
-const AuthorizationStatusSchema = z.object({
-  status: z.enum(["pending", "connected", "failed", "expired"]),
-  connectionId: z.string().optional(),
-  error: z.string().optional(),
-});
+import { errors } from "./schemas.js";
+import { AuthBodySchema, AuthorizationStartedSchema, AuthorizationStatusSchema, ConnectionCreatedSchema, type CredentialsSchema } from "../api/auth.js";
 
 export const authRoutes = [
   defineRoute({
@@ -52,7 +19,7 @@ export const authRoutes = [
     body: AuthBodySchema,
     responses: {
       200: { description: "OAuth started: open authorizationUrl in a browser, then wait on GET /auth/{authorizationId}.", schema: AuthorizationStartedSchema },
-      201: { description: "The connection, created at once.", schema: z.object({ connection: ConnectionSchema }) },
+      201: { description: "The connection, created at once.", schema: ConnectionCreatedSchema },
       ...errors(400, 401, 404),
     },
     async handle({ body, principal }, ctx) {

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { HandlerContext } from "../context.js";
 import { ToolsError } from "../errors.js";
 import { findVisibleConnection } from "../connections/resolve.js";
@@ -7,42 +6,24 @@ import type { Tool, Toolkit } from "../toolkits/define.js";
 import { paginate, rank } from "../toolkits/search.js";
 import { json } from "../http.js";
 import { defineRoute } from "./route.js";
-import { ToolSchema, cursorParam, errors, idParam, limitParam } from "./schemas.js";
-
-const ToolkitSummarySchema = z
-  .object({
-    slug: z.string(),
-    name: z.string(),
-    description: z.string(),
-    icon: z.string(),
-    authScheme: z.enum(["oauth2", "apiKey", "bearer", "basic", "none"]),
-    toolCount: z.number().int(),
-    connected: z.boolean().meta({ description: "Whether the caller has an active connection to this toolkit." }),
-  })
-  .meta({ id: "ToolkitSummary" });
-
-const ToolkitDetailsSchema = z
-  .object({
-    slug: z.string(),
-    name: z.string(),
-    description: z.string(),
-    icon: z.string(),
-    authScheme: z.string(),
-    tools: z.array(ToolSchema),
-    nextCursor: z.string().nullable(),
-  })
-  .meta({ id: "Toolkit" });
-
-const toolListQuery = { limit: limitParam, cursor: cursorParam, connection_id: idParam.optional() };
+import { errors } from "./schemas.js";
+import {
+  SearchQuerySchema,
+  SearchResultSchema,
+  ToolkitDetailsSchema,
+  ToolkitQuerySchema,
+  ToolSearchQuerySchema,
+  ToolSearchResultSchema,
+} from "../api/catalog.js";
 
 export const catalogRoutes = [
   defineRoute({
     method: "GET",
     path: "/search",
     summary: "Find toolkits by keyword, most relevant first.",
-    query: z.object({ keywords: z.string().max(200).optional(), limit: limitParam, cursor: cursorParam }),
+    query: SearchQuerySchema,
     responses: {
-      200: { description: "Matching toolkits.", schema: z.object({ toolkits: z.array(ToolkitSummarySchema), nextCursor: z.string().nullable() }) },
+      200: { description: "Matching toolkits.", schema: SearchResultSchema },
       ...errors(400, 401),
     },
     async handle({ query, principal }, ctx) {
@@ -67,7 +48,7 @@ export const catalogRoutes = [
     method: "GET",
     path: "/toolkit/:toolkit",
     summary: "A toolkit's metadata and its tools with their input schemas.",
-    query: z.object(toolListQuery),
+    query: ToolkitQuerySchema,
     responses: { 200: { description: "The toolkit.", schema: ToolkitDetailsSchema }, ...errors(400, 401, 404) },
     async handle({ params, query, principal }, ctx) {
       const toolkit = await requireToolkit(ctx, params.toolkit!);
@@ -88,9 +69,9 @@ export const catalogRoutes = [
     method: "GET",
     path: "/toolkit/:toolkit/search",
     summary: "Search the tools of one toolkit, most relevant first.",
-    query: z.object({ query: z.string().max(200).optional(), ...toolListQuery }),
+    query: ToolSearchQuerySchema,
     responses: {
-      200: { description: "Matching tools.", schema: z.object({ tools: z.array(ToolSchema), nextCursor: z.string().nullable() }) },
+      200: { description: "Matching tools.", schema: ToolSearchResultSchema },
       ...errors(400, 401, 404),
     },
     async handle({ params, query, principal }, ctx) {

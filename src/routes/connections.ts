@@ -1,19 +1,19 @@
-import { z } from "zod";
 import { findVisibleConnection, publicConnection } from "../connections/resolve.js";
 import { ToolsError } from "../errors.js";
 import { json } from "../http.js";
 import { revokeAtProvider } from "../oauth/revoke.js";
 import { requireAgent } from "./agent.js";
 import { defineRoute } from "./route.js";
-import { ConnectionSchema, errors, idParam } from "./schemas.js";
+import { errors } from "./schemas.js";
+import { ConnectionListSchema, ConnectionsQuerySchema } from "../api/auth.js";
 
 export const connectionRoutes = [
   defineRoute({
     method: "GET",
     path: "/connections",
     summary: "The caller's connections (a service key without x-agent-id: the workspace's).",
-    query: z.object({ toolkit: idParam.optional() }),
-    responses: { 200: { description: "Connections, oldest first.", schema: z.object({ connections: z.array(ConnectionSchema) }) }, ...errors(400, 401) },
+    query: ConnectionsQuerySchema,
+    responses: { 200: { description: "Connections, oldest first.", schema: ConnectionListSchema }, ...errors(400, 401) },
     async handle({ query, principal }, ctx) {
       const connections = await ctx.store.listConnections({
         workspaceId: principal.workspaceId,

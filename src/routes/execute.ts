@@ -1,24 +1,18 @@
-import { z } from "zod";
 import { accessConnection, outboundFetchFor } from "../connections/access.js";
 import { resolveConnection } from "../connections/resolve.js";
 import type { HandlerContext } from "../context.js";
 import { ToolsError } from "../errors.js";
 import { failureFromError, success, withTimeout, type ExecutionResult } from "../execution/result.js";
-import { findStagedFileKeys } from "../execution/staged-args.js";
+import { resolveStagedFiles } from "../execution/staged-args.js";
 import { json, validate } from "../http.js";
 import { capResponseBody } from "../outbound/response.js";
 import type { Principal } from "../store/types.js";
-import type { ToolContext } from "../toolkits/define.js";
+import type { StagedFile, ToolContext } from "../toolkits/define.js";
 import { openStagedFile } from "../uploads/staging.js";
 import { requireAgent } from "./agent.js";
 import { defineRoute } from "./route.js";
-import { ExecutionResultSchema, errors, idParam } from "./schemas.js";
-
-const ExecuteBodySchema = z.object({
-  tool: idParam.meta({ description: "Tool slug." }),
-  arguments: z.record(z.string(), z.unknown()).default({}).meta({ description: "The tool's arguments, checked against its inputParameters." }),
-  connection_id: idParam.optional().meta({ description: "Connection to use; required when the agent has several." }),
-});
+import { ExecutionResultSchema, errors } from "./schemas.js";
+import { ExecuteBodySchema } from "../api/execution.js";
 
 export const executeRoutes = [
   defineRoute({
@@ -35,8 +29,10 @@ export const executeRoutes = [
       const found = await ctx.registry.getTool(body.tool);
       if (!found) throw new ToolsError("not_found", `No tool "${body.tool}". Find tools with GET ${ctx.basePath}/toolkit/{toolkit}/search?query=...`);
       const { toolkit, tool } = found;
-      const args = validate(tool.input, body.arguments, "arguments");
-      await checkStagedFiles(ctx, agent, findStagedFileKeys(tool.inputParameters, body.arguments));
+      // Staged files are opened (and a missing or foreign one refused) before anything else runs.
+      const args = await resolveStagedFiles(tool.inputParameters, validate(tool.input, body.arguments, "arguments"), (key, path) =>
+        openOwnFile(ctx, agent, key, `arguments.${path}: no`),
+      );
       const connection = await resolveConnection(ctx, agent, toolkit, body.connection_id);
       const access = await accessConnection(ctx, toolkit, connection);
 
@@ -49,11 +45,7 @@ export const executeRoutes = [
           const toolContext: ToolContext = {
             fetch: async (input, init) => capResponseBody(await outbound(input, init), ctx.maxResponseBytes),
             files: {
-              async get(key) {
-                const file = await openStagedFile(ctx, agent, key);
-                if (!file) throw new ToolsError("invalid_request", `No staged file "${key}" for this agent (unknown or expired); upload it with POST ${ctx.basePath}/upload.`);
-                return file;
-              },
+              get: (file) => openOwnFile(ctx, agent, typeof file === "string" ? file : file.stagingKey, "No"),
             },
             connection: connection ? { id: connection.id, label: connection.label, remoteUser: connection.remoteUser, params: { ...connection.params } } : null,
             principal: agent,
@@ -79,14 +71,11 @@ export const executeRoutes = [
   }),
 ];
 
-/** Staged files named in the arguments must exist and belong to the agent: otherwise a 400. */
-async function checkStagedFiles(ctx: HandlerContext, agent: Principal, keys: Array<{ path: string; key: string }>): Promise<void> {
-  for (const { path, key } of keys) {
-    const file = await openStagedFile(ctx, agent, key);
-    if (!file) {
-      throw new ToolsError("invalid_request", `arguments.${path}: no staged file "${key}" for this agent (unknown or expired); upload it with POST ${ctx.basePath}/upload.`);
-    }
-  }
+/** The agent's staged file `key`; an unknown, expired or foreign key is a 400 whose message starts with `lead`. */
+async function openOwnFile(ctx: HandlerContext, agent: Principal, key: string, lead: string): Promise<StagedFile> {
+  const file = await openStagedFile(ctx, agent, key);
+  if (!file) throw new ToolsError("invalid_request", `${lead} staged file "${key}" for this agent (unknown or expired); upload it with POST ${ctx.basePath}/upload.`);
+  return file;
 }
 
 /** What a tool returned, as JSON would carry it; a value JSON cannot carry is a tool failure. */

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { ToolsError } from "../errors.js";
 import { json } from "../http.js";
 import { receiveUpload } from "../uploads/multipart.js";
@@ -6,15 +5,7 @@ import { newStagingKey, openStagedBlob, ownerMetadata } from "../uploads/staging
 import { requireAgent } from "./agent.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { errors } from "./schemas.js";
-
-const StagedUploadSchema = z
-  .object({
-    stagingKey: z.string().meta({ description: "Pass it as a tool's file argument, or read the file back with GET /files/{stagingKey}." }),
-    contentType: z.string(),
-    size: z.number().int().meta({ description: "Bytes stored." }),
-    expiresAt: z.string().meta({ format: "date-time", description: "After this time the key is unknown." }),
-  })
-  .meta({ id: "StagedUpload" });
+import { StagedUploadSchema } from "../api/files.js";
 
 /** `POST /upload` stages a file; `GET /files/:stagingKey` gives it back to the agent that staged it. */
 export const fileRoutes: RouteDefinition[] = [

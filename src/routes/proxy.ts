@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { accessConnection, outboundFetchFor } from "../connections/access.js";
 import { resolveConnection } from "../connections/resolve.js";
 import { ToolsError } from "../errors.js";
@@ -7,39 +7,12 @@ import { json } from "../http.js";
 import type { BlobObject } from "../blob/types.js";
 import { describeFetchFailure, type OutboundInit } from "../outbound/fetch.js";
 import { upstreamResult, type ProxyResult } from "../outbound/response.js";
-import { STAGED_FILE_FORMAT } from "../toolkits/define.js";
 import { ToolRunError } from "../toolkits/tool-error.js";
 import { openStagedBlob } from "../uploads/staging.js";
 import { requireAgent } from "./agent.js";
 import { defineRoute } from "./route.js";
-import { ExecutionResultSchema, errors, idParam } from "./schemas.js";
-
-const ProxyBodySchema = z.object({
-  toolkit: idParam,
-  method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]),
-  url: z
-    .string()
-    .max(8192)
-    .refine((url) => URL.canParse(url), "must be a full URL such as https://api.example.com/v1/items")
-    .meta({ description: "Full URL; must fall under one of the toolkit's base URLs." }),
-  headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
-  body: z.unknown().optional().meta({ description: "JSON value sent as the body (POST, PUT, PATCH). A string is sent as text unless Content-Type says JSON." }),
-  bodyFile: z
-    .string()
-    .max(160)
-    .optional()
-    .meta({
-      description:
-        "Staging key of a file the agent uploaded (POST /upload), sent as the raw body (POST, PUT, PATCH) with its stored content type unless headers set Content-Type. Not with body.",
-      format: STAGED_FILE_FORMAT,
-    }),
-  connection_id: idParam.optional(),
-});
-
-const ProxyResultSchema = ExecutionResultSchema.extend({
-  status: z.number().nullable().meta({ description: "Upstream HTTP status; null when no answer came." }),
-  headers: z.record(z.string(), z.string()).meta({ description: "A filtered set of upstream response headers." }),
-}).meta({ id: "ProxyResult" });
+import { errors } from "./schemas.js";
+import { ProxyBodySchema, ProxyResultSchema } from "../api/execution.js";
 
 export const proxyRoutes = [
   defineRoute({

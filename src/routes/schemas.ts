@@ -1,62 +1,10 @@
-import { z } from "zod";
-import { ERROR_STATUS } from "../errors.js";
+import { ErrorBodySchema } from "../api/common.js";
 
-/** Schemas shared by several routes. Each is also a component of the OpenAPI document. */
-
-export const ErrorBodySchema = z
-  .object({
-    error: z.string().meta({ description: "A sentence a person or an agent can act on." }),
-    code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS]),
-  })
-  .meta({ id: "Error" });
-
-export const ConnectionSchema = z
-  .object({
-    id: z.string(),
-    toolkit: z.string(),
-    createdAt: z.string().meta({ format: "date-time" }),
-    remoteUser: z.string(),
-    label: z.string(),
-    status: z.enum(["active", "expired", "revoked"]),
-    statusReason: z.string().nullable(),
-  })
-  .meta({ id: "Connection" });
-
-export const ToolSchema = z
-  .object({
-    slug: z.string(),
-    name: z.string(),
-    description: z.string(),
-    inputParameters: z.record(z.string(), z.unknown()).meta({ description: "JSON Schema (draft 2020-12) of the arguments." }),
-    annotations: z.record(z.string(), z.boolean()).optional(),
-    scopes: z.array(z.string()).optional(),
-  })
-  .meta({ id: "Tool" });
-
-export const ExecutionResultSchema = z
-  .object({
-    data: z.unknown(),
-    error: z.string().nullable(),
-    successful: z.boolean(),
-    code: z.string().optional().meta({ description: "Machine code of a failure, e.g. upstream_error, timeout." }),
-    retryable: z.boolean().optional(),
-    retryAfterMs: z.number().optional(),
-    upstreamStatus: z.number().optional(),
-  })
-  .meta({ id: "ExecutionResult" });
-
-/** `limit` of list routes: default 50, at most 200. */
-export const limitParam = z.coerce
-  .number({ message: "must be a whole number" })
-  .int("must be a whole number")
-  .min(1, "must be at least 1")
-  .max(200, "must be at most 200")
-  .default(50);
-
-export const cursorParam = z.string().max(512).optional();
-
-/** A slug or id taken from a query string or body. */
-export const idParam = z.string().min(1).max(128);
+/**
+ * The schemas shared by several routes live in `src/api/` (the client takes its types from there);
+ * they are re-exported here for the routes.
+ */
+export { ConnectionSchema, ErrorBodySchema, ExecutionResultSchema, ToolSchema, cursorParam, idParam, limitParam } from "../api/common.js";
 
 /** Standard error responses, for the OpenAPI document. */
 export function errors(...statuses: number[]) {

@@ -98,6 +98,8 @@ export type AuthorizationPatch = Partial<Pick<AuthorizationRecord, "status" | "c
  * - "Not found" is `null` (or `false` for deletes and revokes), never a thrown error.
  * - Records come back as copies: mutating a returned object never changes the store.
  * - Dates are `Date` objects; TTLs and durations are milliseconds.
+ * - Strings compare exactly: ids, hashes, workspace, agent and toolkit names differ by case and
+ *   by trailing spaces (a case-insensitive SQL collation would merge two tenants).
  * - A backend that cannot be reached throws `StoreUnavailableError` (the handler answers 503).
  * - `createX` with an id or unique key (key hash, state hash) that already exists throws.
  * - Fields of a patch that are `undefined` are ignored (the stored value stays).

@@ -6,5 +6,7 @@
  *   toolsStoreConformance("my postgres store", () => myStore());
  */
 export { toolsStoreConformance, type ToolsStoreConformanceOptions } from "./tools-store.js";
-export { blobStoreConformance } from "./blob-store.js";
+export { blobStoreConformance, type BlobStoreConformanceOptions, type BlobStoreConformanceSkip } from "./blob-store.js";
 export { toolkitRegistryConformance } from "./toolkit-registry.js";
+export { leaseStoreConformance } from "./lease-store.js";
+export { rateLimitStoreConformance } from "./rate-limit-store.js";

@@ -220,6 +220,18 @@ export function toolsStoreConformance(
         expect(await store.deleteConnection(id)).toBe(false);
       });
 
+      it("compares ids exactly: another case or a trailing space is another workspace, agent or toolkit", async () => {
+        const connection = connectionRecord({ workspaceId: `Ws_${crypto.randomUUID()}`, agentId: "Agent", toolkit: "GitHub" });
+        await store.createConnection(connection);
+        const { workspaceId } = connection;
+        expect(await store.listConnections({ workspaceId })).toHaveLength(1);
+        expect(await store.listConnections({ workspaceId: workspaceId.toLowerCase() })).toEqual([]);
+        expect(await store.listConnections({ workspaceId: `${workspaceId} ` })).toEqual([]);
+        expect(await store.listConnections({ workspaceId, agentId: "agent" })).toEqual([]);
+        expect(await store.listConnections({ workspaceId, toolkit: "github" })).toEqual([]);
+        expect(await store.getConnection(connection.id.toUpperCase())).toBeNull();
+      });
+
       it("deletes a connection once", async () => {
         const connection = connectionRecord();
         await store.createConnection(connection);

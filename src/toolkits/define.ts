@@ -3,6 +3,7 @@ import type { Awaitable, Principal } from "../store/types.js";
 import { assertOAuthEndpoints } from "../oauth/endpoints.js";
 import { retriesSchema, type RetryOptions } from "../outbound/retry.js";
 import type { AuthScheme } from "./auth-schemes.js";
+import { STAGED_FILE_FORMAT } from "../api/staged-file.js";
 
 /** A JSON Schema (draft 2020-12) object. */
 export type JsonSchema = Record<string, unknown>;
@@ -15,18 +16,27 @@ export interface ToolAnnotations {
   openWorld?: boolean;
 }
 
-/** A staged file, as `ctx.files.get(stagingKey)` returns it. */
+/**
+ * A staged file, as a `stagedFile()` argument reaches `run` and as `ctx.files.get(stagingKey)`
+ * returns it. Its bytes are read only when asked for; in JSON it is its staging key.
+ */
 export interface StagedFile {
   stagingKey: string;
+  /** A name to give the file: the uploader's file name, or the staging key when it sent none. */
+  name: string;
+  /** The uploader's file name (its last path segment), or null. */
   filename: string | null;
   contentType: string;
+  /** Bytes. */
   size: number;
   expiresAt: Date;
-  /** The bytes as a stream; each call opens the file again. */
+  /** The bytes as a stream, read as it is consumed; each call opens the file again. */
   stream(): Promise<ReadableStream<Uint8Array>>;
   /** The bytes in memory. Prefer `stream()` for large files. */
   bytes(): Promise<Uint8Array>;
   text(): Promise<string>;
+  /** The staging key, so arguments holding a file serialise as they were sent. */
+  toJSON(): string;
 }
 
 /** What a tool's `run` receives besides its arguments. */
@@ -36,8 +46,11 @@ export interface ToolContext {
    * outside them is refused before anything is sent. Relative URLs resolve against the first base URL.
    */
   fetch(input: string | URL, init?: RequestInit): Promise<Response>;
-  /** Reads files the calling agent staged with `POST /upload`. Unknown, expired or foreign keys throw. */
-  files: { get(stagingKey: string): Promise<StagedFile> };
+  /**
+   * Reads files the calling agent staged with `POST /upload` (a key, or a `StagedFile` to open it
+   * again). Unknown, expired or foreign keys throw.
+   */
+  files: { get(file: string | StagedFile): Promise<StagedFile> };
   /** The connection used, or null for a toolkit without auth. Never carries the credential. */
   connection: { id: string; label: string; remoteUser: string; params: Record<string, string> } | null;
   principal: Principal;
@@ -98,18 +111,21 @@ const TOOLKIT_SLUG = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const TOOL_SLUG = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 /** Marker put in the JSON Schema of a staged-file argument, so agents can tell. */
-export const STAGED_FILE_FORMAT = "tools-proxy-staging-key";
+export { STAGED_FILE_FORMAT };
 
 /**
- * A tool argument that takes a file: the agent passes the `stagingKey` that `POST /upload`
- * returned, and the tool reads it with `ctx.files.get(key)`.
+ * A tool argument that takes a file. Agents see a string with `format: "tools-proxy-staging-key"`
+ * and pass the `stagingKey` that `POST /upload` returned; before `run` is called, the handler
+ * checks that the key is the calling agent's and not expired (else `400`, and `run` is not called)
+ * and hands `run` the file as a `StagedFile`: name, content type, size, and readers.
  */
 export function stagedFile(description = "Staging key of a file uploaded with POST /proxy/tools/upload.") {
-  return z.string().regex(/^stg_[A-Za-z0-9_-]{16,128}$/, "must be a staging key returned by POST /upload").meta({
-    description,
-    format: STAGED_FILE_FORMAT,
-    "x-tools-proxy-file": true,
-  });
+  return z
+    .string()
+    .regex(/^stg_[A-Za-z0-9_-]{16,128}$/, "must be a staging key returned by POST /upload")
+    .meta({ description, format: STAGED_FILE_FORMAT, "x-tools-proxy-file": true })
+    // The key is replaced by the opened file after validation (see execution/staged-args.ts).
+    .transform((key) => key as unknown as StagedFile);
 }
 
 /** Converts a zod schema to the JSON Schema shown to agents as `inputParameters`. */

@@ -2,13 +2,13 @@ import { make as makeParser, type MultipartError, type PartInfo } from "multipas
 import type { BlobInfo } from "../blob/types.js";
 import type { HandlerContext } from "../context.js";
 import { ToolsError } from "../errors.js";
+import { openSink, type BlobSink } from "./blob-sink.js";
+import { signatureGate } from "./signatures.js";
 
 /** Most parts a form may have; only the first part named `file` is kept. */
 export const MAX_PARTS = 10;
 /** Bytes a body may carry beyond the file itself: boundaries, part headers, small fields. */
 export const MULTIPART_OVERHEAD_BYTES = 256 * 1024;
-/** Bytes buffered between the request and a slower blob store before reading pauses. */
-const QUEUE_BYTES = 1024 * 1024;
 const MEDIA_TYPE = /^\s*([!#$%&'*+.^\w|~-]+\/[!#$%&'*+.^\w|~-]+)\s*(;.*)?$/;
 const CHARSET = /^[A-Za-z0-9._:-]{1,40}$/;
 
@@ -28,7 +28,8 @@ export interface UploadTarget {
  *   `MULTIPART_OVERHEAD_BYTES`, is a 413, as is a Content-Length that already says so, or more
  *   than `MAX_PARTS` parts, or part headers over multipasta's limit (16 KiB, 100 lines).
  * - The part's declared Content-Type (none: `application/octet-stream`) must match
- *   `ctx.uploads.allowedContentTypes`, else 415.
+ *   `ctx.uploads.allowedContentTypes`, and for a type with a signature (PNG, JPEG, PDF, MP4, zip,
+ *   ...; see `signatures.ts`) the file's first bytes must carry it, else 415.
  * - Not multipart, no boundary, no `file` part, or a malformed or truncated body: 400.
  * - The blob is completed only after the whole body parsed; on any refusal, or when the body
  *   errors (the client went away), the put is aborted and no blob is left behind.
@@ -68,14 +69,23 @@ export async function receiveUpload(request: Request, ctx: HandlerContext, targe
         fail(new ToolsError("unsupported_media_type", `Files of type ${type.split(";")[0]} are not accepted here; accepted types: ${allowedContentTypes.join(", ")}.`));
         return ignore;
       }
+      const gate = signatureGate(type);
       const opened = openSink(ctx, target, type, safeFilename(info.filename), fail);
       sink = opened;
       let size = 0;
       return (chunk) => {
-        if (chunk === null || failure) return;
-        size += chunk.byteLength;
-        if (size > maxBytes) return fail(fileTooLarge(maxBytes));
-        opened.enqueue(chunk);
+        if (failure) return;
+        if (chunk !== null) {
+          size += chunk.byteLength;
+          if (size > maxBytes) return fail(fileTooLarge(maxBytes));
+        }
+        let passed: Uint8Array | null;
+        try {
+          passed = gate ? gate.push(chunk) : chunk;
+        } catch (error) {
+          return fail(error);
+        }
+        if (passed) opened.enqueue(passed);
       };
     },
   });
@@ -141,89 +151,6 @@ export function isAllowedContentType(type: string, allowed: readonly string[]): 
     if (pattern === "*/*" || pattern === "*") return true;
     return pattern.endsWith("*") ? essence.startsWith(pattern.slice(0, -1)) : essence === pattern;
   });
-}
-
-interface BlobSink {
-  /** The store cancelled the stream or its put settled before the end of the file. */
-  readonly stopped: boolean;
-  /** Resolves once the put has settled, either way. */
-  settled(): Promise<void>;
-  /** Whether the store wants more bytes now. */
-  ready(): boolean;
-  /** Resolves when the store reads, gives up, or the put settles. */
-  drained(): Promise<void>;
-  enqueue(chunk: Uint8Array): void;
-  /** Ends the stream and waits for the blob to be stored. */
-  close(): Promise<BlobInfo>;
-  /** Errors the stream and aborts the put; waits until the store has cleaned up. */
-  abort(reason: unknown): Promise<void>;
-}
-
-/** Starts `blobStore.put` on a stream that this module feeds, with byte-counted backpressure. */
-function openSink(ctx: HandlerContext, target: UploadTarget, contentType: string, filename: string | null, fail: (error: unknown) => void): BlobSink {
-  let wake: (() => void) | null = null;
-  const wakeUp = () => {
-    wake?.();
-    wake = null;
-  };
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let cancelled = false;
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start: (c) => void (controller = c),
-      pull: wakeUp,
-      cancel: () => {
-        cancelled = true;
-        wakeUp();
-      },
-    },
-    { highWaterMark: QUEUE_BYTES, size: (chunk) => chunk.byteLength },
-  );
-  const abortController = new AbortController();
-  let putSettled = false;
-  const result = Promise.resolve().then(() =>
-    ctx.blobStore.put(target.key, body, {
-      contentType,
-      filename,
-      metadata: target.metadata,
-      expiresAt: target.expiresAt,
-      signal: abortController.signal,
-    }),
-  );
-  result.then(
-    () => {},
-    (error: unknown) => fail(error),
-  );
-  void result.finally(() => {
-    putSettled = true;
-    wakeUp();
-  }).catch(() => {});
-
-  return {
-    get stopped() {
-      return putSettled || cancelled;
-    },
-    settled: () => result.then(
-      () => {},
-      () => {},
-    ),
-    ready: () => cancelled || (controller.desiredSize ?? 0) > 0,
-    drained: () => (putSettled || cancelled ? Promise.resolve() : new Promise<void>((resolve) => (wake = resolve))),
-    enqueue(chunk) {
-      if (!cancelled) controller.enqueue(chunk);
-    },
-    async close() {
-      if (cancelled) throw new Error("The blob store stopped reading the upload.");
-      controller.close();
-      return result;
-    },
-    async abort(reason) {
-      controller.error(reason);
-      abortController.abort(reason);
-      // A store that resolved anyway (against its contract) must not keep a refused upload.
-      if (await result.then(() => true, () => false)) await ctx.blobStore.delete(target.key);
-    },
-  };
 }
 
 function ignore(_chunk: Uint8Array | null): void {}

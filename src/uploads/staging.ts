@@ -63,6 +63,7 @@ export async function openStagedFile(ctx: HandlerContext, principal: Principal, 
   const bytes = async () => new Uint8Array(await new Response(await stream()).arrayBuffer());
   return {
     stagingKey: key,
+    name: info.filename ?? key,
     filename: info.filename,
     contentType: info.contentType,
     size: info.size,
@@ -70,5 +71,6 @@ export async function openStagedFile(ctx: HandlerContext, principal: Principal, 
     stream,
     bytes,
     text: async () => new TextDecoder().decode(await bytes()),
+    toJSON: () => key,
   };
 }

@@ -41,6 +41,8 @@ describe("createToolsHandler validates its options", () => {
     ["an unknown timeout", { secret, timeouts: { tool: 5 } }, /unknown option "timeouts.tool"/],
     ["a bad upload type", { secret, uploads: { allowedContentTypes: ["images"] } }, /option "uploads\.allowedContentTypes\.0" must be a media type/],
     ["a hook that is not a function", { secret, hooks: { "tool.executed": "log" } }, /option "hooks\.tool\.executed" must be a function/],
+    ["a refresh lease under 100 ms", { secret, refreshLeaseMs: 10 }, /option "refreshLeaseMs" must be at least 100/],
+    ["a fractional refresh lease", { secret, refreshLeaseMs: 1500.5 }, /option "refreshLeaseMs" must be a whole number/],
   ])("throws a TypeError for %s", (_name, options, message) => {
     const error = thrown(options);
     expect(error.message).toMatch(/^createToolsHandler: /);

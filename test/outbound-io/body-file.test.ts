@@ -8,7 +8,9 @@ import { bearer, defineToolkit } from "../../src/index.js";
 import { CREDENTIALS, createHarness, expectError, multipart, type Harness } from "../support/harness.js";
 import { startRawServer, type RawServer } from "./servers.js";
 
-const BYTES = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256);
+/** Sent as image/png, so it starts with PNG's signature (uploads check it). */
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const BYTES = Uint8Array.from({ length: 70_000 }, (_, i) => PNG_SIGNATURE[i] ?? (i * 7) % 256);
 
 const fetches = [
   ["the global fetch", () => undefined],

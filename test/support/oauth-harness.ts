@@ -25,6 +25,7 @@ import {
   type ToolsEvents,
   type ToolsHandler,
   type ToolsStore,
+  type LeaseStore,
 } from "../../src/index.js";
 import type { AuthorizeOptions, OidcServer } from "./oidc-server.js";
 
@@ -81,6 +82,8 @@ export interface OAuthHarnessOptions {
   /** Default: one `notesToolkit(as)`. */
   toolkits?: Toolkit[];
   store?: ToolsStore;
+  /** The handler's `leases` option (default: the store's own leases). */
+  leases?: LeaseStore;
   publicUrl?: string;
   allowedReturnOrigins?: string[];
   /** Runs before every outbound request of the handler (to the provider or the API). */
@@ -122,6 +125,7 @@ export async function createOAuthHarness(options: OAuthHarnessOptions) {
   const publicUrl = options.publicUrl ?? PUBLIC_URL;
   const handler: ToolsHandler = createToolsHandler({
     store,
+    ...(options.leases ? { leases: options.leases } : {}),
     secret: OAUTH_TEST_SECRET,
     publicUrl,
     allowedReturnOrigins: options.allowedReturnOrigins ?? [RETURN_ORIGIN],

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { ConnectionSchema, idParam } from "./common.js";
+
+/** `POST /auth`, `GET /auth/:authorizationId` and the connection routes. */
+
+export const CredentialsSchema = z.union([
+  z.object({ apiKey: z.string().min(1).max(4096) }).strict(),
+  z.object({ token: z.string().min(1).max(8192) }).strict(),
+  z.object({ username: z.string().max(1024), password: z.string().max(4096) }).strict(),
+]);
+
+export const AuthBodySchema = z.object({
+  toolkit: idParam,
+  label: z.string().min(1).max(200).optional(),
+  returnUrl: z.string().url().max(2048).optional(),
+  credentials: CredentialsSchema.optional().meta({
+    description: "For apiKey, bearer and basic toolkits: { apiKey }, { token } or { username, password }.",
+  }),
+  params: z
+    .record(z.string().regex(/^[A-Za-z0-9_]{1,64}$/), z.string().regex(/^[A-Za-z0-9-]{1,63}$/, "must be letters, digits or '-'"))
+    .optional()
+    .meta({ description: "Values of the toolkit's base URL placeholders, e.g. { subdomain: 'acme' }." }),
+  remoteUser: z.string().max(256).optional().meta({ description: "The account on the external application, when the caller knows it." }),
+});
+
+export const AuthorizationStartedSchema = z
+  .object({
+    authorizationId: z.string(),
+    authorizationUrl: z.string().meta({ description: "Open it in a browser to sign in and consent." }),
+    expiresAt: z.string().meta({ format: "date-time" }),
+  })
+  .meta({ id: "AuthorizationStarted" });
+
+export const ConnectionCreatedSchema = z.object({ connection: ConnectionSchema });
+
+export const AuthorizationStatusSchema = z.object({
+  status: z.enum(["pending", "connected", "failed", "expired"]),
+  connectionId: z.string().optional(),
+  error: z.string().optional(),
+});
+
+export const ConnectionsQuerySchema = z.object({ toolkit: idParam.optional() });
+
+export const ConnectionListSchema = z.object({ connections: z.array(ConnectionSchema) });

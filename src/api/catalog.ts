@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { ToolSchema, cursorParam, idParam, limitParam } from "./common.js";
+
+/** `GET /search`, `GET /toolkit/:toolkit` and `GET /toolkit/:toolkit/search`. */
+
+export const ToolkitSummarySchema = z
+  .object({
+    slug: z.string(),
+    name: z.string(),
+    description: z.string(),
+    icon: z.string(),
+    authScheme: z.enum(["oauth2", "apiKey", "bearer", "basic", "none"]),
+    toolCount: z.number().int(),
+    connected: z.boolean().meta({ description: "Whether the caller has an active connection to this toolkit." }),
+  })
+  .meta({ id: "ToolkitSummary" });
+
+export const SearchQuerySchema = z.object({ keywords: z.string().max(200).optional(), limit: limitParam, cursor: cursorParam });
+
+export const SearchResultSchema = z.object({ toolkits: z.array(ToolkitSummarySchema), nextCursor: z.string().nullable() });
+
+const toolListQuery = { limit: limitParam, cursor: cursorParam, connection_id: idParam.optional() };
+
+export const ToolkitQuerySchema = z.object(toolListQuery);
+
+export const ToolkitDetailsSchema = z
+  .object({
+    slug: z.string(),
+    name: z.string(),
+    description: z.string(),
+    icon: z.string(),
+    authScheme: z.string(),
+    tools: z.array(ToolSchema),
+    nextCursor: z.string().nullable(),
+  })
+  .meta({ id: "Toolkit" });
+
+export const ToolSearchQuerySchema = z.object({ query: z.string().max(200).optional(), ...toolListQuery });
+
+export const ToolSearchResultSchema = z.object({ tools: z.array(ToolSchema), nextCursor: z.string().nullable() });

@@ -1,0 +1,58 @@
+/** `serve`: its options and their checks; the server itself is ../serve.ts, loaded when it runs. */
+import { type Command, Option } from "commander";
+import { DEMO_API_KEY } from "../demo-api.js";
+import { usageError, withExamples } from "../command.js";
+import { addStorageOptions, storageFlags, type StorageOptionValues } from "./admin.js";
+import { SERVE_ENVIRONMENT_HELP, STORAGE_HELP } from "../usage.js";
+
+interface ServeOptions extends StorageOptionValues {
+  port: string;
+  host: string;
+  publicUrl?: string;
+  toolkits?: string[];
+  demo: boolean;
+  memory?: boolean;
+  refreshLeaseMs?: string;
+}
+
+/** Adds `serve`. */
+export function registerServe(program: Command): void {
+  const serve = program
+    .command("serve")
+    .summary("Run a local Tools API server at /proxy/tools, with the offline \"demo\" toolkit")
+    .description(
+      `Run the Tools API at http://HOST:PORT/proxy/tools with the bundled "demo" toolkit (connect it with the API key "${DEMO_API_KEY}") and the toolkits of any --toolkits files. Data persists under --data-dir (or in the --database-url database); the tables are created or upgraded at start. When the data has no key for workspace "local" yet, an agent key for workspace "local", agent "agent" is created and printed once; make more with "tools-proxy keys create".`,
+    )
+    .option("--port <n>", "port to listen on (0 picks a free port)", "8787")
+    .option("--host <addr>", "address to listen on", "127.0.0.1")
+    .option("--public-url <url>", "public origin, for OAuth redirects (default: the address listened on)")
+    .option("--toolkits <files...>", "JSON toolkit files (one toolkit or an array each); ${NAME} in a string is replaced by the environment variable NAME. Repeatable")
+    .option("--no-demo", 'leave out the bundled "demo" toolkit')
+    .addOption(new Option("--memory", "keep everything in memory: nothing is written, a new key at every start"))
+    .option("--refresh-lease-ms <ms>", "longest hold of an OAuth refresh lease (default 60000): how long a crashed instance can hold up a connection's token refresh");
+  addStorageOptions(serve)
+    .addHelpText("after", `\n${STORAGE_HELP}\n\n${SERVE_ENVIRONMENT_HELP}`)
+    .action(async (opts: ServeOptions) => {
+      const port = Number(opts.port);
+      if (!/^\d+$/.test(opts.port) || port > 65535) throw usageError(serve, `--port must be a number from 0 to 65535, not "${opts.port}".`);
+      if (opts.publicUrl !== undefined && !/^https?:\/\/[^/]/i.test(opts.publicUrl)) throw usageError(serve, "--public-url must be an http(s) URL such as https://tools.example.com.");
+      const leaseText = opts.refreshLeaseMs;
+      const refreshLeaseMs = leaseText === undefined ? undefined : Number(leaseText);
+      if (leaseText !== undefined && (!/^\d+$/.test(leaseText) || refreshLeaseMs! < 100)) throw usageError(serve, "--refresh-lease-ms must be a whole number of milliseconds, at least 100.");
+      const { runServe } = await import("../serve.js");
+      process.exitCode = await runServe({
+        port,
+        host: opts.host,
+        publicUrl: opts.publicUrl,
+        toolkitFiles: opts.toolkits ?? [],
+        demo: opts.demo,
+        refreshLeaseMs,
+        storage: { ...storageFlags(opts), memory: opts.memory },
+      });
+    });
+  withExamples(
+    serve,
+    "tools-proxy serve --port 8787 --toolkits ./acme.json",
+    "TOOLS_PROXY_DATABASE_URL=postgres://app@db/app TOOLS_PROXY_SECRET=... tools-proxy serve --host 0.0.0.0",
+  );
+}

@@ -1,0 +1,170 @@
+/**
+ * `tools-proxy serve`, once its options are checked (commands/serve.ts): loads the toolkit files,
+ * opens the storage, listens, prints the banner (and the first agent key, once), and serves until
+ * SIGINT or SIGTERM. Resolves with the exit code. Loaded only when `serve` runs, so that the
+ * client commands start without the server's modules.
+ */
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createUndiciFetch, toNodeHandler } from "../../adapters/node.js";
+import { createToolsHandler, type ToolsHandler } from "../handler.js";
+import type { Logger } from "../logger.js";
+import type { Toolkit } from "../toolkits/define.js";
+import { parseToolkitFile } from "../toolkits/json.js";
+import { DEMO_API_KEY, DEMO_API_PATH, createDemoApi } from "./demo-api.js";
+import { demoToolkit } from "./demo-toolkit.js";
+import { CliError } from "./errors.js";
+import { firstAgentKey } from "./keys.js";
+import { openStorage, SettingsError, storageFailure, type Storage, type StorageFlags } from "./settings.js";
+
+/** The checked options of `serve`. */
+export interface ServeSettings {
+  port: number;
+  host: string;
+  publicUrl: string | undefined;
+  toolkitFiles: string[];
+  demo: boolean;
+  refreshLeaseMs: number | undefined;
+  storage: StorageFlags;
+}
+
+/** Runs the server until SIGINT or SIGTERM and resolves with the exit code; a failure to start throws a CliError (exit 1). */
+export async function runServe(settings: ServeSettings): Promise<number> {
+  const extra: Toolkit[] = [];
+  for (const file of settings.toolkitFiles) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      throw new CliError(`cannot read the toolkit file ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}).`);
+    }
+    try {
+      extra.push(...parseToolkitFile(text, { env: process.env, source: file }));
+    } catch (error) {
+      throw new CliError((error as Error).message);
+    }
+  }
+
+  let storage: Storage;
+  try {
+    storage = openStorage(settings.storage);
+  } catch (error) {
+    if (error instanceof SettingsError) throw new CliError(error.message);
+    throw error;
+  }
+  try {
+    await storage.migrate();
+  } catch (error) {
+    await storage.close();
+    throw new CliError(storageFailure(error));
+  }
+
+  const demoApi = settings.demo ? createDemoApi() : null;
+  let tools: ToolsHandler | null = null;
+  const outboundFetch = createUndiciFetch();
+  const server = createServer(
+    toNodeHandler(async (request) => {
+      if (demoApi && new URL(request.url).pathname.startsWith(`${DEMO_API_PATH}/`)) return demoApi(request);
+      return tools ? tools(request) : Response.json({ error: "The server is starting; retry in a moment.", code: "unavailable" }, { status: 503 });
+    }),
+  );
+  const address = await listen(server, settings.port, settings.host);
+  if (typeof address === "string") {
+    await storage.close();
+    throw new CliError(address);
+  }
+  const origin = originOf(address);
+  try {
+    tools = createToolsHandler({
+      store: storage.store,
+      blobStore: storage.blobStore,
+      secret: storage.secret,
+      ...(storage.leases ? { leases: storage.leases } : {}),
+      ...(settings.refreshLeaseMs !== undefined ? { refreshLeaseMs: settings.refreshLeaseMs } : {}),
+      publicUrl: settings.publicUrl ?? origin,
+      toolkits: [...(demoApi ? [demoToolkit(origin)] : []), ...extra],
+      logger: stderrLogger,
+      fetch: outboundFetch, // pooled keep-alive connections instead of the global fetch
+    });
+  } catch (error) {
+    server.close();
+    void outboundFetch.close().catch(() => {});
+    await storage.close();
+    throw new CliError((error as Error).message);
+  }
+  let key: string | null;
+  try {
+    key = await firstAgentKey(storage.store);
+  } catch (error) {
+    server.close();
+    await storage.close();
+    throw new CliError(storageFailure(error));
+  }
+  // Expired staged files: the handler's own sweeper deletes them every minute (uploads.sweepIntervalMs).
+  // Expired OAuth authorizations and leases: the store's sweep, every ten minutes.
+  const storeSweep = setInterval(() => void Promise.resolve(storage.store.sweep?.(new Date())).catch(() => {}), 10 * 60_000);
+  storeSweep.unref();
+
+  const toolkits = await tools.context.registry.list();
+  process.stdout.write(
+    [
+      `tools-proxy: listening on ${origin}${tools.context.basePath}`,
+      `toolkits: ${toolkits.map((t) => `${t.slug} (${t.tools.length} tools)`).join(", ") || "none"}`,
+      ...storage.describe,
+      ...(key
+        ? [`agent key for workspace "local", agent "agent" (printed once; only its hash is stored):`, "", `  ${key}`, ""]
+        : [`agent keys: the data already has one; make another with "tools-proxy keys create --workspace local --agent agent" (same storage options)`]),
+      ...(demoApi ? [`demo toolkit: connect it with the API key "${DEMO_API_KEY}"; its API is ${origin}${DEMO_API_PATH}`] : []),
+      `sign in from the command line: tools-proxy login --url ${origin} --workspace local`,
+      "Press Ctrl+C to stop.",
+      "",
+    ].join("\n"),
+  );
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return resolve(1); // a second signal: stop now
+      stopping = true;
+      process.stderr.write(`tools-proxy: ${signal} received, stopping\n`);
+      clearInterval(storeSweep);
+      server.close(() => {
+        void outboundFetch.close().catch(() => {}); // not awaited: the process exits next
+        // The sweeper first (it may be using the blob store), then the database pool.
+        void tools!
+          .close()
+          .then(() => storage.close())
+          .catch(() => {})
+          .finally(() => resolve(0));
+      });
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), 3000).unref();
+      setTimeout(() => resolve(0), 6000); // a database that does not answer must not hold up the exit
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}
+
+/** Listens and resolves the bound address, or an error sentence when the port is unavailable. */
+function listen(server: Server, port: number, host: string): Promise<AddressInfo | string> {
+  return new Promise((resolve) => {
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EADDRINUSE") resolve(`port ${port} on ${host} is already in use; pick another with --port.`);
+      else resolve(`cannot listen on ${host}:${port} (${error.code ?? error.message}).`);
+    });
+    server.listen(port, host, () => resolve(server.address() as AddressInfo));
+  });
+}
+
+/** The origin a local client reaches the server at; "all interfaces" is reached via loopback. */
+function originOf(address: AddressInfo): string {
+  const host = address.address === "0.0.0.0" ? "127.0.0.1" : address.address === "::" ? "::1" : address.address;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`;
+}
+
+/** Library warnings and errors, already redacted by the library, as lines on stderr. */
+const stderrLogger: Logger = {
+  warn: (message, fields) => process.stderr.write(`warn: ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}\n`),
+  error: (message, fields) => process.stderr.write(`error: ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}\n`),
+};

@@ -1,0 +1,153 @@
+/**
+ * Where `serve`, `keys create` and `migrate` keep their data, from the same flags and environment:
+ *
+ * - `--data-dir DIR` (default `./.tools-proxy`, env TOOLS_PROXY_DATA_DIR): the SQLite database
+ *   `tools-proxy.db`, staged files under `files/`, and the generated `secret`;
+ * - `--database-url URL` (env TOOLS_PROXY_DATABASE_URL): `postgres://` or `mysql://` instead of the
+ *   SQLite file, to share data between instances (the env keeps a password out of `ps`);
+ * - `--redis-url URL` (env TOOLS_PROXY_REDIS_URL): OAuth refresh leases in Redis;
+ * - `--memory`: nothing persisted (the handler's in-memory stores).
+ */
+import { randomBytes } from "node:crypto";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { filesystemBlobStore } from "../blob/fs.js";
+import { memoryBlobStore } from "../blob/memory.js";
+import type { BlobStore } from "../blob/types.js";
+import { redisLeaseStore } from "../redis/lease-store.js";
+import type { LeaseStore } from "../store/leases.js";
+import { memoryStore } from "../store/memory.js";
+import { sqlStore } from "../store/sql/store.js";
+import type { ToolsStore } from "../store/types.js";
+import { StoreUnavailableError } from "../errors.js";
+
+/** The storage flags, as parsed. */
+export interface StorageFlags {
+  dataDir?: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  memory?: boolean;
+}
+
+/** Stores opened from the flags; `close()` ends their pools and connections. */
+export interface Storage {
+  store: ToolsStore;
+  blobStore: BlobStore;
+  /** The handler's `secret`: TOOLS_PROXY_SECRET, then the data dir's generated one (still decrypting). */
+  secret: string | string[] | undefined;
+  leases: LeaseStore | undefined;
+  /** Lines for the start banner: where the data is, with no password. */
+  describe: string[];
+  /** Creates or upgrades the database tables; the names of the migrations applied. */
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** A mistake in the settings, reported without a stack (exit 1). */
+export class SettingsError extends Error {}
+
+export const DEFAULT_DATA_DIR = ".tools-proxy";
+const SECRET_FILE = "secret";
+
+/** Resolves the flags (over the environment) into opened stores. Nothing connects before the first query. */
+export function openStorage(flags: StorageFlags, env: NodeJS.ProcessEnv = process.env, options: { forServe?: boolean } = {}): Storage {
+  const forServe = options.forServe ?? true;
+  const databaseUrl = flags.databaseUrl ?? (env.TOOLS_PROXY_DATABASE_URL || undefined);
+  const redisUrl = flags.redisUrl ?? (env.TOOLS_PROXY_REDIS_URL || undefined);
+  const envSecret = env.TOOLS_PROXY_SECRET || undefined;
+  if (envSecret !== undefined && Buffer.byteLength(envSecret) < 32) {
+    throw new SettingsError("TOOLS_PROXY_SECRET must be at least 32 bytes; generate one with `openssl rand -base64 32`.");
+  }
+  if (flags.memory) {
+    if (databaseUrl || flags.dataDir) throw new SettingsError("--memory keeps everything in memory: leave out --data-dir and --database-url.");
+    return { store: memoryStore(), blobStore: memoryBlobStore(), secret: envSecret, leases: undefined, describe: ["data: in memory (lost at exit)"], migrate: async () => [], close: async () => {} };
+  }
+  if (databaseUrl && !/^(postgres|postgresql|mysql|mariadb):\/\//i.test(databaseUrl)) {
+    throw new SettingsError("--database-url must start with postgres://, postgresql://, mysql:// or mariadb://.");
+  }
+  if (redisUrl && !/^rediss?:\/\//i.test(redisUrl)) throw new SettingsError("--redis-url must start with redis:// or rediss://.");
+  // Keys are stored hashed and migrations touch no credential: only `serve` needs the secret.
+  if (databaseUrl && !envSecret && forServe) {
+    throw new SettingsError("--database-url needs TOOLS_PROXY_SECRET (at least 32 bytes, the same on every instance) to encrypt the stored credentials.");
+  }
+
+  const dataDir = resolve(flags.dataDir ?? (env.TOOLS_PROXY_DATA_DIR || DEFAULT_DATA_DIR));
+  ensureDirectory(dataDir);
+  // The data dir's generated secret: made when there is no TOOLS_PROXY_SECRET, and kept decrypting
+  // what it encrypted after one is set. A shared database needs the same secret everywhere: the env's.
+  const fileSecret = databaseUrl || !forServe ? undefined : dataDirSecret(dataDir, envSecret === undefined);
+  const secrets = [envSecret, fileSecret].filter((s): s is string => s !== undefined);
+  if (!databaseUrl) createPrivately(join(dataDir, "tools-proxy.db"));
+  const store = sqlStore({ url: databaseUrl ?? `sqlite:${join(dataDir, "tools-proxy.db")}` });
+  const blobStore = filesystemBlobStore({ directory: join(dataDir, "files") });
+  const leases = redisUrl ? redisLeaseStore(redisUrl) : undefined;
+  return {
+    store,
+    blobStore,
+    secret: secrets.length > 1 ? secrets : secrets[0],
+    leases,
+    describe: [
+      `data: ${databaseUrl ? `${store.dialect === "postgres" ? "PostgreSQL" : "MySQL"} at ${hostOf(databaseUrl)}` : join(dataDir, "tools-proxy.db")}`,
+      `staged files: ${join(dataDir, "files")}${databaseUrl ? " (this instance's own: give every instance the same directory)" : ""}`,
+      ...(redisUrl ? [`refresh leases: Redis at ${hostOf(redisUrl)}`] : []),
+    ],
+    migrate: async () => (await store.migrate()).applied,
+    close: async () => {
+      await Promise.allSettled([store.close(), leases?.close(), blobStore.close?.()]);
+    },
+  };
+}
+
+function ensureDirectory(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new SettingsError(`cannot create the data directory ${dir} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another with --data-dir.`);
+  }
+}
+
+/** Creates an empty file readable by the owner alone, if missing: SQLite then keeps its mode. */
+function createPrivately(file: string): void {
+  try {
+    closeSync(openSync(file, "a", 0o600));
+  } catch (error) {
+    throw new SettingsError(`cannot create ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another --data-dir.`);
+  }
+}
+
+/** The data dir's secret; when `create`, generated (256 random bits, mode 0600) if missing. */
+function dataDirSecret(dataDir: string, create: boolean): string | undefined {
+  const file = join(dataDir, SECRET_FILE);
+  if (!create && !existsSync(file)) return undefined;
+  try {
+    writeFileSync(file, `${randomBytes(32).toString("base64url")}\n`, { flag: "wx", mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new SettingsError(`cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}).`);
+  }
+  chmodSync(file, 0o600);
+  const secret = readFileSync(file, "utf8").trim();
+  if (Buffer.byteLength(secret) < 32) throw new SettingsError(`${file} holds a secret shorter than 32 bytes; restore it, or set TOOLS_PROXY_SECRET.`);
+  return secret;
+}
+
+/** `host:port/db` of a URL, without user or password. */
+function hostOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname === "/" ? "" : parsed.pathname}`;
+  } catch {
+    return "(unparsable URL)";
+  }
+}
+
+/** A sentence for a storage failure at start: the driver's reason, never a URL with its password. */
+export function storageFailure(error: unknown): string {
+  const reason = error instanceof StoreUnavailableError ? `${error.message}${describeCause(error.cause)}` : error instanceof Error ? error.message : String(error);
+  const sentence = reason.replace(/^tools-proxy: /, "").replace(/\/\/[^@/\s]*@/g, "//***@").replace(/([^.])$/, "$1.");
+  return `the database could not be used: ${sentence} Check the storage options (--data-dir, --database-url) and that the database is running.`;
+}
+
+function describeCause(cause: unknown): string {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" ? ` (${code})` : "";
+}

@@ -1,0 +1,113 @@
+import { checkAnswer, readJsonAnswer } from "./answers.js";
+import { ToolsClientError } from "./errors.js";
+
+/** A fetch function: the global one, or any with its signature (e.g. undici's, or a test's). */
+export type FetchFunction = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
+
+/** What the transport needs to reach the Tools API (see ToolsClientOptions). */
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey: string;
+  agentId?: string;
+  fetch?: FetchFunction;
+  headers?: Record<string, string>;
+}
+
+export interface SendOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  json?: unknown;
+  body?: BodyInit;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/**
+ * The HTTP layer of the client: builds URLs under `baseUrl`, adds the API key (as
+ * `Authorization: Bearer`) and `x-agent-id`, and turns every failure into a ToolsClientError.
+ * Throws a TypeError naming the option when `baseUrl` or `apiKey` is unusable.
+ */
+export function createTransport(options: TransportOptions) {
+  if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") {
+    throw new TypeError('createToolsClient: option "apiKey" is required: pass an agent key (pak_...) or a service key (psk_...).');
+  }
+  const apiKey = options.apiKey.trim();
+  const baseUrl = checkBaseUrl(options.baseUrl, apiKey);
+  const doFetch: FetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
+  const ctx = { baseUrl, redact: (text: string) => text.split(apiKey).join("[redacted]") };
+
+  function url(path: string, query: SendOptions["query"] = {}): string {
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value));
+    const qs = search.toString();
+    return `${baseUrl}${path}${qs ? `?${qs}` : ""}`;
+  }
+
+  function headers(extra: Record<string, string> = {}): Headers {
+    const all = new Headers({ accept: "application/json", ...options.headers, ...extra });
+    all.set("authorization", `Bearer ${apiKey}`);
+    if (options.agentId) all.set("x-agent-id", options.agentId);
+    return all;
+  }
+
+  /** What a fetch that got no answer rejects with: the signal's reason when it aborted, else `network_error`. */
+  function networkError(error: unknown, target: string, signal?: AbortSignal): unknown {
+    if (signal?.aborted) return signal.reason;
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+    const detail = typeof cause?.code === "string" ? cause.code : typeof cause?.message === "string" ? cause.message : String((error as Error)?.message ?? error);
+    const where = new URL(target);
+    const message = `Could not reach the Tools API at ${where.origin}${where.pathname} (${detail}). Check the URL and that the server is running, then retry.`;
+    return new ToolsClientError("network_error", ctx.redact(message), { cause: error });
+  }
+
+  /** Sends the request and resolves with its 2xx answer; see checkAnswer for the rest. */
+  async function send(method: string, path: string, opts: SendOptions = {}): Promise<Response> {
+    const target = url(path, opts.query);
+    const extra: Record<string, string> = { ...opts.headers };
+    let body = opts.body;
+    if (opts.json !== undefined) {
+      body = JSON.stringify(opts.json);
+      extra["content-type"] = "application/json";
+    }
+    const init: RequestInit & { duplex?: "half" } = { method, headers: headers(extra), body, signal: opts.signal };
+    if (body instanceof ReadableStream) init.duplex = "half"; // required by fetch for a streamed body
+    let response: Response;
+    try {
+      response = await doFetch(target, init);
+    } catch (error) {
+      throw networkError(error, target, opts.signal);
+    }
+    return checkAnswer(response, ctx);
+  }
+
+  return {
+    baseUrl,
+    /** True when no `fetch` option was given (uploads may then use XMLHttpRequest in a browser). */
+    usesGlobalFetch: !options.fetch,
+    url,
+    headers,
+    networkError,
+    send,
+    check: (response: Response) => checkAnswer(response, ctx),
+    readJson: <T>(response: Response) => readJsonAnswer<T>(response, ctx),
+    async json<T>(method: string, path: string, opts: SendOptions = {}): Promise<T> {
+      return readJsonAnswer<T>(await send(method, path, opts), ctx);
+    },
+  };
+}
+
+export type Transport = ReturnType<typeof createTransport>;
+
+/** `baseUrl` without a trailing slash; throws a TypeError naming the option when it is unusable. */
+function checkBaseUrl(value: string, apiKey: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    const got = String(value).split(apiKey).join("[redacted]");
+    throw new TypeError(`createToolsClient: option "baseUrl" must be an absolute URL such as http://localhost:8787/proxy/tools; got ${JSON.stringify(got)}.`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError('createToolsClient: option "baseUrl" must be an http: or https: URL.');
+  if (url.username || url.password) throw new TypeError('createToolsClient: option "baseUrl" must not carry a user name or password; pass the key as "apiKey".');
+  if (url.search || url.hash) throw new TypeError('createToolsClient: option "baseUrl" must not have a query string or a fragment.');
+  return url.href.replace(/\/+$/, "");
+}

@@ -1,0 +1,12 @@
+/**
+ * Redis for what several instances must share: the rate limiter's counts and the OAuth refresh
+ * lease. Needs Redis 6 or later; `redis` (node-redis) is an optional peer dependency, used
+ * when you pass a URL.
+ *
+ *   import { connectRedis, redisLeaseStore, redisRateLimitStore } from "tools-proxy/redis";
+ *   const redis = connectRedis(process.env.REDIS_URL!);
+ *   createToolsHandler({ leases: redisLeaseStore(redis), limits: rateLimit({ limit: 100, windowMs: 60_000, store: redisRateLimitStore(redis) }) });
+ */
+export { connectRedis, type RedisConnection, type RedisScriptClient, type RedisStoreOptions } from "./connection.js";
+export { redisRateLimitStore, type RedisRateLimitStore } from "./rate-limit-store.js";
+export { redisLeaseStore, type RedisLeaseStore } from "./lease-store.js";

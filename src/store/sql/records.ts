@@ -1,0 +1,109 @@
+import { sql, type Kysely, type Selectable, type UpdateQueryBuilder, type UpdateResult } from "kysely";
+import type { ApiKeyRecord, AuthorizationPatch, AuthorizationRecord, ConnectionFilter, ConnectionPatch, ConnectionRecord } from "../types.js";
+import type { SqlDialect } from "./dialect.js";
+import * as rows from "./rows.js";
+import type { AuthorizationsTable, ConnectionsTable, StoreDatabase, TableNames } from "./schema.js";
+
+/** An UPDATE on one of the store's tables, before `RETURNING` is added or not. */
+type AnyUpdate = UpdateQueryBuilder<any, any, any, UpdateResult>;
+
+/** The queries behind API keys, connections and authorizations; `sqlStore` wraps each in `guard`. */
+export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect, t: TableNames) {
+  /**
+   * Runs a conditional UPDATE and reads the row it changed, as one atomic step: `RETURNING` on
+   * PostgreSQL and SQLite; on MySQL a transaction whose row lock keeps other writers off the row
+   * until it is read. Null when the condition matched no row.
+   */
+  async function updateReturning<Row>(table: string, column: "id" | "state_hash", value: string, build: (trx: Kysely<StoreDatabase>) => AnyUpdate): Promise<Row | null> {
+    if (dialect !== "mysql") return ((await build(db).returningAll().executeTakeFirst()) as Row | undefined) ?? null;
+    return db.transaction().execute(async (trx) => {
+      const result = await build(trx).executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return null;
+      const row = await (trx as Kysely<any>).selectFrom(table).selectAll().where(column, "=", value).executeTakeFirst();
+      return (row as Row | undefined) ?? null;
+    });
+  }
+
+  return {
+    async createApiKey(record: ApiKeyRecord) {
+      await db.insertInto(t.apiKeys).values(rows.apiKeyRow(record)).execute();
+    },
+    async getApiKeyByHash(hash: string) {
+      const row = await db.selectFrom(t.apiKeys).selectAll().where("hash", "=", hash).executeTakeFirst();
+      return row ? rows.apiKeyRecord(row) : null;
+    },
+    async listApiKeys(workspaceId: string) {
+      const found = await db.selectFrom(t.apiKeys).selectAll().where("workspace_id", "=", workspaceId).orderBy("created_at").orderBy("id").execute();
+      return found.map(rows.apiKeyRecord);
+    },
+    async revokeApiKey(id: string, at: Date) {
+      const result = await db.updateTable(t.apiKeys).set({ revoked_at: at.getTime() }).where("id", "=", id).where("revoked_at", "is", null).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async createConnection(record: ConnectionRecord) {
+      await db.insertInto(t.connections).values(rows.connectionRow(record)).execute();
+    },
+    async getConnection(id: string) {
+      const row = await db.selectFrom(t.connections).selectAll().where("id", "=", id).executeTakeFirst();
+      return row ? rows.connectionRecord(row) : null;
+    },
+    async listConnections(filter: ConnectionFilter) {
+      let query = db.selectFrom(t.connections).selectAll().where("workspace_id", "=", filter.workspaceId);
+      if (filter.agentId !== undefined) query = query.where("agent_id", "=", filter.agentId);
+      if (filter.toolkit !== undefined) query = query.where("toolkit", "=", filter.toolkit);
+      const found = await query.orderBy("created_at").orderBy("id").execute();
+      return found.map(rows.connectionRecord);
+    },
+    /** Compare-and-set when `expectedVersion` is given: `UPDATE … WHERE id = ? AND version = ?`. */
+    async updateConnection(id: string, patch: ConnectionPatch, expectedVersion?: number) {
+      const row = await updateReturning<Selectable<ConnectionsTable>>(t.connections, "id", id, (trx) => {
+        let query = trx
+          .updateTable(t.connections)
+          .set({ ...rows.connectionPatchRow(patch), updated_at: Date.now(), version: sql<number>`version + 1` })
+          .where("id", "=", id);
+        if (expectedVersion !== undefined) query = query.where("version", "=", expectedVersion);
+        return query as AnyUpdate;
+      });
+      return row ? rows.connectionRecord(row) : null;
+    },
+    async deleteConnection(id: string) {
+      const result = await db.deleteFrom(t.connections).where("id", "=", id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    async createAuthorization(record: AuthorizationRecord) {
+      await db.insertInto(t.authorizations).values(rows.authorizationRow(record)).execute();
+    },
+    async getAuthorization(id: string) {
+      const row = await db.selectFrom(t.authorizations).selectAll().where("id", "=", id).executeTakeFirst();
+      return row ? rows.authorizationRecord(row) : null;
+    },
+    /** One conditional UPDATE: of concurrent callers, only the first finds `consumed_at` null. */
+    async consumeAuthorization(stateHash: string, now: Date) {
+      const row = await updateReturning<Selectable<AuthorizationsTable>>(t.authorizations, "state_hash", stateHash, (trx) =>
+        trx
+          .updateTable(t.authorizations)
+          .set({ consumed_at: now.getTime() })
+          .where("state_hash", "=", stateHash)
+          .where("consumed_at", "is", null)
+          .where("expires_at", ">", now.getTime()) as AnyUpdate,
+      );
+      return row ? rows.authorizationRecord(row) : null;
+    },
+    async updateAuthorization(id: string, patch: AuthorizationPatch) {
+      const set = rows.authorizationPatchRow(patch);
+      if (Object.keys(set).length === 0) return this.getAuthorization(id);
+      const row = await updateReturning<Selectable<AuthorizationsTable>>(t.authorizations, "id", id, (trx) =>
+        trx.updateTable(t.authorizations).set(set).where("id", "=", id) as AnyUpdate,
+      );
+      return row ? rows.authorizationRecord(row) : null;
+    },
+
+    /** Deletes authorizations whose `expiresAt` is at or before `now`; returns how many. */
+    async sweepAuthorizations(now: Date) {
+      const result = await db.deleteFrom(t.authorizations).where("expires_at", "<=", now.getTime()).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import type { Kysely } from "kysely";
+import type { ToolsStore } from "../types.js";
+import { openDatabase } from "./connect.js";
+import { detectDialect, type SqlDialect } from "./dialect.js";
+import { guard, isDuplicate } from "./errors.js";
+import { leaseOperations } from "./leases.js";
+import { migrate, type MigrateResult } from "./migrations.js";
+import { recordOperations } from "./records.js";
+import { DEFAULT_TABLE_PREFIX, tableNames, type StoreDatabase } from "./schema.js";
+
+/** Options of `sqlStore`: a database (a Kysely instance or a URL) and how to use it. */
+export type SqlStoreOptions = (
+  | {
+      /** Your Kysely instance (PostgreSQL, MySQL/MariaDB or SQLite). `close()` leaves it open: it is yours. */
+      db: Kysely<any>;
+      url?: undefined;
+    }
+  | {
+      /**
+       * `postgres://…` (or `postgresql://`), `mysql://…` (or `mariadb://`), or `sqlite:PATH` /
+       * `sqlite::memory:`. The store opens a pool (drivers `pg` and `mysql2` are optional peer
+       * dependencies; SQLite is built in) and `close()` ends it.
+       */
+      url: string;
+      db?: undefined;
+    }
+) & {
+  /** Prefix of the store's tables. Default `tools_proxy_`. */
+  tablePrefix?: string;
+  /** The dialect of `db`; detected from its adapter when omitted. */
+  dialect?: SqlDialect;
+  /**
+   * Longest wait for one store call, in milliseconds (default 5000): past it the call fails with
+   * `StoreUnavailableError` (the handler answers 503 with Retry-After) instead of holding the request.
+   */
+  timeoutMs?: number;
+};
+
+/** A `ToolsStore` on SQL, with its database and migrations at hand. */
+export interface SqlToolsStore extends ToolsStore {
+  readonly db: Kysely<any>;
+  readonly dialect: SqlDialect;
+  /** Creates or upgrades the tables (see `migrate`). Run it before serving, e.g. at start. */
+  migrate(): Promise<MigrateResult>;
+  /** Removes expired authorizations and leases; returns how many rows went. */
+  sweep(now: Date): Promise<number>;
+  /** Ends the pool the store opened from `url`; a `db` you passed stays open. */
+  close(): Promise<void>;
+}
+
+/**
+ * A `ToolsStore` on PostgreSQL, MySQL/MariaDB or SQLite, through Kysely. Every instance of an
+ * app may share one database: API keys, connections and authorizations are rows, the connection
+ * compare-and-set is `UPDATE … WHERE version = ?`, consuming an OAuth state is one conditional
+ * `UPDATE`, and leases are rows compared against the database server's clock.
+ *
+ * Call `migrate()` (or `tools-proxy migrate`) once before use. An unreachable database, or a call
+ * slower than `timeoutMs`, throws `StoreUnavailableError`.
+ */
+export function sqlStore(options: SqlStoreOptions): SqlToolsStore {
+  const opened = options.url !== undefined ? openDatabase(options.url) : null;
+  const db = (opened?.db ?? options.db) as Kysely<StoreDatabase> | undefined;
+  if (!db) throw new TypeError("sqlStore needs either db (a Kysely instance) or url (postgres://, mysql:// or sqlite:).");
+  const dialect = options.dialect ?? opened?.dialect ?? detectDialect(db);
+  const tablePrefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
+  const t = tableNames(tablePrefix);
+  const timeoutMs = options.timeoutMs ?? 5000;
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new TypeError("timeoutMs must be a positive whole number of milliseconds.");
+
+  const records = recordOperations(db, dialect, t);
+  const leases = leaseOperations(db, dialect, t);
+  const run = <T>(operation: string, fn: () => Promise<T>) => guard(operation, timeoutMs, fn);
+  /** A create that finds its id or unique key taken throws a plain Error, as the contract says. */
+  const create = (what: string, id: string, fn: () => Promise<unknown>) =>
+    run(`create ${what}`, async () => {
+      try {
+        await fn();
+      } catch (error) {
+        if (isDuplicate(error)) throw new Error(`${what} ${id} already exists.`, { cause: error });
+        throw error;
+      }
+    });
+
+  return {
+    db,
+    dialect,
+    migrate: () => migrate(db, { tablePrefix, dialect }),
+
+    createApiKey: (record) => create("API key", record.id, () => records.createApiKey(record)),
+    getApiKeyByHash: (hash) => run("get API key", () => records.getApiKeyByHash(hash)),
+    listApiKeys: (workspaceId) => run("list API keys", () => records.listApiKeys(workspaceId)),
+    revokeApiKey: (id, at) => run("revoke API key", () => records.revokeApiKey(id, at)),
+
+    createConnection: (record) => create("Connection", record.id, () => records.createConnection(record)),
+    getConnection: (id) => run("get connection", () => records.getConnection(id)),
+    listConnections: (filter) => run("list connections", () => records.listConnections(filter)),
+    updateConnection: (id, patch, expectedVersion) => run("update connection", () => records.updateConnection(id, patch, expectedVersion)),
+    deleteConnection: (id) => run("delete connection", () => records.deleteConnection(id)),
+
+    createAuthorization: (record) => create("Authorization", record.id, () => records.createAuthorization(record)),
+    getAuthorization: (id) => run("get authorization", () => records.getAuthorization(id)),
+    consumeAuthorization: (stateHash, now) => run("consume authorization", () => records.consumeAuthorization(stateHash, now)),
+    updateAuthorization: (id, patch) => run("update authorization", () => records.updateAuthorization(id, patch)),
+
+    acquireLease: (name, holder, ttlMs) => run("acquire lease", () => leases.acquire(name, holder, ttlMs)),
+    releaseLease: (name, holder) => run("release lease", () => leases.release(name, holder)),
+
+    sweep: (now) => run("sweep", async () => (await records.sweepAuthorizations(now)) + (await leases.sweep())),
+    close: async () => {
+      if (opened) await opened.db.destroy();
+    },
+  };
+}

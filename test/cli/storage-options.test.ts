@@ -1,0 +1,71 @@
+/**
+ * The storage options of `serve`, `keys create` and `migrate`: what each refuses (exit 1, a
+ * sentence, no password echoed), and `migrate` / `keys create` against a real server database.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { sqlStore } from "../../src/store/sql/store.js";
+import { createPostgresDatabase } from "../support/pg-database.js";
+import { missingBuild, runBin } from "../support/serve-process.js";
+import { TARGETS, unavailableReason } from "../support/sql-servers.js";
+
+const pgReason = missingBuild ?? (await unavailableReason(TARGETS.postgres));
+const SECRET = "storage-options-secret-0123456789abcdef";
+
+describe.skipIf(missingBuild)(missingBuild ? `storage options (skipped: ${missingBuild})` : "storage options", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tools-proxy-opts-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("refuses contradictory or malformed settings with exit 1 and a sentence", () => {
+    const cases: Array<[string[], Record<string, string>, RegExp]> = [
+      [["serve", "--memory", "--data-dir", dir], {}, /--memory keeps everything in memory/],
+      [["serve", "--database-url", "postgres://u@127.0.0.1:1/db"], {}, /needs TOOLS_PROXY_SECRET/],
+      [["migrate", "--database-url", "ftp://host/db"], {}, /must start with postgres:\/\//],
+      [["serve", "--redis-url", "http://host"], {}, /--redis-url must start with redis:\/\//],
+      [["serve", "--data-dir", dir], { TOOLS_PROXY_SECRET: "short" }, /at least 32 bytes/],
+    ];
+    for (const [args, env, message] of cases) {
+      const result = runBin(args, env);
+      expect(result.status, args.join(" ")).toBe(1);
+      expect(result.stderr, args.join(" ")).toMatch(message);
+    }
+    expect(runBin(["serve", "--refresh-lease-ms", "5"]).status).toBe(2);
+  });
+
+  it("a database that cannot be reached fails serve, migrate and keys create at once, without the password", () => {
+    const url = "postgres://app:hunter2-secret@127.0.0.1:1/app";
+    for (const args of [["serve", "--port", "0"], ["migrate"], ["keys", "create", "--workspace", "w", "--agent", "a"]]) {
+      const result = runBin([...args, "--database-url", url], { TOOLS_PROXY_SECRET: SECRET });
+      expect(result.status, args.join(" ")).toBe(1);
+      expect(result.stderr).toMatch(/the database could not be used: .*Check the storage options/);
+      expect(result.stderr + result.stdout).not.toContain("hunter2");
+    }
+  });
+
+  it("migrate on a fresh data dir creates the SQLite database; a second run has nothing to do", () => {
+    const dataDir = join(dir, "fresh");
+    expect(runBin(["migrate", "--data-dir", dataDir]).stdout).toBe("tools-proxy: applied 1 migration: 0001_tables\n");
+    expect(runBin(["migrate", "--data-dir", dataDir]).stdout).toBe("tools-proxy: the database is up to date\n");
+  });
+
+  it.skipIf(pgReason)(pgReason ? `migrate and keys create on PostgreSQL (skipped: ${pgReason})` : "migrate and keys create on PostgreSQL (URL from the environment)", async () => {
+    const database = await createPostgresDatabase("opts");
+    try {
+      const env = { TOOLS_PROXY_DATABASE_URL: database.url };
+      expect(runBin(["migrate"], env).stdout).toContain("applied 1 migration");
+      const created = runBin(["keys", "create", "--workspace", "acme", "--service"], env);
+      expect(created.status, created.stderr).toBe(0);
+      expect(created.stdout).toMatch(/^psk_/);
+      const store = sqlStore({ url: database.url });
+      try {
+        expect(await store.listApiKeys("acme")).toEqual([expect.objectContaining({ kind: "service", agentId: null, revokedAt: null })]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * A local S3-compatible server for the tests: s3rver (an npm dev dependency, so it is always
+ * there), in this process for the conformance suite, or as a child process a test may kill.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { S3Client } from "@aws-sdk/client-s3";
+import S3rver from "s3rver";
+
+/** s3rver accepts any well-formed signature made with these. */
+export const S3_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
+
+export interface LocalS3 {
+  endpoint: string;
+  bucket: string;
+  /** A client for this server; `sent` lists the commands it sent, in order. */
+  client(): S3Client & { sent: string[] };
+  close(): Promise<void>;
+}
+
+/** An s3rver in this process with one empty bucket, its data in a temporary directory. */
+export async function startS3(bucket = "tools-proxy-test"): Promise<LocalS3> {
+  const directory = mkdtempSync(join(tmpdir(), "tools-proxy-s3-"));
+  const server = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
+  const { port } = await server.run();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const clients: S3Client[] = [];
+  return {
+    endpoint,
+    bucket,
+    client() {
+      const client = s3Client(endpoint);
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      for (const client of clients) client.destroy();
+      await server.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** An S3 client for a local endpoint that records the name of every command it sends. */
+export function s3Client(endpoint: string, options: { maxAttempts?: number } = {}): S3Client & { sent: string[] } {
+  const client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true, credentials: S3_CREDENTIALS, maxAttempts: options.maxAttempts ?? 3 });
+  const sent: string[] = [];
+  client.middlewareStack.add((next, context) => (args) => {
+    sent.push(String(context.commandName));
+    return next(args);
+  }, { step: "initialize", name: "recordCommands" });
+  return Object.assign(client, { sent });
+}
+
+/** An s3rver in a child process on a fixed free port, to kill and start again. */
+export interface KillableS3 {
+  endpoint: string;
+  bucket: string;
+  start(): Promise<void>;
+  kill(): Promise<void>;
+}
+
+export async function killableS3(bucket = "tools-proxy-down"): Promise<KillableS3> {
+  const directory = mkdtempSync(join(tmpdir(), "tools-proxy-s3-"));
+  const port = await freePort();
+  const bin = createRequire(import.meta.url).resolve("s3rver/bin/s3rver.js");
+  let child: ChildProcess | null = null;
+  const instance: KillableS3 = {
+    endpoint: `http://127.0.0.1:${port}`,
+    bucket,
+    async start() {
+      child = spawn(process.execPath, [bin, "-d", directory, "-a", "127.0.0.1", "-p", String(port), "-s", "--configure-bucket", bucket], { stdio: "ignore" });
+      for (let i = 0; i < 200; i++) {
+        if (await answers(instance.endpoint)) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`s3rver did not start on port ${port}`);
+    },
+    async kill() {
+      const running = child;
+      child = null;
+      if (!running || running.exitCode !== null) return;
+      await new Promise<void>((resolve) => {
+        running.once("exit", () => resolve());
+        running.kill("SIGKILL");
+      });
+    },
+  };
+  await instance.start();
+  return instance;
+}
+
+async function answers(endpoint: string): Promise<boolean> {
+  try {
+    return (await fetch(endpoint, { signal: AbortSignal.timeout(1000) })).status > 0;
+  } catch {
+    return false;
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

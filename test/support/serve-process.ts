@@ -1,0 +1,74 @@
+/**
+ * `tools-proxy serve` as a real process (`node dist/cli/main.js`, so `npm run build` first), for
+ * the restart, scale-out and fault tests.
+ */
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+
+export const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
+
+/** Null when dist/cli/main.js exists, else why the process tests skip. */
+export const missingBuild: string | null = existsSync(BIN) ? null : `${BIN} does not exist: run \`npm run build\` first`;
+
+export interface ServeProcess {
+  child: ChildProcessWithoutNullStreams;
+  /** `http://127.0.0.1:PORT/proxy/tools` */
+  api: string;
+  origin: string;
+  /** The agent key printed at start, or null when the data already had one. */
+  key: string | null;
+  stdout(): string;
+  stderr(): string;
+  /** SIGTERM, and the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL, as a crash: no cleanup at all. */
+  kill(): Promise<void>;
+}
+
+/** Starts `serve --port 0 ...args` and resolves once it prints that it is listening. */
+export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", ...args], { env: { ...process.env, TOOLS_PROXY_SECRET: "", ...env } });
+  let out = "";
+  let err = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start in 15 s.\nstdout: ${out}\nstderr: ${err}`)), 15_000);
+    child.stdout.on("data", () => out.includes("Press Ctrl+C") && (clearTimeout(timer), resolve()));
+    void exited.then((code) => (clearTimeout(timer), reject(new Error(`serve exited with ${code}.\nstdout: ${out}\nstderr: ${err}`))));
+  });
+  const api = /listening on (http:\/\/\S+)/.exec(out)![1]!;
+  return {
+    child,
+    api,
+    origin: new URL(api).origin,
+    key: /^ {2}(pak_[A-Za-z0-9_-]{43})$/m.exec(out)?.[1] ?? null,
+    stdout: () => out,
+    stderr: () => err,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      return exited;
+    },
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+/** Runs a short command of the bin (`keys create`, `migrate`) to its end. */
+export function runBin(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 15_000, env: { ...process.env, TOOLS_PROXY_SECRET: "", ...env } });
+}
+
+/** A JSON call to the Tools API with an API key. */
+export async function callApi(api: string, key: string, path: string, body?: unknown, init: RequestInit = {}): Promise<Response> {
+  return fetch(`${api}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    ...init,
+    headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }), ...(init.headers as Record<string, string>) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
