@@ -9,6 +9,7 @@ export default defineConfig([
       "adapters/next": "adapters/next.ts",
       "adapters/bun": "adapters/bun.ts",
       "adapters/node": "adapters/node.ts",
+      "adapters/fastify": "adapters/fastify.ts",
       "fs/index": "src/blob/fs.ts",
       "sql/index": "src/store/sql/index.ts",
       "redis/index": "src/redis/index.ts",

@@ -11,3 +11,4 @@ export function toNodeHandler(tools: FetchHandler): (req: IncomingMessage, res: 
 }
 
 export { createUndiciFetch, type UndiciFetch, type UndiciFetchOptions } from "../src/node/undici-fetch.js";
+export type { FetchHandler } from "./serve-node.js";

@@ -15,6 +15,10 @@ export type FetchHandler = ToolsHandler | ((request: Request) => Promise<Respons
  * streams, with backpressure (@whatwg-node/server). A handler that throws gets a JSON 500.
  */
 export function serveNode(tools: FetchHandler, req: IncomingMessage, res: ServerResponse, path: string, replay?: string | Uint8Array): void {
+  const target = originForm(path);
+  if (target === null) {
+    return fail(res, 400, { error: "The request target must be a path, such as /proxy/tools/search, or an absolute http(s) URL.", code: "invalid_request" });
+  }
   const client = new AbortController();
   res.once("close", () => res.writableFinished || client.abort());
   let request: Request;
@@ -23,7 +27,7 @@ export function serveNode(tools: FetchHandler, req: IncomingMessage, res: Server
     for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
     const hasBody = req.method !== "GET" && req.method !== "HEAD";
     const body = hasBody ? (replay ?? readThenDrain(req)) : undefined;
-    request = new Request(`${"encrypted" in req.socket ? "https" : "http"}://${hostOf(req)}${path}`, { method: req.method, headers, body, signal: client.signal, duplex: "half" } as RequestInit);
+    request = new Request(`${"encrypted" in req.socket ? "https" : "http"}://${hostOf(req)}${target}`, { method: req.method, headers, body, signal: client.signal, duplex: "half" } as RequestInit);
   } catch {
     return fail(res, 400, { error: "The request's method or headers are not valid HTTP; correct them and send it again.", code: "invalid_request" });
   }
@@ -63,6 +67,23 @@ function readThenDrain(req: IncomingMessage): ReadableStream<Uint8Array> {
     },
     { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
   );
+}
+
+/**
+ * The path and query of a request target: a path as it is; an absolute URL (`GET http://host/p`,
+ * as proxies send, which RFC 9112 says servers must accept) reduced to its path and query, parsed
+ * (the Host header still names the host); null for anything else (`*`, `host:port`), which glued
+ * after the host would make another URL.
+ */
+function originForm(target: string): string | null {
+  if (target.startsWith("/")) return target;
+  if (!/^https?:\/\//i.test(target)) return null;
+  try {
+    const url = new URL(target);
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return null;
+  }
 }
 
 /** The Host header when it is a plain host[:port]; anything else could move the path. */

@@ -63,7 +63,10 @@ export function errorResponse(error: ToolsError): Response {
   if (error.retryAfter !== undefined) headers.set("retry-after", String(Math.max(0, Math.ceil(error.retryAfter))));
   if (error.code === "unauthorized") headers.set("www-authenticate", 'Bearer realm="tools-proxy"');
   const body: ErrorBody = { error: error.message, code: error.code };
-  return new Response(JSON.stringify(body), { status: error.status, headers });
+  // With its length, as every JSON answer (see `json`): sent whole rather than chunked.
+  const bytes = new TextEncoder().encode(JSON.stringify(body));
+  headers.set("content-length", String(bytes.length));
+  return new Response(bytes, { status: error.status, headers });
 }
 
 /** Turns anything thrown into a ToolsError; unknown errors become a generic `internal`. */

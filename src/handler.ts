@@ -74,6 +74,12 @@ async function serve(route: RouteDefinition, request: IRequest, context: Handler
       throw new ToolsError("insufficient_credits", decision.message ?? "The workspace has no credits left for this request; add credits and retry.");
     }
   }
+  if ((request as unknown as Request).bodyUsed) {
+    throw new ToolsError(
+      "invalid_request",
+      "The request body was read before it reached the Tools API handler (by a body parser or middleware); mount the handler before that code, or pass it the unread request.",
+    );
+  }
   const params = decodeParams(request.params ?? {});
   const query = route.query ? readQuery(url, route.query) : undefined;
   const body = route.body ? await readJson(request as unknown as Request, route.body) : undefined;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ConnectionSchema, idParam } from "./common.js";
+import { ConnectionSchema, idParam, plainText } from "./common.js";
 
 /** `POST /auth`, `GET /auth/:authorizationId` and the connection routes. */
 
@@ -11,8 +11,8 @@ export const CredentialsSchema = z.union([
 
 export const AuthBodySchema = z.object({
   toolkit: idParam,
-  label: z.string().min(1).max(200).optional(),
-  returnUrl: z.string().url().max(2048).optional(),
+  label: plainText(200).min(1).optional(),
+  returnUrl: plainText(2048).url().optional(),
   credentials: CredentialsSchema.optional().meta({
     description: "For apiKey, bearer and basic toolkits: { apiKey }, { token } or { username, password }.",
   }),
@@ -20,7 +20,7 @@ export const AuthBodySchema = z.object({
     .record(z.string().regex(/^[A-Za-z0-9_]{1,64}$/), z.string().regex(/^[A-Za-z0-9-]{1,63}$/, "must be letters, digits or '-'"))
     .optional()
     .meta({ description: "Values of the toolkit's base URL placeholders, e.g. { subdomain: 'acme' }." }),
-  remoteUser: z.string().max(256).optional().meta({ description: "The account on the external application, when the caller knows it." }),
+  remoteUser: plainText(256).optional().meta({ description: "The account on the external application, when the caller knows it." }),
 });
 
 export const AuthorizationStartedSchema = z

@@ -57,3 +57,10 @@ export const cursorParam = z.string().max(512).optional();
 
 /** A slug or id taken from a query string or body. */
 export const idParam = z.string().min(1).max(128);
+
+/**
+ * Free text the caller names something with (a label, an account name), at most `max` characters
+ * and without control characters (NUL, line breaks, tabs, escapes, C1 codes): PostgreSQL cannot
+ * store NUL, and such text is shown in lists and on terminals.
+ */
+export const plainText = (max: number) => z.string().max(max).regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must not contain control characters (NUL, line breaks, tabs, escapes)");

@@ -33,6 +33,8 @@ export interface S3BlobStoreOptions {
 }
 
 const MIB = 1024 * 1024;
+/** The key shape of the `BlobStore` contract; anything else (a "/", "..") never becomes an object name. */
+const KEY = /^[A-Za-z0-9_-]{1,128}$/;
 
 /**
  * A `BlobStore` in an S3 bucket (AWS S3 or any S3-compatible server), for staged files shared by
@@ -42,6 +44,8 @@ const MIB = 1024 * 1024;
  *   upload holding at most two parts in memory. The object appears whole, or not at all: S3 makes a
  *   PutObject or a completed multipart upload visible atomically. A body that errors or an abort
  *   aborts the multipart upload (S3 drops its parts) and writes nothing.
+ * - Keys must match `[A-Za-z0-9_-]{1,128}` (the contract's shape): `put` refuses any other with a
+ *   TypeError, and `get`, `head` and `delete` find nothing, without a request to S3.
  * - The file name, owner metadata, createdAt and expiresAt are object metadata (2 KB at most).
  *   `get` and `head` never serve an expired blob. `deleteExpired` lists only the blobs that are due,
  *   through an empty marker object per blob under `expiry/`, and is safe to run from several
@@ -69,6 +73,10 @@ export function s3BlobStore(options: S3BlobStoreOptions): BlobStore {
 
   return {
     async put(key, body, put) {
+      if (!KEY.test(key)) {
+        body.cancel().catch(() => {});
+        throw new TypeError(`A blob key must match ${KEY}; the library makes keys of that shape.`);
+      }
       const fields = { filename: put.filename ?? null, metadata: { ...put.metadata }, createdAt: now(), expiresAt: new Date(put.expiresAt) };
       try {
         const Metadata = encodeFields(fields);
@@ -83,6 +91,7 @@ export function s3BlobStore(options: S3BlobStoreOptions): BlobStore {
       }
     },
     async get(key) {
+      if (!KEY.test(key)) return null;
       let object;
       try {
         object = await send<{ Body?: { transformToWebStream(): ReadableStream<Uint8Array> } } & HeadObjectCommandOutput>(new GetObjectCommand({ Bucket, Key: paths.blob(key) }));
@@ -99,10 +108,12 @@ export function s3BlobStore(options: S3BlobStoreOptions): BlobStore {
       return { ...info, body };
     },
     async head(key) {
+      if (!KEY.test(key)) return null;
       const head = await headOf(key);
       return head ? infoOf(key, head) : null;
     },
     async delete(key) {
+      if (!KEY.test(key)) return false;
       // S3's DELETE answers the same whether or not the object existed: HEAD tells.
       const head = await headOf(key);
       if (!head) return false;

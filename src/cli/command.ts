@@ -41,6 +41,13 @@ export function withExamples<C extends Command>(command: C, ...examples: string[
 /** `--json`: the route's JSON answer on stdout instead of a table. */
 export const jsonOption = () => new Option("--json", "print the JSON answer, for scripts");
 
+/**
+ * `--agent <id>` on every command that calls the server: the agent a workspace service key acts
+ * for (sent as x-agent-id), over SVC_WORKSPACE_AGENT_ID and the agent saved by `login --agent`.
+ */
+export const agentOption = () =>
+  new Option("--agent <id>", "with a workspace service key (psk_...): act for this agent (default $SVC_WORKSPACE_AGENT_ID, else the agent saved by login)");
+
 /** A usage error for `command`'s help. */
 export function usageError(command: Command, message: string): UsageError {
   return new UsageError(message, commandPath(command));

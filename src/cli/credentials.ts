@@ -1,5 +1,6 @@
 /**
- * The credentials `tools-proxy login` saves: the server URL, the workspace and the API key, in
+ * The credentials `tools-proxy login` saves: the server URL, the workspace, the API key and, for a
+ * workspace service key, optionally the agent it acts for, in
  * `credentials.json` under the user's config directory (`$XDG_CONFIG_HOME/tools-proxy`, else
  * `~/.config/tools-proxy` on Linux, `~/Library/Application Support/tools-proxy` on macOS,
  * `%APPDATA%\tools-proxy` on Windows). The directory is mode 0700 and the file 0600, written
@@ -17,6 +18,8 @@ export interface StoredCredentials {
   url: string;
   workspace: string;
   apiKey: string;
+  /** The agent a workspace service key (`psk_`) acts for, sent as `x-agent-id`; absent for an agent key. */
+  agent?: string;
 }
 
 /** The credentials file's path for this user (see the module comment). */
@@ -47,10 +50,16 @@ export function readCredentials(path: string): StoredCredentials | null {
   } catch {
     // reported below
   }
-  if (!parsed || typeof parsed.url !== "string" || typeof parsed.workspace !== "string" || typeof parsed.apiKey !== "string") {
+  if (
+    !parsed ||
+    typeof parsed.url !== "string" ||
+    typeof parsed.workspace !== "string" ||
+    typeof parsed.apiKey !== "string" ||
+    (parsed.agent !== undefined && typeof parsed.agent !== "string")
+  ) {
     throw new CliError(`${path} is not a tools-proxy credentials file; run "tools-proxy logout" and "tools-proxy login" again.`);
   }
-  return { url: parsed.url, workspace: parsed.workspace, apiKey: parsed.apiKey };
+  return { url: parsed.url, workspace: parsed.workspace, apiKey: parsed.apiKey, ...(parsed.agent ? { agent: parsed.agent } : {}) };
 }
 
 /** Whether others than the owner can read or write the file (mode looser than 0600). Never on Windows. */
@@ -75,7 +84,8 @@ export function writeCredentials(path: string, credentials: StoredCredentials): 
   const temporary = join(directory, `.credentials-${randomBytes(6).toString("hex")}.tmp`);
   const fd = openSync(temporary, "wx", 0o600);
   try {
-    writeSync(fd, `${JSON.stringify({ url: credentials.url, workspace: credentials.workspace, apiKey: credentials.apiKey }, null, 2)}\n`);
+    const { url, workspace, apiKey, agent } = credentials;
+    writeSync(fd, `${JSON.stringify({ url, workspace, apiKey, ...(agent ? { agent } : {}) }, null, 2)}\n`);
     fsyncSync(fd);
   } catch (error) {
     closeSync(fd);

@@ -17,6 +17,8 @@ export const EXIT = {
   notFound: 4,
   /** No answer from the server (connection refused, DNS, reset), or it is unavailable (503). */
   unreachable: 5,
+  /** A workspace service key with no agent, for a command that acts for one (the server's 400 naming x-agent-id). */
+  agentRequired: 6,
   /** Stopped with Ctrl+C. */
   interrupted: 130,
 } as const;
@@ -30,6 +32,8 @@ export const EXIT_CODES_HELP = `Exit codes:
   3    not signed in, or the server refused the API key
   4    not found (toolkit, tool, connection, authorization, staged file)
   5    server unreachable or unavailable (503)
+  6    a workspace service key needs an agent for this command (--agent A,
+       SVC_WORKSPACE_AGENT_ID, or login --agent A)
   130  interrupted (Ctrl+C)`;
 
 /** A mistake in the command line: the message, then `Run "tools-proxy <command> --help"`; exit 2. */

@@ -18,8 +18,9 @@ import { registerLogin } from "./commands/login.js";
 import { registerProxy } from "./commands/proxy.js";
 import { registerServe } from "./commands/serve.js";
 import { describeFailure, EXIT, UsageError } from "./errors.js";
-import { paint } from "./output.js";
+import { paint, terminalSafe } from "./output.js";
 import { PROGRAM_HELP } from "./usage.js";
+import { agentRequired } from "./session.js";
 
 /** The program with every command; exported for tests that inspect the help. */
 export function createProgram(): CliCommand {
@@ -66,10 +67,10 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 main(process.argv.slice(2)).then(exit, (error: unknown) => {
   const prefix = paint(process.stderr, "red", "tools-proxy:");
   if (error instanceof UsageError) {
-    process.stderr.write(`${prefix} ${error.message}\nRun "tools-proxy ${error.command ? `${error.command} ` : ""}--help" for usage.\n`);
+    process.stderr.write(`${prefix} ${terminalSafe(error.message)}\nRun "tools-proxy ${error.command ? `${error.command} ` : ""}--help" for usage.\n`);
     return exit(EXIT.usage);
   }
-  const { message, exitCode } = describeFailure(error);
-  process.stderr.write(`${prefix} ${message}\n`);
+  const { message, exitCode } = describeFailure(agentRequired(error) ?? error);
+  process.stderr.write(`${prefix} ${terminalSafe(message)}\n`); // the server's words among them
   exit(exitCode);
 });

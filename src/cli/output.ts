@@ -23,24 +23,49 @@ export function paint(stream: Stream, style: Style, text: string): string {
   return `\u001b[${open}m${text}\u001b[${close}m`;
 }
 
-/** Writes lines to stdout. */
+// Characters a terminal acts on instead of showing: C0 controls but tab and line feed, DEL, C1
+// controls, and the bidi overrides and isolates (which make text read otherwise than it is). A
+// server's strings (names, descriptions, error messages) could otherwise clear the screen, move
+// the cursor, set the window title or the clipboard. The colours `paint` adds are kept.
+// eslint-disable-next-line no-control-regex
+const TERMINAL_UNSAFE = /\u001b\[(?:1|2|22|31|32|33|36|39)m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const OWN_STYLES = new Set(Object.values(CODES).flat().map((code) => `\u001b[${code}m`));
+
+/** `\x1b`, `\u202e`: a character as escaped text. */
+function escapeCharacter(char: string): string {
+  const code = char.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+/** `text` with every character a terminal would act on shown as an escape (`\x1b`), except the colours of `paint`. */
+export function terminalSafe(text: string): string {
+  return text.replace(TERMINAL_UNSAFE, (match) => (OWN_STYLES.has(match) ? match : escapeCharacter(match)));
+}
+
+/** Writes lines to stdout; on a terminal, with control characters escaped (a pipe gets them as they are). */
 export function out(...lines: string[]): void {
-  process.stdout.write(lines.map((line) => `${line}\n`).join(""));
+  const text = lines.map((line) => `${line}\n`).join("");
+  process.stdout.write(process.stdout.isTTY ? terminalSafe(text) : text);
 }
 
-/** Writes a note to stderr (not part of the result: "signed in", "waiting..."). */
+/** Writes a note to stderr (not part of the result: "signed in", "waiting..."), control characters escaped. */
 export function note(text: string): void {
-  process.stderr.write(`${text}\n`);
+  process.stderr.write(`${terminalSafe(text)}\n`);
 }
 
-/** Writes a warning to stderr, prefixed like errors. */
+/** Writes a warning to stderr, prefixed like errors, control characters escaped. */
 export function warn(text: string): void {
-  process.stderr.write(`${paint(process.stderr, "yellow", "tools-proxy:")} ${text}\n`);
+  process.stderr.write(`${paint(process.stderr, "yellow", "tools-proxy:")} ${terminalSafe(text)}\n`);
 }
 
-/** `value` as JSON on stdout: indented on a terminal, one line otherwise (both parse the same). */
+// JSON.stringify escapes C0 controls but leaves DEL, C1 controls, bidi controls and the line and
+// paragraph separators as they are; in a JSON string their \u escapes mean the same.
+const JSON_UNSAFE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** `value` as JSON on stdout: indented on a terminal, one line otherwise (both parse the same), printable only. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, process.stdout.isTTY ? 2 : undefined)}\n`);
+  const json = String(JSON.stringify(value, null, process.stdout.isTTY ? 2 : undefined));
+  process.stdout.write(`${json.replace(JSON_UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`);
 }
 
 /** Shortens `text` to `max` characters with an ellipsis; line breaks become spaces. */
@@ -56,6 +81,7 @@ export function clip(text: string, max: number): string {
  */
 export function printTable(headers: string[], rows: string[][], empty: string): void {
   if (rows.length === 0) return note(empty);
+  if (process.stdout.isTTY) rows = rows.map((row) => row.map(terminalSafe)); // measured as shown
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => (row[i] ?? "").length)));
   const last = headers.length - 1;
   const columns = process.stdout.isTTY ? process.stdout.columns : undefined;

@@ -1,4 +1,4 @@
-import { clip, formatBytes, paint } from "./output.js";
+import { clip, formatBytes, paint, terminalSafe } from "./output.js";
 
 /**
  * Spinners and progress bars, drawn on stderr only when stderr is a terminal (redrawn in place
@@ -49,7 +49,7 @@ export interface ProgressBar extends Indicator {
  */
 export function startProgressBar(name: string): ProgressBar {
   const { live, draw, clear } = drawer();
-  const label = clip(name, 24); // the line must fit a terminal: a long name is shortened
+  const label = clip(terminalSafe(name), 24); // the line must fit a terminal: a long name is shortened
   const started = Date.now();
   let drawnAt = 0;
   return {

@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline/promises";
 import { CliError, EXIT } from "./errors.js";
+import { terminalSafe } from "./output.js";
 
 /** Secrets read from stdin are short; more than this is a mistake (a file piped by accident). */
 const MAX_STDIN = 64 * 1024;
@@ -16,7 +17,7 @@ export function canPrompt(): boolean {
  */
 export function promptHidden(question: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(question);
+  process.stderr.write(terminalSafe(question)); // it may name a toolkit, as the server calls it
   return new Promise((resolve, reject) => {
     let value = "";
     const finish = (error?: Error) => {
@@ -49,7 +50,7 @@ export function promptHidden(question: string): Promise<string> {
 export async function promptVisible(question: string): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   try {
-    return (await rl.question(question)).trim();
+    return (await rl.question(terminalSafe(question))).trim();
   } finally {
     rl.close();
   }

@@ -9,6 +9,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createUndiciFetch, toNodeHandler } from "../../adapters/node.js";
 import { createToolsHandler, type ToolsHandler } from "../handler.js";
+import { memoryRateLimitStore } from "../limits/memory.js";
+import { rateLimit } from "../limits/rate-limit.js";
+import type { RateLimitRule } from "../limits/types.js";
 import type { Logger } from "../logger.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { parseToolkitFile } from "../toolkits/json.js";
@@ -16,6 +19,7 @@ import { DEMO_API_KEY, DEMO_API_PATH, createDemoApi } from "./demo-api.js";
 import { demoToolkit } from "./demo-toolkit.js";
 import { CliError } from "./errors.js";
 import { firstAgentKey } from "./keys.js";
+import { describeRateLimit } from "./rate-limit.js";
 import { openStorage, SettingsError, storageFailure, type Storage, type StorageFlags } from "./settings.js";
 
 /** The checked options of `serve`. */
@@ -26,6 +30,8 @@ export interface ServeSettings {
   toolkitFiles: string[];
   demo: boolean;
   refreshLeaseMs: number | undefined;
+  /** Requests per API key (`--rate-limit`), counted in Redis with --redis-url, else in this process; undefined: no limit. */
+  rateLimit: RateLimitRule | undefined;
   storage: StorageFlags;
 }
 
@@ -82,6 +88,9 @@ export async function runServe(settings: ServeSettings): Promise<number> {
       secret: storage.secret,
       ...(storage.leases ? { leases: storage.leases } : {}),
       ...(settings.refreshLeaseMs !== undefined ? { refreshLeaseMs: settings.refreshLeaseMs } : {}),
+      ...(settings.rateLimit
+        ? { limits: rateLimit({ ...settings.rateLimit, store: storage.rateLimitStore ?? memoryRateLimitStore(), logger: stderrLogger }) }
+        : {}),
       publicUrl: settings.publicUrl ?? origin,
       toolkits: [...(demoApi ? [demoToolkit(origin)] : []), ...extra],
       logger: stderrLogger,
@@ -112,6 +121,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
       `tools-proxy: listening on ${origin}${tools.context.basePath}`,
       `toolkits: ${toolkits.map((t) => `${t.slug} (${t.tools.length} tools)`).join(", ") || "none"}`,
       ...storage.describe,
+      ...(settings.rateLimit ? [rateLimitLine(settings.rateLimit, storage.rateLimitStore ? storage.redisHost : undefined)] : []),
       ...(key
         ? [`agent key for workspace "local", agent "agent" (printed once; only its hash is stored):`, "", `  ${key}`, ""]
         : [`agent keys: the data already has one; make another with "tools-proxy keys create --workspace local --agent agent" (same storage options)`]),
@@ -144,6 +154,12 @@ export async function runServe(settings: ServeSettings): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+}
+
+/** The banner's rate-limit line: the rule, and where it is counted (never a Redis password). */
+function rateLimitLine(rule: RateLimitRule, redisHost: string | undefined): string {
+  const where = redisHost ? `counted in Redis at ${redisHost}, shared by every instance using it` : "counted in this process";
+  return `rate limit: ${describeRateLimit(rule)} per API key (${where}); over it, 429 with Retry-After`;
 }
 
 /** Listens and resolves the bound address, or an error sentence when the port is unavailable. */

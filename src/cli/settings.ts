@@ -5,7 +5,8 @@
  *   `tools-proxy.db`, staged files under `files/`, and the generated `secret`;
  * - `--database-url URL` (env TOOLS_PROXY_DATABASE_URL): `postgres://` or `mysql://` instead of the
  *   SQLite file, to share data between instances (the env keeps a password out of `ps`);
- * - `--redis-url URL` (env TOOLS_PROXY_REDIS_URL): OAuth refresh leases in Redis;
+ * - `--redis-url URL` (env TOOLS_PROXY_REDIS_URL): for `serve`, one Redis connection that holds the
+ *   OAuth refresh leases and, with `--rate-limit`, the rate limit's counts, shared by instances;
  * - `--memory`: nothing persisted (the handler's in-memory stores).
  */
 import { randomBytes } from "node:crypto";
@@ -14,7 +15,10 @@ import { join, resolve } from "node:path";
 import { filesystemBlobStore } from "../blob/fs.js";
 import { memoryBlobStore } from "../blob/memory.js";
 import type { BlobStore } from "../blob/types.js";
+import type { RateLimitStore } from "../limits/types.js";
+import { connectRedis } from "../redis/connection.js";
 import { redisLeaseStore } from "../redis/lease-store.js";
+import { redisRateLimitStore } from "../redis/rate-limit-store.js";
 import type { LeaseStore } from "../store/leases.js";
 import { memoryStore } from "../store/memory.js";
 import { sqlStore } from "../store/sql/store.js";
@@ -36,6 +40,10 @@ export interface Storage {
   /** The handler's `secret`: TOOLS_PROXY_SECRET, then the data dir's generated one (still decrypting). */
   secret: string | string[] | undefined;
   leases: LeaseStore | undefined;
+  /** Where a rate limit counts, when it is to be shared: Redis with --redis-url (serve only), else undefined. */
+  rateLimitStore: RateLimitStore | undefined;
+  /** `host:port` of the Redis in use, without user or password; undefined without one. */
+  redisHost: string | undefined;
   /** Lines for the start banner: where the data is, with no password. */
   describe: string[];
   /** Creates or upgrades the database tables; the names of the migrations applied. */
@@ -59,8 +67,8 @@ export function openStorage(flags: StorageFlags, env: NodeJS.ProcessEnv = proces
     throw new SettingsError("TOOLS_PROXY_SECRET must be at least 32 bytes; generate one with `openssl rand -base64 32`.");
   }
   if (flags.memory) {
-    if (databaseUrl || flags.dataDir) throw new SettingsError("--memory keeps everything in memory: leave out --data-dir and --database-url.");
-    return { store: memoryStore(), blobStore: memoryBlobStore(), secret: envSecret, leases: undefined, describe: ["data: in memory (lost at exit)"], migrate: async () => [], close: async () => {} };
+    if (databaseUrl || redisUrl || flags.dataDir) throw new SettingsError("--memory keeps everything in memory: leave out --data-dir, --database-url and --redis-url.");
+    return { store: memoryStore(), blobStore: memoryBlobStore(), secret: envSecret, leases: undefined, rateLimitStore: undefined, redisHost: undefined, describe: ["data: in memory (lost at exit)"], migrate: async () => [], close: async () => {} };
   }
   if (databaseUrl && !/^(postgres|postgresql|mysql|mariadb):\/\//i.test(databaseUrl)) {
     throw new SettingsError("--database-url must start with postgres://, postgresql://, mysql:// or mariadb://.");
@@ -80,12 +88,16 @@ export function openStorage(flags: StorageFlags, env: NodeJS.ProcessEnv = proces
   if (!databaseUrl) createPrivately(join(dataDir, "tools-proxy.db"));
   const store = sqlStore({ url: databaseUrl ?? `sqlite:${join(dataDir, "tools-proxy.db")}` });
   const blobStore = filesystemBlobStore({ directory: join(dataDir, "files") });
-  const leases = redisUrl ? redisLeaseStore(redisUrl) : undefined;
+  // One connection for both stores, made only for serve: keys create and migrate use neither.
+  const redis = redisUrl && forServe ? connectRedisOrExplain(redisUrl) : undefined;
+  const leases = redis ? redisLeaseStore(redis) : undefined;
   return {
     store,
     blobStore,
     secret: secrets.length > 1 ? secrets : secrets[0],
     leases,
+    rateLimitStore: redis ? redisRateLimitStore(redis) : undefined,
+    redisHost: redisUrl ? hostOf(redisUrl) : undefined,
     describe: [
       `data: ${databaseUrl ? `${store.dialect === "postgres" ? "PostgreSQL" : "MySQL"} at ${hostOf(databaseUrl)}` : join(dataDir, "tools-proxy.db")}`,
       `staged files: ${join(dataDir, "files")}${databaseUrl ? " (this instance's own: give every instance the same directory)" : ""}`,
@@ -93,7 +105,7 @@ export function openStorage(flags: StorageFlags, env: NodeJS.ProcessEnv = proces
     ],
     migrate: async () => (await store.migrate()).applied,
     close: async () => {
-      await Promise.allSettled([store.close(), leases?.close(), blobStore.close?.()]);
+      await Promise.allSettled([store.close(), redis?.close(), blobStore.close?.()]);
     },
   };
 }
@@ -150,4 +162,13 @@ export function storageFailure(error: unknown): string {
 function describeCause(cause: unknown): string {
   const code = (cause as { code?: unknown } | undefined)?.code;
   return typeof code === "string" ? ` (${code})` : "";
+}
+
+/** `connectRedis`, with a URL it cannot use reported as a settings error (its message never quotes the URL). */
+function connectRedisOrExplain(url: string): ReturnType<typeof connectRedis> {
+  try {
+    return connectRedis(url);
+  } catch (error) {
+    throw new SettingsError(`--redis-url: ${(error as Error).message.replace(/^connectRedis: /, "")}`);
+  }
 }

@@ -10,13 +10,16 @@ export const STORAGE_HELP = `Storage (the same for serve, keys create and migrat
   --database-url URL   postgres://... or mysql://... (MariaDB too) instead of the SQLite file, to
                        run several instances on one database (env TOOLS_PROXY_DATABASE_URL, which
                        keeps a password out of the process list)
-  --redis-url URL      redis://...: OAuth refresh leases in Redis (env TOOLS_PROXY_REDIS_URL)`;
+  --redis-url URL      redis://...: for serve, OAuth refresh leases and the --rate-limit counts
+                       in Redis, shared by the instances using it (env TOOLS_PROXY_REDIS_URL)`;
 
 /** serve's environment variables, after its help. */
 export const SERVE_ENVIRONMENT_HELP = `Environment:
   TOOLS_PROXY_SECRET   At least 32 bytes; encrypts stored credentials. Default: generated once
                        into DATA_DIR/secret (mode 0600). Required with --database-url, the same
-                       on every instance.`;
+                       on every instance.
+  TOOLS_PROXY_RATE_LIMIT
+                       The default of --rate-limit (e.g. 600/1m); --rate-limit off overrides it.`;
 
 /** After the command list of `tools-proxy --help`. */
 export const PROGRAM_HELP = `
@@ -27,6 +30,8 @@ Each of these variables overrides its field of the file:
   ${ENV_VARS.url.padEnd(22)} the server, e.g. http://127.0.0.1:8787
   ${ENV_VARS.workspace.padEnd(22)} the workspace
   ${ENV_VARS.apiKey.padEnd(22)} the API key
+  ${ENV_VARS.agent.padEnd(22)} the agent a workspace service key (psk_...) acts for;
+  ${"".padEnd(22)} --agent A on a command overrides it
 
 Results go to stdout (tables, or JSON with --json); progress, notes and errors to stderr.
 Colours only on a terminal, never with NO_COLOR set.

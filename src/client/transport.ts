@@ -31,6 +31,20 @@ export function createTransport(options: TransportOptions) {
     throw new TypeError('createToolsClient: option "apiKey" is required: pass an agent key (pak_...) or a service key (psk_...).');
   }
   const apiKey = options.apiKey.trim();
+  // Checked here, because fetch's own error for a bad header value quotes the value: the key.
+  if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+    throw new TypeError('createToolsClient: option "apiKey" holds a space, a line break, a control or a non-ASCII character, which no API key has; copy the key again.');
+  }
+  if (options.agentId !== undefined && !/^[\x21-\x7e]*$/.test(options.agentId)) {
+    throw new TypeError('createToolsClient: option "agentId" must be an agent id of letters, digits, "_" or "-".');
+  }
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    try {
+      new Headers({ [name]: value });
+    } catch {
+      throw new TypeError(`createToolsClient: option "headers": the header ${JSON.stringify(name.replace(/[^\x20-\x7e]/g, "?"))} has a name or value HTTP cannot carry (a line break, NUL or non-Latin-1 character).`);
+    }
+  }
   const baseUrl = checkBaseUrl(options.baseUrl, apiKey);
   const doFetch: FetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
   const ctx = { baseUrl, redact: (text: string) => text.split(apiKey).join("[redacted]") };

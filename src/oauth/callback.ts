@@ -55,7 +55,7 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
     params = oauth.validateAuthResponse(as, client, url.searchParams, url.searchParams.get("state")!);
   } catch (error) {
     if (error instanceof oauth.AuthorizationResponseError) {
-      throw new CallbackError(error.error === "access_denied" ? "Access was denied at the provider, so no connection was made." : `The provider refused the authorization (${error.error}).`);
+      throw new CallbackError(error.error === "access_denied" ? "Access was denied at the provider, so no connection was made." : `The provider refused the authorization (${errorCode(error.error)}).`);
     }
     throw new CallbackError("The provider's answer did not match this authorization (issuer or state), so it was refused.");
   }
@@ -68,7 +68,7 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
       requireIdToken: false,
     });
   } catch (error) {
-    if (error instanceof oauth.ResponseBodyError) throw new CallbackError(`The provider refused the code exchange (${error.error}). Start the connection again.`);
+    if (error instanceof oauth.ResponseBodyError) throw new CallbackError(`The provider refused the code exchange (${errorCode(error.error)}). Start the connection again.`);
     throw new CallbackError("The code could not be exchanged for a token at the provider. Start the connection again.");
   }
 
@@ -130,6 +130,14 @@ function finish(ctx: HandlerContext, request: Request, authorization: Authorizat
         });
   }
   return wantsHtml(request) ? resultPage(400, "Connection failed", outcome.error) : errorResponse(new ToolsError("invalid_request", outcome.error));
+}
+
+/**
+ * The provider's `error` code in the characters RFC 6749 allows (printable ASCII but `"` and `\`),
+ * at most 64: it comes from the browser's redirect, and is stored, shown and sent on.
+ */
+function errorCode(code: string): string {
+  return code.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, "").slice(0, 64) || "unknown_error";
 }
 
 function wantsHtml(request: Request): boolean {

@@ -26,9 +26,13 @@ export interface RedisStoreOptions {
  * Connects to `url` (`redis://[:password@]host:port[/db]`, or `rediss://` for TLS) with node-redis
  * (the `redis` package, an optional peer dependency) set up for the stores: commands fail at once
  * while the connection is down (no offline queue) and it reconnects in the background, backing
- * off up to 2 s. Commands wait at most `timeoutMs` for the first connection.
+ * off up to 2 s. Commands wait at most `timeoutMs` for the first connection, and fail at once
+ * once a connection attempt has failed and no connection is up. A URL node-redis cannot use
+ * (another scheme, a path that is not a database number, bad percent-encoding) throws a TypeError
+ * here rather than failing every command.
  */
 export function connectRedis(url: string, options: { timeoutMs?: number } = {}): RedisConnection {
+  checkRedisUrl(url);
   const timeoutMs = options.timeoutMs ?? 2000;
   const client = import("redis").then(({ createClient }) => {
     if (typeof createClient !== "function") throw new TypeError(MISSING_CLIENT);
@@ -37,21 +41,28 @@ export function connectRedis(url: string, options: { timeoutMs?: number } = {}):
       disableOfflineQueue: true,
       socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) },
     });
-    // Connection errors reach callers as StoreUnavailableError on their commands.
-    redis.on("error", () => {});
-    const ready = redis.connect().then(
-      () => undefined,
-      () => undefined,
-    );
-    return { redis, ready };
+    // Connection errors reach callers as StoreUnavailableError on their commands. After one, a
+    // command fails at once while the client is not ready rather than waiting for a reconnect.
+    const state = { failed: false };
+    // Settles when the first connection is up or the first attempt fails, whichever comes first.
+    const ready = new Promise<void>((resolve) => {
+      redis.once("ready", resolve);
+      redis.on("error", () => {
+        state.failed = true;
+        resolve();
+      });
+    });
+    redis.connect().catch(() => {});
+    return { redis, ready, state };
   }, () => Promise.reject(new TypeError(MISSING_CLIENT)));
   client.catch(() => {}); // reported by the first command instead
   let closed = false;
   return {
     async eval(script, evalOptions) {
       if (closed) throw new StoreUnavailableError("The Redis connection was closed; retry shortly.");
-      const { redis, ready } = await client;
-      if (!redis.isReady) await withTimeout(ready, timeoutMs);
+      const { redis, ready, state } = await client;
+      if (!redis.isReady && !state.failed) await withTimeout(ready, timeoutMs);
+      if (!redis.isReady) throw new StoreUnavailableError("Redis is not connected (it is reconnecting in the background); retry shortly.");
       return redis.eval(script, evalOptions);
     },
     async close() {
@@ -64,6 +75,28 @@ export function connectRedis(url: string, options: { timeoutMs?: number } = {}):
       if (redis.isOpen) redis.destroy();
     },
   };
+}
+
+/**
+ * Throws a TypeError, without quoting the URL (it may hold a password), unless node-redis can use
+ * it: node-redis checks only when it connects, and its error would then fail every command.
+ */
+function checkRedisUrl(url: string): void {
+  const wrong = (what: string) => new TypeError(`connectRedis: the Redis URL ${what}; use redis://[[user]:password@]host[:port][/db] (rediss:// for TLS), with special characters of the password percent-encoded.`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw wrong("is not a URL");
+  }
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") throw wrong("must start with redis:// or rediss://");
+  if (!/^\/?\d*$/.test(parsed.pathname)) throw wrong("may end with a database number only, such as /0");
+  try {
+    decodeURIComponent(parsed.username);
+    decodeURIComponent(parsed.password);
+  } catch {
+    throw wrong("has a user name or password that is not valid percent-encoding");
+  }
 }
 
 const MISSING_CLIENT = "connectRedis needs the `redis` package (node-redis): run `npm install redis`, or pass your own client.";

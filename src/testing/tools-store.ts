@@ -232,6 +232,26 @@ export function toolsStoreConformance(
         expect(await store.getConnection(connection.id.toUpperCase())).toBeNull();
       });
 
+      it("finds nothing, and throws nothing, for a lookup by a value holding a NUL character (e.g. from a request's path)", async () => {
+        const connection = connectionRecord();
+        await store.createConnection(connection);
+        const { workspaceId } = connection;
+        const nul = `${connection.id}\u0000`;
+        expect(await store.getConnection(nul)).toBeNull();
+        expect(await store.updateConnection(nul, { label: "x" })).toBeNull();
+        expect(await store.deleteConnection(nul)).toBe(false);
+        expect(await store.listConnections({ workspaceId: `${workspaceId}\u0000` })).toEqual([]);
+        expect(await store.listConnections({ workspaceId, agentId: "\u0000" })).toEqual([]);
+        expect(await store.listConnections({ workspaceId, toolkit: "\u0000" })).toEqual([]);
+        expect(await store.getAuthorization("auth_\u0000")).toBeNull();
+        expect(await store.updateAuthorization("auth_\u0000", { status: "failed" })).toBeNull();
+        expect(await store.consumeAuthorization("\u0000", new Date())).toBeNull();
+        expect(await store.getApiKeyByHash("\u0000")).toBeNull();
+        expect(await store.listApiKeys("\u0000")).toEqual([]);
+        expect(await store.revokeApiKey("key_\u0000", new Date())).toBe(false);
+        expect(await store.getConnection(connection.id)).toEqual(connection);
+      });
+
       it("deletes a connection once", async () => {
         const connection = connectionRecord();
         await store.createConnection(connection);

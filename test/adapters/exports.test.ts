@@ -23,6 +23,7 @@ const REQUIRED: Record<string, string[]> = {
   "./next": ["toNextHandler"],
   "./bun": ["toBunHandler"],
   "./node": ["toNodeHandler"],
+  "./fastify": ["toFastifyPlugin"],
   "./testing": ["toolsStoreConformance", "blobStoreConformance"],
 };
 

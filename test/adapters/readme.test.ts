@@ -11,7 +11,16 @@ const shown = [...section.matchAll(/^\[`(examples\/[^`]+)`\]\([^)]*\)[\s\S]*?```
 describe("README: Mount it", () => {
   it("shows every example", () => {
     expect(shown.map((s) => s.path).sort()).toEqual(
-      ["examples/bun/server.ts", "examples/deno/main.ts", "examples/express/server.ts", "examples/next/app/proxy/tools/[...path]/route.ts", "examples/node/server.ts"].sort(),
+      [
+        "examples/bun/server.ts",
+        "examples/deno/main.ts",
+        "examples/express/server.ts",
+        "examples/fastify/server.ts",
+        "examples/hono/app.ts",
+        "examples/hono/node.ts",
+        "examples/next/app/proxy/tools/[...path]/route.ts",
+        "examples/node/server.ts",
+      ].sort(),
     );
   });
 

@@ -44,7 +44,7 @@ export const nodes = [node24, node22];
 
 /** Fails with a clear message when the package is not built (the examples import it from dist/). */
 export function requireDist(): void {
-  for (const file of ["dist/index.js", "dist/index.cjs", "dist/adapters/node.js", "dist/adapters/express.js", "dist/adapters/next.js", "dist/adapters/bun.js"]) {
+  for (const file of ["dist/index.js", "dist/index.cjs", "dist/adapters/node.js", "dist/adapters/express.js", "dist/adapters/next.js", "dist/adapters/bun.js", "dist/adapters/fastify.js"]) {
     if (!existsSync(`${ROOT}${file}`)) throw new Error(`${file} is missing: run \`npm run build\` first (npm test does).`);
   }
 }

@@ -21,6 +21,8 @@ export interface AdapterTarget {
   start: () => Promise<AppProcess>;
   /** Set where the framework removes the handler's Content-Length (Next.js sends every body chunked). */
   dropsContentLength?: boolean;
+  /** Set where the app has a route of its own, `POST /notes`, that answers `{ saved: <its parsed JSON body> }`. */
+  ownJsonRoute?: boolean;
 }
 
 /** Size of the large upload and download. */
@@ -274,6 +276,13 @@ export function adapterSuite(target: AdapterTarget): void {
       // The app still answers after refusing both.
       expect((await call("GET", "/connections")).status).toBe(200);
     }, 120_000);
+
+    if (target.ownJsonRoute) it("leaves the app's own routes their body parsing (POST /notes reads its JSON body)", async () => {
+      const sent = { note: "beside the handler", tags: ["a", "b"] };
+      const res = await fetch(`${app.origin}/notes`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(sent) });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ saved: sent });
+    });
   });
 }
 

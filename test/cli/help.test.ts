@@ -35,7 +35,7 @@ describe.skipIf(missingBuild)(missingBuild ? `help and usage (skipped: ${missing
     for (const command of ["login", "logout", "whoami", "search", "toolkit", "auth", "connections", "execute", "proxy", "upload", "files", "serve", "keys", "migrate"]) {
       expect(stdout).toMatch(new RegExp(`^ {2}${command}\\b`, "m"));
     }
-    for (const text of ["SVC_WORKSPACE_API_URL", "SVC_WORKSPACE_ID", "SVC_WORKSPACE_API_KEY", "$XDG_CONFIG_HOME/tools-proxy/credentials.json", "Exit codes:", "  3    not signed in", "  5    server unreachable"]) {
+    for (const text of ["SVC_WORKSPACE_API_URL", "SVC_WORKSPACE_ID", "SVC_WORKSPACE_API_KEY", "SVC_WORKSPACE_AGENT_ID", "$XDG_CONFIG_HOME/tools-proxy/credentials.json", "Exit codes:", "  3    not signed in", "  5    server unreachable", "  6    a workspace service key needs an agent"]) {
       expect(stdout).toContain(text);
     }
     const { version } = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "package.json"), "utf8"));

@@ -137,6 +137,18 @@ describe.skipIf(missingBuild)(missingBuild ? `login and credentials (skipped: ${
     expect(existsSync(credentialsFile(home))).toBe(false);
   });
 
+  it("a key in the URL variable, or a --key with a space or line break, is a usage error that does not print the key", async () => {
+    const home = configHome();
+    const swapped = await run(["search"], cliEnv(home, { SVC_WORKSPACE_API_URL: key, SVC_WORKSPACE_ID: "local", SVC_WORKSPACE_API_KEY: key }));
+    expect(swapped.status).toBe(2);
+    expect(swapped.stderr).toMatch(/must be the server's URL.*looks like an API key/);
+    const broken = await run(["login", "--url", serve.origin, "--workspace", "local", "--key", `${key.slice(0, 20)} ${key.slice(20)}`], cliEnv(home));
+    expect(broken.status).toBe(2);
+    expect(broken.stderr).toMatch(/only visible ASCII/);
+    for (const result of [swapped, broken]) expect(result.stdout + result.stderr).not.toContain(key.slice(4, 24));
+    expect(existsSync(credentialsFile(home))).toBe(false);
+  });
+
   it("whoami shows the URL, workspace and key hint with their sources, and that the server accepts the key", async () => {
     const home = configHome();
     await login(home, key);
@@ -152,6 +164,7 @@ describe.skipIf(missingBuild)(missingBuild ? `login and credentials (skipped: ${
       workspace: "local",
       key: hint(key),
       kind: "agent key",
+      agent: null,
       sources: { url: "file", workspace: "file", apiKey: "file" },
       file: credentialsFile(home),
       server: "accepted",

@@ -21,15 +21,18 @@ describe.skipIf(missingBuild)(missingBuild ? `storage options (skipped: ${missin
   it("refuses contradictory or malformed settings with exit 1 and a sentence", () => {
     const cases: Array<[string[], Record<string, string>, RegExp]> = [
       [["serve", "--memory", "--data-dir", dir], {}, /--memory keeps everything in memory/],
+      [["serve", "--memory", "--redis-url", "redis://127.0.0.1:6379"], {}, /--memory keeps everything in memory: leave out --data-dir, --database-url and --redis-url/],
       [["serve", "--database-url", "postgres://u@127.0.0.1:1/db"], {}, /needs TOOLS_PROXY_SECRET/],
       [["migrate", "--database-url", "ftp://host/db"], {}, /must start with postgres:\/\//],
       [["serve", "--redis-url", "http://host"], {}, /--redis-url must start with redis:\/\//],
+      [["serve", "--data-dir", dir, "--redis-url", "redis://:hunter2-secret@127.0.0.1:6379/not-a-db"], {}, /--redis-url: the Redis URL may end with a database number only/],
       [["serve", "--data-dir", dir], { TOOLS_PROXY_SECRET: "short" }, /at least 32 bytes/],
     ];
     for (const [args, env, message] of cases) {
       const result = runBin(args, env);
       expect(result.status, args.join(" ")).toBe(1);
       expect(result.stderr, args.join(" ")).toMatch(message);
+      expect(result.stderr + result.stdout).not.toContain("hunter2");
     }
     expect(runBin(["serve", "--refresh-lease-ms", "5"]).status).toBe(2);
   });

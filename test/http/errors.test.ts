@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS, StoreUnavailableError, memoryStore, type LimitsHook, type ToolsStore } from "../../src/index.js";
-import { CREDENTIALS, createHarness, expectError, multipart, type Harness } from "../support/harness.js";
+import { BASE, CREDENTIALS, createHarness, expectError, multipart, type Harness } from "../support/harness.js";
 
 /** A memory store whose every method fails while `mode` says so. */
 function switchableStore() {
@@ -54,6 +54,18 @@ describe("every code of the error table", () => {
     expectError(await h.call("POST", "/execute", { key, rawBody: "", headers: { "content-type": "application/json" } }), 400, "invalid_request", /not valid JSON/);
     expectError(await h.call("POST", "/execute", { key, body: ["CALC_ADD"] }), 400, "invalid_request", /Invalid body/);
     expectError(await h.call("GET", "/toolkit/%E0%A4%A", { key }), 400, "invalid_request", /percent-encoding/);
+  });
+
+  it("400 invalid_request when a middleware read the body before the handler (not a 500)", async () => {
+    const request = new Request(`${BASE}/proxy/tools/execute`, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ tool: "CALC_ADD", arguments: { a: 1, b: 1 } }),
+    });
+    await request.text(); // what a body parser mounted first does
+    const response = await h.handler(request);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ code: "invalid_request", error: expect.stringMatching(/read before it reached the Tools API handler/) });
   });
 
   it("401 unauthorized", async () => {

@@ -107,6 +107,21 @@ describe.skipIf(!!why || !hasRedisServer)(`Redis down${!hasRedisServer ? " (skip
     }
   });
 
+  it("a Redis that refuses connections fails commands at once after the first attempt, not after timeoutMs each", async () => {
+    const refused = await privateRedis();
+    await refused.stop(); // its port now refuses connections
+    const limiter = redisRateLimitStore(refused.url, { timeoutMs: 10_000 });
+    try {
+      await expect(limiter.hit("k", { limit: 5, windowMs: 1000 })).rejects.toBeInstanceOf(StoreUnavailableError);
+      const started = performance.now();
+      await expect(limiter.hit("k", { limit: 5, windowMs: 1000 })).rejects.toThrow(/not connected/);
+      // Waiting for the reconnect would take the full 10 s; failing at once takes microseconds.
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      await limiter.close();
+    }
+  });
+
   it("through a handler: the limiter lets requests through and warns by default; with onStoreError refuse it answers 503 with Retry-After", async () => {
     const store = redisRateLimitStore(redis.url, { timeoutMs: 1000 });
     const warnings: string[] = [];

@@ -20,7 +20,7 @@ export function addStorageOptions(command: Command): Command {
   return command
     .option("--data-dir <dir>", "keep data in DIR (default ./.tools-proxy; env TOOLS_PROXY_DATA_DIR)")
     .option("--database-url <url>", "postgres://... or mysql://... instead of the SQLite file (env TOOLS_PROXY_DATABASE_URL)")
-    .option("--redis-url <url>", "redis://...: OAuth refresh leases in Redis (env TOOLS_PROXY_REDIS_URL)");
+    .option("--redis-url <url>", "redis://...: OAuth refresh leases and --rate-limit counts in Redis, shared by instances (env TOOLS_PROXY_REDIS_URL)");
 }
 
 /** The parsed storage options as settings.ts takes them. */

@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import type { ToolsClient } from "../../client/client.js";
 import type { ConnectRequest, FinishedAuthorization } from "../../client/types.js";
 import { openInBrowser } from "../browser.js";
-import { collect, jsonOption, usageError, wholeNumber, withExamples } from "../command.js";
+import { agentOption, collect, jsonOption, usageError, wholeNumber, withExamples } from "../command.js";
 import { CliError, EXIT } from "../errors.js";
 import { note, out, paint, printJson } from "../output.js";
 import { startSpinner } from "../progress.js";
@@ -26,6 +26,7 @@ interface StartOptions {
   wait: boolean;
   interval?: string;
   json?: boolean;
+  agent?: string;
 }
 
 /** Adds `auth [start] <toolkit>` and `auth status <id>`. */
@@ -46,9 +47,10 @@ export function registerAuth(program: Command): void {
     .option("--no-wait", "OAuth: print the authorization URL and exit instead of waiting")
     .option("--interval <ms>", "OAuth: milliseconds between two status checks (default 1000)")
     .addOption(jsonOption())
+    .addOption(agentOption())
     .action(async (toolkit: string, opts: StartOptions) => {
       const interval = wholeNumber(start, "--interval", opts.interval, 100, 60_000);
-      const { client } = openClient();
+      const { client } = openClient(opts);
       const signal = interruptSignal();
       const credentials = (await credentialsFromOptions(start, opts)) ?? (await credentialsForScheme(client, toolkit, opts, signal));
       if (credentials) {
@@ -75,9 +77,10 @@ export function registerAuth(program: Command): void {
     .option("--wait", "wait until it is connected, failed or expired")
     .option("--interval <ms>", "milliseconds between two checks (default 1000)")
     .addOption(jsonOption())
-    .action(async (id: string, opts: { wait?: boolean; interval?: string; json?: boolean }) => {
+    .addOption(agentOption())
+    .action(async (id: string, opts: { wait?: boolean; interval?: string; json?: boolean; agent?: string }) => {
       const interval = wholeNumber(status, "--interval", opts.interval, 100, 60_000);
-      const { client } = openClient();
+      const { client } = openClient(opts);
       if (opts.wait) return report(await waitFor(client, id, interval, opts.json), opts.json);
       const current = await client.getAuthorization(id, { signal: interruptSignal() });
       if (current.status === "pending") return opts.json ? printJson(current) : out("pending");

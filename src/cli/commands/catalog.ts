@@ -1,7 +1,7 @@
 /** `search` and `toolkit` (details, tool search): the catalogue routes. */
 import type { Command } from "commander";
 import type { Tool } from "../../client/types.js";
-import { jsonOption, wholeNumber, withExamples } from "../command.js";
+import { agentOption, jsonOption, wholeNumber, withExamples } from "../command.js";
 import { note, out, paint, printFields, printJson, printTable } from "../output.js";
 import { interruptSignal, openClient } from "../session.js";
 
@@ -10,6 +10,7 @@ interface PageOptions {
   cursor?: string;
   connection?: string;
   json?: boolean;
+  agent?: string;
 }
 
 /** `--limit` and `--cursor` on a command that lists a page. */
@@ -17,7 +18,8 @@ function paged(command: Command, what: string): Command {
   return command
     .option("--limit <n>", `${what} per page, 1 to 200 (server default 50)`)
     .option("--cursor <cursor>", "the page after the one that printed this cursor")
-    .addOption(jsonOption());
+    .addOption(jsonOption())
+    .addOption(agentOption());
 }
 
 function page(command: Command, opts: PageOptions) {
@@ -48,7 +50,7 @@ export function registerCatalog(program: Command): void {
     .description("Find toolkits by keyword, most relevant first")
     .action(async (keywords: string[], opts: PageOptions) => {
       const query = { keywords: keywords.join(" ") || undefined, ...page(search, opts) };
-      const { client } = openClient();
+      const { client } = openClient(opts);
       const result = await client.search(query, { signal: interruptSignal() });
       if (opts.json) return printJson(result);
       printTable(
@@ -67,7 +69,7 @@ export function registerCatalog(program: Command): void {
     .option("--connection <id>", "the connection whose tools to show, when scopes differ")
     .action(async (slug: string, opts: PageOptions) => {
       const query = { ...page(show, opts), connection_id: opts.connection };
-      const { client } = openClient();
+      const { client } = openClient(opts);
       const details = await client.getToolkit(slug, query, { signal: interruptSignal() });
       if (opts.json) return printJson(details);
       printFields([
@@ -86,7 +88,7 @@ export function registerCatalog(program: Command): void {
     .option("--connection <id>", "the connection whose tools to search, when scopes differ")
     .action(async (slug: string, query: string[], opts: PageOptions) => {
       const search = { query: query.join(" ") || undefined, ...page(find, opts), connection_id: opts.connection };
-      const { client } = openClient();
+      const { client } = openClient(opts);
       const result = await client.searchTools(slug, search, { signal: interruptSignal() });
       if (opts.json) return printJson(result);
       printTools(result.tools);

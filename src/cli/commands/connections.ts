@@ -1,6 +1,6 @@
 /** `connections list` (the default) and `connections delete`. */
 import type { Command } from "commander";
-import { jsonOption, withExamples } from "../command.js";
+import { agentOption, jsonOption, withExamples } from "../command.js";
 import { note, printJson, printTable } from "../output.js";
 import { interruptSignal, openClient } from "../session.js";
 
@@ -13,8 +13,9 @@ export function registerConnections(program: Command): void {
     .description("List your connections, oldest first (the default: `tools-proxy connections`)")
     .option("--toolkit <toolkit>", "only this toolkit's connections")
     .addOption(jsonOption())
-    .action(async (opts: { toolkit?: string; json?: boolean }) => {
-      const { client } = openClient();
+    .addOption(agentOption())
+    .action(async (opts: { toolkit?: string; json?: boolean; agent?: string }) => {
+      const { client } = openClient(opts);
       const result = await client.listConnections({ toolkit: opts.toolkit }, { signal: interruptSignal() });
       if (opts.json) return printJson(result);
       printTable(
@@ -29,8 +30,9 @@ export function registerConnections(program: Command): void {
     .command("delete")
     .argument("<id...>", "the connections' ids (conn_...)")
     .description("Delete connections (the provider's token is revoked where it can be)")
-    .action(async (ids: string[]) => {
-      const { client } = openClient();
+    .addOption(agentOption())
+    .action(async (ids: string[], opts: { agent?: string }) => {
+      const { client } = openClient(opts);
       for (const id of ids) {
         await client.deleteConnection(id, { signal: interruptSignal() });
         note(`Deleted ${id}.`);

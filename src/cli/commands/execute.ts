@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import type { ExecutionResult } from "../../client/types.js";
-import { collect, jsonOption, usageError, withExamples } from "../command.js";
+import { agentOption, collect, jsonOption, usageError, withExamples } from "../command.js";
 import { CliError, EXIT } from "../errors.js";
 import { formatValue, out, printJson } from "../output.js";
 import { readStdinText } from "../prompt.js";
@@ -14,6 +14,7 @@ interface ExecuteOptions {
   arg?: string[];
   connection?: string;
   json?: boolean;
+  agent?: string;
 }
 
 /** Adds `execute <tool>`. */
@@ -27,9 +28,10 @@ export function registerExecute(program: Command): void {
     .option("--arg <key=value>", "one argument (repeatable, applied after --args); the value is parsed as JSON when it is valid JSON, else taken as a string", collect)
     .option("--connection <id>", "the connection to use, when you have several for the toolkit")
     .addOption(jsonOption())
+    .addOption(agentOption())
     .action(async (tool: string, opts: ExecuteOptions) => {
       const args = await toolArguments(execute, opts);
-      const { client } = openClient();
+      const { client } = openClient(opts);
       const result = await client.execute({ tool, arguments: args, connection_id: opts.connection }, { signal: interruptSignal() });
       printResult(result, opts.json, "the tool failed");
     });

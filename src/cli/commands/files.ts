@@ -7,8 +7,9 @@ import { pipeline } from "node:stream/promises";
 import type { Command } from "commander";
 import { fileFromPath } from "../../client/node.js";
 import type { UploadSource } from "../../client/upload.js";
-import { jsonOption, withExamples } from "../command.js";
+import { agentOption, jsonOption, withExamples } from "../command.js";
 import { CliError } from "../errors.js";
+import { safeDownloadName } from "../file-names.js";
 import { formatBytes, note, printFields, printJson } from "../output.js";
 import { startProgressBar } from "../progress.js";
 import { interruptSignal, openClient } from "../session.js";
@@ -22,8 +23,9 @@ export function registerFiles(program: Command): void {
     .option("--type <mediaType>", "its media type (default: from the extension, else application/octet-stream)")
     .option("--name <name>", "the file name sent with it (default: the path's last part)")
     .addOption(jsonOption())
-    .action(async (path: string, opts: { type?: string; name?: string; json?: boolean }) => {
-      const { client } = openClient();
+    .addOption(agentOption())
+    .action(async (path: string, opts: { type?: string; name?: string; json?: boolean; agent?: string }) => {
+      const { client } = openClient(opts);
       let source: UploadSource;
       try {
         source = path === "-" ? (Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>) : await fileFromPath(path, { type: opts.type, name: opts.name });
@@ -58,14 +60,15 @@ export function registerFiles(program: Command): void {
     .description("Download a staged file you uploaded")
     .option("-o, --output <file>", 'where to write it ("-" for stdout). Default: stdout when it is not a terminal, else the file\'s own name in this directory')
     .option("--force", "overwrite the file named after the staged file when it exists")
-    .action(async (stagingKey: string, opts: { output?: string; force?: boolean }) => {
-      const { client } = openClient();
+    .addOption(agentOption())
+    .action(async (stagingKey: string, opts: { output?: string; force?: boolean; agent?: string }) => {
+      const { client } = openClient(opts);
       const signal = interruptSignal();
       const file = await client.downloadFile(stagingKey, { signal });
       const toStdout = opts.output === "-" || (opts.output === undefined && !process.stdout.isTTY);
       let target = opts.output;
       if (!toStdout && target === undefined) {
-        target = safeName(file.filename ?? stagingKey);
+        target = safeDownloadName(file.filename ?? stagingKey);
         if (existsSync(target) && !opts.force) {
           await file.body.cancel().catch(() => {});
           throw new CliError(`${target} already exists: pass --force to overwrite it, or -o FILE.`);
@@ -95,11 +98,6 @@ export function registerFiles(program: Command): void {
   withExamples(files, "tools-proxy files stg_Xuoa0q1dI3_cR45ci9WaGvuF8txRo7V4QOQPF7eLiRg -o notes.txt", "tools-proxy files stg_... | wc -l");
 }
 
-/** A staged file's name as a file in this directory: its last path segment, never "." or "..". */
-function safeName(name: string): string {
-  const base = basename(name.replace(/\\/g, "/")).replace(/[\u0000-\u001f]/g, "_");
-  return base === "" || base === "." || base === ".." ? "download" : base;
-}
 
 /** Writes through a temporary file renamed over `target` once complete: a failed download leaves nothing behind. */
 async function writeAtomically(target: string, write: (out: Writable) => Promise<void>): Promise<void> {

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import type { ProxyRequest } from "../../client/types.js";
-import { collect, jsonOption, usageError, withExamples } from "../command.js";
+import { agentOption, collect, jsonOption, usageError, withExamples } from "../command.js";
 import { CliError } from "../errors.js";
 import { readStdinText } from "../prompt.js";
 import { interruptSignal, openClient } from "../session.js";
@@ -18,6 +18,7 @@ interface ProxyOptions {
   connection?: string;
   include?: boolean;
   json?: boolean;
+  agent?: string;
 }
 
 /** Adds `proxy <method> <url>`. */
@@ -34,6 +35,7 @@ export function registerProxy(program: Command): void {
     .option("--connection <id>", "the connection to use, when you have several for the toolkit")
     .option("-i, --include", "print the upstream status and headers before the body")
     .addOption(jsonOption())
+    .addOption(agentOption())
     .action(async (methodText: string, url: string, opts: ProxyOptions) => {
       const method = methodText.toUpperCase() as ProxyRequest["method"];
       if (!METHODS.includes(method)) throw usageError(proxy, `the method must be one of ${METHODS.join(", ")}, not "${methodText}".`);
@@ -41,7 +43,7 @@ export function registerProxy(program: Command): void {
       const request: ProxyRequest = { toolkit: opts.toolkit, method, url, headers: headers(proxy, opts.header), connection_id: opts.connection };
       if (opts.body !== undefined) request.body = jsonOrString(await bodyText(opts.body));
       if (opts.bodyFile !== undefined) request.bodyFile = opts.bodyFile;
-      const { client } = openClient();
+      const { client } = openClient(opts);
       const result = await client.proxy(request, { signal: interruptSignal() });
       const head = opts.include ? [`HTTP ${result.status ?? "(no answer)"}`, ...Object.entries(result.headers).map(([name, value]) => `${name}: ${value}`), ""] : undefined;
       printResult(result, opts.json, "the proxied request failed", head);

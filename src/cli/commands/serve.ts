@@ -2,6 +2,7 @@
 import { type Command, Option } from "commander";
 import { DEMO_API_KEY } from "../demo-api.js";
 import { usageError, withExamples } from "../command.js";
+import { parseRateLimit } from "../rate-limit.js";
 import { addStorageOptions, storageFlags, type StorageOptionValues } from "./admin.js";
 import { SERVE_ENVIRONMENT_HELP, STORAGE_HELP } from "../usage.js";
 
@@ -13,6 +14,7 @@ interface ServeOptions extends StorageOptionValues {
   demo: boolean;
   memory?: boolean;
   refreshLeaseMs?: string;
+  rateLimit?: string;
 }
 
 /** Adds `serve`. */
@@ -29,7 +31,11 @@ export function registerServe(program: Command): void {
     .option("--toolkits <files...>", "JSON toolkit files (one toolkit or an array each); ${NAME} in a string is replaced by the environment variable NAME. Repeatable")
     .option("--no-demo", 'leave out the bundled "demo" toolkit')
     .addOption(new Option("--memory", "keep everything in memory: nothing is written, a new key at every start"))
-    .option("--refresh-lease-ms <ms>", "longest hold of an OAuth refresh lease (default 60000): how long a crashed instance can hold up a connection's token refresh");
+    .option("--refresh-lease-ms <ms>", "longest hold of an OAuth refresh lease (default 60000): how long a crashed instance can hold up a connection's token refresh")
+    .option(
+      "--rate-limit <rate>",
+      "requests per API key, e.g. 600/1m, 10/s or 100/1h (a burst of that many, then one every PERIOD/N); over it, 429 with Retry-After. Counted in Redis with --redis-url (shared by instances), else in this process. Default off (env TOOLS_PROXY_RATE_LIMIT)",
+    );
   addStorageOptions(serve)
     .addHelpText("after", `\n${STORAGE_HELP}\n\n${SERVE_ENVIRONMENT_HELP}`)
     .action(async (opts: ServeOptions) => {
@@ -39,6 +45,13 @@ export function registerServe(program: Command): void {
       const leaseText = opts.refreshLeaseMs;
       const refreshLeaseMs = leaseText === undefined ? undefined : Number(leaseText);
       if (leaseText !== undefined && (!/^\d+$/.test(leaseText) || refreshLeaseMs! < 100)) throw usageError(serve, "--refresh-lease-ms must be a whole number of milliseconds, at least 100.");
+      const rateText = opts.rateLimit ?? (process.env.TOOLS_PROXY_RATE_LIMIT || undefined);
+      let rateLimit;
+      try {
+        rateLimit = rateText === undefined ? undefined : (parseRateLimit(rateText, opts.rateLimit !== undefined ? "--rate-limit" : "TOOLS_PROXY_RATE_LIMIT") ?? undefined);
+      } catch (error) {
+        throw usageError(serve, (error as Error).message);
+      }
       const { runServe } = await import("../serve.js");
       process.exitCode = await runServe({
         port,
@@ -47,12 +60,13 @@ export function registerServe(program: Command): void {
         toolkitFiles: opts.toolkits ?? [],
         demo: opts.demo,
         refreshLeaseMs,
+        rateLimit,
         storage: { ...storageFlags(opts), memory: opts.memory },
       });
     });
   withExamples(
     serve,
     "tools-proxy serve --port 8787 --toolkits ./acme.json",
-    "TOOLS_PROXY_DATABASE_URL=postgres://app@db/app TOOLS_PROXY_SECRET=... tools-proxy serve --host 0.0.0.0",
+    "TOOLS_PROXY_DATABASE_URL=postgres://app@db/app TOOLS_PROXY_SECRET=... tools-proxy serve --host 0.0.0.0 --redis-url redis://cache:6379 --rate-limit 600/1m",
   );
 }

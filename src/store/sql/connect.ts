@@ -61,7 +61,9 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): { 
     return { db: new Kysely({ dialect: new SqliteDialect({ database: () => openSqlite(filename) }) }), dialect: "sqlite" };
   }
 
-  throw new TypeError(`Unsupported database URL scheme "${scheme ?? url.split(":")[0]}:": use postgres://, mysql://, mariadb:// or sqlite:.`);
+  // Only a scheme the pattern matched is quoted: text without one may be a password.
+  const what = scheme ? `scheme "${scheme}:"` : "URL without a scheme";
+  throw new TypeError(`Unsupported database ${what}: use postgres://, mysql://, mariadb:// or sqlite:.`);
 }
 
 /** Loads an optional driver, or throws an Error saying which package to install. */

@@ -70,6 +70,13 @@ export function sqlStore(options: SqlStoreOptions): SqlToolsStore {
   const records = recordOperations(db, dialect, t);
   const leases = leaseOperations(db, dialect, t);
   const run = <T>(operation: string, fn: () => Promise<T>) => guard(operation, timeoutMs, fn);
+  /**
+   * PostgreSQL's text cannot hold NUL (it rejects such a parameter with an error), so no row has
+   * one: a lookup by a value holding NUL (say, `%00` in a request's path) finds nothing, as it
+   * would in the other databases, without asking the server.
+   */
+  const unstorable = (...values: Array<string | undefined>) => dialect === "postgres" && values.some((value) => value?.includes("\u0000"));
+  const none = <T>(value: T) => Promise.resolve(value);
   /** A create that finds its id or unique key taken throws a plain Error, as the contract says. */
   const create = (what: string, id: string, fn: () => Promise<unknown>) =>
     run(`create ${what}`, async () => {
@@ -87,20 +94,23 @@ export function sqlStore(options: SqlStoreOptions): SqlToolsStore {
     migrate: () => migrate(db, { tablePrefix, dialect }),
 
     createApiKey: (record) => create("API key", record.id, () => records.createApiKey(record)),
-    getApiKeyByHash: (hash) => run("get API key", () => records.getApiKeyByHash(hash)),
-    listApiKeys: (workspaceId) => run("list API keys", () => records.listApiKeys(workspaceId)),
-    revokeApiKey: (id, at) => run("revoke API key", () => records.revokeApiKey(id, at)),
+    getApiKeyByHash: (hash) => (unstorable(hash) ? none(null) : run("get API key", () => records.getApiKeyByHash(hash))),
+    listApiKeys: (workspaceId) => (unstorable(workspaceId) ? none([]) : run("list API keys", () => records.listApiKeys(workspaceId))),
+    revokeApiKey: (id, at) => (unstorable(id) ? none(false) : run("revoke API key", () => records.revokeApiKey(id, at))),
 
     createConnection: (record) => create("Connection", record.id, () => records.createConnection(record)),
-    getConnection: (id) => run("get connection", () => records.getConnection(id)),
-    listConnections: (filter) => run("list connections", () => records.listConnections(filter)),
-    updateConnection: (id, patch, expectedVersion) => run("update connection", () => records.updateConnection(id, patch, expectedVersion)),
-    deleteConnection: (id) => run("delete connection", () => records.deleteConnection(id)),
+    getConnection: (id) => (unstorable(id) ? none(null) : run("get connection", () => records.getConnection(id))),
+    listConnections: (filter) =>
+      unstorable(filter.workspaceId, filter.agentId, filter.toolkit) ? none([]) : run("list connections", () => records.listConnections(filter)),
+    updateConnection: (id, patch, expectedVersion) =>
+      unstorable(id) ? none(null) : run("update connection", () => records.updateConnection(id, patch, expectedVersion)),
+    deleteConnection: (id) => (unstorable(id) ? none(false) : run("delete connection", () => records.deleteConnection(id))),
 
     createAuthorization: (record) => create("Authorization", record.id, () => records.createAuthorization(record)),
-    getAuthorization: (id) => run("get authorization", () => records.getAuthorization(id)),
-    consumeAuthorization: (stateHash, now) => run("consume authorization", () => records.consumeAuthorization(stateHash, now)),
-    updateAuthorization: (id, patch) => run("update authorization", () => records.updateAuthorization(id, patch)),
+    getAuthorization: (id) => (unstorable(id) ? none(null) : run("get authorization", () => records.getAuthorization(id))),
+    consumeAuthorization: (stateHash, now) =>
+      unstorable(stateHash) ? none(null) : run("consume authorization", () => records.consumeAuthorization(stateHash, now)),
+    updateAuthorization: (id, patch) => (unstorable(id) ? none(null) : run("update authorization", () => records.updateAuthorization(id, patch))),
 
     acquireLease: (name, holder, ttlMs) => run("acquire lease", () => leases.acquire(name, holder, ttlMs)),
     releaseLease: (name, holder) => run("release lease", () => leases.release(name, holder)),
