@@ -2,9 +2,10 @@
  * Redis for the tests: the shared server on 127.0.0.1:6379 (skipped, saying why, when absent),
  * and private `redis-server` processes a test may stop and start without touching the shared one.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { createClient } from "redis";
+import { freePort, restartable } from "./restartable.js";
 
 export const SHARED_REDIS_URL = process.env.TOOLS_PROXY_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -44,30 +45,15 @@ export interface PrivateRedis {
 
 export async function privateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
-  let child: ChildProcess | null = null;
-  const instance: PrivateRedis = {
-    url: `redis://127.0.0.1:${port}`,
-    port,
-    async start() {
-      child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-      for (let i = 0; i < 100; i++) {
-        if ((await redisUnavailableReason(instance.url)) === null) return;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error(`redis-server did not start on port ${port}`);
-    },
-    async stop() {
-      const running = child;
-      child = null;
-      if (!running || running.exitCode !== null) return;
-      await new Promise<void>((resolve) => {
-        running.once("exit", () => resolve());
-        running.kill("SIGKILL");
-      });
-    },
-  };
-  await instance.start();
-  return instance;
+  const url = `redis://127.0.0.1:${port}`;
+  const server = restartable(
+    `redis-server on port ${port}`,
+    () => spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" }),
+    async () => (await redisUnavailableReason(url)) === null,
+    100,
+  );
+  await server.start();
+  return { url, port, ...server };
 }
 
 /** A loopback TCP server that accepts connections and never answers: a hung Redis. */
@@ -89,10 +75,3 @@ export async function silentServer(): Promise<{ url: string; close(): Promise<vo
   };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}

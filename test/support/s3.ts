@@ -2,14 +2,14 @@
  * A local S3-compatible server for the tests: s3rver (an npm dev dependency, so it is always
  * there), in this process for the conformance suite, or as a child process a test may kill.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { S3Client } from "@aws-sdk/client-s3";
 import S3rver from "s3rver";
+import { freePort, restartable } from "./restartable.js";
 
 /** s3rver accepts any well-formed signature made with these. */
 export const S3_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
@@ -68,30 +68,14 @@ export async function killableS3(bucket = "tools-proxy-down"): Promise<KillableS
   const directory = mkdtempSync(join(tmpdir(), "tools-proxy-s3-"));
   const port = await freePort();
   const bin = createRequire(import.meta.url).resolve("s3rver/bin/s3rver.js");
-  let child: ChildProcess | null = null;
-  const instance: KillableS3 = {
-    endpoint: `http://127.0.0.1:${port}`,
-    bucket,
-    async start() {
-      child = spawn(process.execPath, [bin, "-d", directory, "-a", "127.0.0.1", "-p", String(port), "-s", "--configure-bucket", bucket], { stdio: "ignore" });
-      for (let i = 0; i < 200; i++) {
-        if (await answers(instance.endpoint)) return;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error(`s3rver did not start on port ${port}`);
-    },
-    async kill() {
-      const running = child;
-      child = null;
-      if (!running || running.exitCode !== null) return;
-      await new Promise<void>((resolve) => {
-        running.once("exit", () => resolve());
-        running.kill("SIGKILL");
-      });
-    },
-  };
-  await instance.start();
-  return instance;
+  const endpoint = `http://127.0.0.1:${port}`;
+  const server = restartable(
+    `s3rver on port ${port}`,
+    () => spawn(process.execPath, [bin, "-d", directory, "-a", "127.0.0.1", "-p", String(port), "-s", "--configure-bucket", bucket], { stdio: "ignore" }),
+    () => answers(endpoint),
+  );
+  await server.start();
+  return { endpoint, bucket, start: server.start, kill: server.stop };
 }
 
 async function answers(endpoint: string): Promise<boolean> {
@@ -102,10 +86,3 @@ async function answers(endpoint: string): Promise<boolean> {
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
