@@ -13,7 +13,8 @@
  */
 import { cpus, loadavg } from "node:os";
 import { startChild, type ChildServer } from "./child.js";
-import { median, runLoad, type Sample, type Target } from "./load.js";
+import { runLoad, type Sample, type Target } from "./load.js";
+import { median, positive, progress } from "./report.js";
 import { BENCH_TOOL, BENCH_TOOLKIT, UPSTREAM_KEY_HEADER } from "./servers.js";
 
 const SECONDS = positive("BENCH_SECONDS", 3);
@@ -219,15 +220,7 @@ function verdict(met: boolean): string {
   return met ? "MET" : "NOT MET";
 }
 
-function progress(message: string): void {
-  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${message}`);
-  else if (message) process.stderr.write(`${message}\n`);
-}
 
-function positive(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-}
 
 main().catch((error: unknown) => {
   console.error("bench failed:", error);

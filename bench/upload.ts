@@ -20,6 +20,7 @@ import { request } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { median, positive, progress } from "./report.js";
 import type { UploadServerConfig, UploadServerReady, UploadServerReport } from "./upload-server.js";
 
 const MiB = 1024 * 1024;
@@ -200,21 +201,8 @@ function printResults(bare: Sample[], tools: Sample[]): void {
   console.log("  (growth is mostly buffers the garbage collector has not freed yet: it does not grow with the file's size)");
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
-function progress(message: string): void {
-  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${message}`);
-  else if (message) process.stderr.write(`${message}\n`);
-}
 
-function positive(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-}
 
 main()
   .catch((error: unknown) => console.error("upload bench failed:", error))

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOidcServer, type OidcServer } from "../support/oidc-server.js";
-import { callApi, missingBuild, startServe, type ServeProcess } from "../support/serve-process.js";
+import { callApi, missingBuild, startServe, writeNotesToolkit, type ServeProcess } from "../support/serve-process.js";
 import { cliEnv, configHome, runCli, spawnCli, waitForOutput } from "./run.js";
 
 const PUBLIC_URL = "http://tools.test"; // never contacted: the fixture hands the callback URL back
@@ -31,16 +31,8 @@ describe.skipIf(missingBuild)(missingBuild ? `auth with OAuth (skipped: ${missin
   beforeAll(async () => {
     as = await startOidcServer({ redirectUris: [`${PUBLIC_URL}/proxy/tools/auth/callback`] });
     dir = mkdtempSync(join(tmpdir(), "tools-proxy-cli-oauth-"));
-    const toolkit = {
-      slug: "notes",
-      name: "Notes",
-      description: "The OIDC fixture's protected API.",
-      baseUrl: as.apiBaseUrl,
-      auth: { type: "oauth2", authorizationUrl: as.endpoints.authorization, tokenUrl: as.endpoints.token, clientId: as.clientId, clientSecret: "${NOTES_CLIENT_SECRET}", scopes: ["openid", "offline_access", "notes:read"] },
-      tools: [{ slug: "NOTES_ME", name: "Me", description: "The account behind the token.", method: "GET", path: "/me", inputParameters: { type: "object", properties: {} } }],
-    };
-    writeFileSync(join(dir, "notes.json"), JSON.stringify(toolkit));
-    serve = await startServe(["--memory", "--no-demo", "--public-url", PUBLIC_URL, "--toolkits", join(dir, "notes.json")], { NOTES_CLIENT_SECRET: as.clientSecret });
+    const notes = writeNotesToolkit(dir, as);
+    serve = await startServe(["--memory", "--no-demo", "--public-url", PUBLIC_URL, "--toolkits", notes], { NOTES_CLIENT_SECRET: as.clientSecret });
     env = cliEnv(configHome(), { SVC_WORKSPACE_API_URL: serve.origin, SVC_WORKSPACE_ID: "local", SVC_WORKSPACE_API_KEY: serve.key! });
   });
 

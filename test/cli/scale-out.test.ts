@@ -4,14 +4,14 @@
  * access token. Concurrent executions spread over both make exactly one refresh; then a holder
  * killed (SIGKILL) mid-refresh is taken over by the other instance once its lease runs out.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqlStore, type SqlToolsStore } from "../../src/store/sql/store.js";
 import { startOidcServer, type OidcServer } from "../support/oidc-server.js";
 import { createPostgresDatabase, type TestDatabase } from "../support/pg-database.js";
-import { callApi, missingBuild, startServe, type ServeProcess } from "../support/serve-process.js";
+import { callApi, missingBuild, startServe, writeNotesToolkit, type ServeProcess } from "../support/serve-process.js";
 import { TARGETS, unavailableReason } from "../support/sql-servers.js";
 
 const reason = missingBuild ?? (await unavailableReason(TARGETS.postgres));
@@ -43,17 +43,9 @@ function scaleOut(leases: string, skip: string | null, extraArgs: string[]): voi
       as = await startOidcServer({ redirectUris: [`${PUBLIC_URL}/proxy/tools/auth/callback`] });
       database = await createPostgresDatabase("scale");
       dir = mkdtempSync(join(tmpdir(), "tools-proxy-scale-"));
-      const toolkit = {
-        slug: "notes",
-        name: "Notes",
-        description: "The OIDC fixture's protected API.",
-        baseUrl: as.apiBaseUrl,
-        auth: { type: "oauth2", authorizationUrl: as.endpoints.authorization, tokenUrl: as.endpoints.token, clientId: as.clientId, clientSecret: "${NOTES_CLIENT_SECRET}", scopes: ["openid", "offline_access", "notes:read"] },
-        tools: [{ slug: "NOTES_ME", name: "Me", description: "The account behind the token.", method: "GET", path: "/me", inputParameters: { type: "object", properties: {} } }],
-      };
-      writeFileSync(join(dir, "notes.json"), JSON.stringify(toolkit));
+      const notes = writeNotesToolkit(dir, as);
       const env = { TOOLS_PROXY_SECRET: SECRET, TOOLS_PROXY_DATABASE_URL: database.url, NOTES_CLIENT_SECRET: as.clientSecret };
-      const args = ["--no-demo", "--public-url", PUBLIC_URL, "--toolkits", join(dir, "notes.json"), "--refresh-lease-ms", String(LEASE_MS), "--data-dir", join(dir, "data"), ...extraArgs];
+      const args = ["--no-demo", "--public-url", PUBLIC_URL, "--toolkits", notes, "--refresh-lease-ms", String(LEASE_MS), "--data-dir", join(dir, "data"), ...extraArgs];
       a = await startServe(args, env);
       b = await startServe(args, env);
       store = sqlStore({ url: database.url });

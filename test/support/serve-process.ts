@@ -3,8 +3,9 @@
  * the restart, scale-out and fault tests.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { OidcServer } from "./oidc-server.js";
 
 export const BIN = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
 
@@ -71,4 +72,23 @@ export async function callApi(api: string, key: string, path: string, body?: unk
     headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }), ...(init.headers as Record<string, string>) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
+}
+
+/**
+ * Writes `notes.json` in `dir`: a JSON toolkit for `serve --toolkits` whose OAuth is the OIDC
+ * fixture `as` and whose one tool, NOTES_ME, reads its protected API. The client secret is the
+ * `${NOTES_CLIENT_SECRET}` placeholder, so start serve with that variable. Returns the file's path.
+ */
+export function writeNotesToolkit(dir: string, as: OidcServer): string {
+  const toolkit = {
+    slug: "notes",
+    name: "Notes",
+    description: "The OIDC fixture's protected API.",
+    baseUrl: as.apiBaseUrl,
+    auth: { type: "oauth2", authorizationUrl: as.endpoints.authorization, tokenUrl: as.endpoints.token, clientId: as.clientId, clientSecret: "${NOTES_CLIENT_SECRET}", scopes: ["openid", "offline_access", "notes:read"] },
+    tools: [{ slug: "NOTES_ME", name: "Me", description: "The account behind the token.", method: "GET", path: "/me", inputParameters: { type: "object", properties: {} } }],
+  };
+  const file = join(dir, "notes.json");
+  writeFileSync(file, JSON.stringify(toolkit));
+  return file;
 }

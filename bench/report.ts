@@ -1,0 +1,20 @@
+/** Small helpers the benchmark scripts share: a median, progress lines and numeric settings. */
+
+/** Median of unsorted values. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** A progress line on stderr: rewritten in place on a terminal, one line each otherwise. */
+export function progress(message: string): void {
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${message}`);
+  else if (message) process.stderr.write(`${message}\n`);
+}
+
+/** The positive number in the environment variable `name`, or `fallback`. */
+export function positive(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
