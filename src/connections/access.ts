@@ -3,7 +3,8 @@ import { createOutboundFetch } from "../outbound/fetch.js";
 import { resolveRetryPolicy } from "../outbound/retry.js";
 import { freshCredential } from "../oauth/refresh.js";
 import type { ConnectionRecord } from "../store/types.js";
-import { credentialSecrets, type Credential } from "../toolkits/auth-schemes.js";
+import { ToolsError } from "../errors.js";
+import { credentialProblem, credentialSecrets, type Credential } from "../toolkits/auth-schemes.js";
 import type { Toolkit } from "../toolkits/define.js";
 
 /** A connection's credential as an outbound call uses it. */
@@ -24,6 +25,7 @@ export async function accessConnection(ctx: HandlerContext, toolkit: Toolkit, co
   if (!connection) return { credential: null, refreshAfterUnauthorized: undefined, secrets: () => [] };
   let current = await freshCredential(ctx, toolkit, connection);
   const seen = new Set(credentialSecrets(current.credential));
+  assertSendable(toolkit, connection, current.credential);
   return {
     credential: current.credential,
     refreshAfterUnauthorized:
@@ -31,11 +33,26 @@ export async function accessConnection(ctx: HandlerContext, toolkit: Toolkit, co
         ? async (stale) => {
             current = await freshCredential(ctx, toolkit, current.connection, stale.type === "oauth2" ? stale.accessToken : undefined);
             for (const secret of credentialSecrets(current.credential)) seen.add(secret);
+            assertSendable(toolkit, connection, current.credential);
             return current.credential;
           }
         : undefined,
     secrets: () => [...seen],
   };
+}
+
+/**
+ * Refuses a stored credential that cannot go out as the scheme sends it (stored before `/auth`
+ * checked it, or a provider's odd token), before anything is sent: fetch would otherwise fail
+ * with an error that quotes the value.
+ */
+function assertSendable(toolkit: Toolkit, connection: ConnectionRecord, credential: Credential): void {
+  const problem = credentialProblem(toolkit.auth, credential);
+  if (!problem) return;
+  throw new ToolsError(
+    "connection_required",
+    `The credential of connection "${connection.id}" cannot be used: its ${problem.field} ${problem.reason}. Delete the connection and connect again with POST /auth {"toolkit":"${toolkit.slug}"}.`,
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
-import { ToolsError } from "../errors.js";
-import { redact } from "../logger.js";
+import { redact } from "../redact.js";
+import { describeFailure } from "./failure.js";
 import { ToolRunError } from "../toolkits/tool-error.js";
 
 /** The answer of an execute or proxy call (SPEC's ExecutionResult, with failure details). */
@@ -18,27 +18,14 @@ export function success(data: unknown): ExecutionResult {
 }
 
 /**
- * The failed result for anything a tool threw. The message is redacted of the connection's
- * secrets (and anything shaped like a credential) and cut to 500 characters; errors the library
- * does not know are named but their details stay in the log.
+ * The failed result for anything a tool or a proxied call threw (classified by
+ * `describeFailure`). The message is redacted of the connection's secrets (and anything shaped
+ * like a credential) and cut to 500 characters; errors the library does not know are named but
+ * their details stay in the log.
  */
-export function failureFromError(error: unknown, secrets: string[], toolSlug: string): ExecutionResult {
-  if (error instanceof ToolRunError) {
-    return {
-      data: null,
-      error: clean(error.message, secrets),
-      successful: false,
-      code: error.code,
-      retryable: error.retryable,
-      ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
-      ...(error.upstreamStatus !== undefined ? { upstreamStatus: error.upstreamStatus } : {}),
-    };
-  }
-  if (error instanceof ToolsError) {
-    return { data: null, error: clean(error.message, secrets), successful: false, code: error.code, retryable: false };
-  }
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : "a non-Error value was thrown";
-  return { data: null, error: clean(`The tool ${toolSlug} failed. ${message}`, secrets), successful: false, code: "tool_failed", retryable: false };
+export function failureFromError(error: unknown, secrets: string[], toolSlug?: string): ExecutionResult {
+  const { message, ...failure } = describeFailure(error, toolSlug);
+  return { data: null, error: clean(message, secrets), successful: false, ...failure };
 }
 
 function clean(message: string, secrets: string[]): string {

@@ -103,11 +103,3 @@ function withLength(headers: Headers, body: unknown, contentLength: number | und
   }
   return headers;
 }
-
-/** Maps a failure of the outbound fetch itself (not an upstream status) to a result code. */
-export function describeFetchFailure(error: unknown, timedOut: boolean): { code: string; message: string; retryable: boolean } {
-  if (error instanceof ToolsError) return { code: error.code, message: error.message, retryable: false };
-  if (timedOut) return { code: "timeout", message: "The upstream did not answer in time.", retryable: true };
-  if (error instanceof Error && error.name === "AbortError") return { code: "aborted", message: "The request was aborted.", retryable: true };
-  return { code: "upstream_unreachable", message: "The upstream could not be reached (connection refused, reset or DNS failure).", retryable: true };
-}

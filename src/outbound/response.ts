@@ -1,7 +1,7 @@
 import type { HandlerContext } from "../context.js";
 import { ToolsError } from "../errors.js";
 import type { ExecutionResult } from "../execution/result.js";
-import { redact } from "../logger.js";
+import { redact, redactData, secretForms } from "../redact.js";
 import type { AgentPrincipal } from "../routes/agent.js";
 import { ToolRunError, isRetryableStatus, parseRetryAfter } from "../toolkits/tool-error.js";
 import { newStagingKey, ownerMetadata } from "../uploads/staging.js";
@@ -36,15 +36,20 @@ export function filterResponseHeaders(headers: Headers): Record<string, string> 
 export type ProxyResult = ExecutionResult & { status: number | null; headers: Record<string, string> };
 
 /**
- * The ExecutionResult of an upstream answer: `successful` below status 400, otherwise an
+ * The ExecutionResult of an upstream answer, with the connection's secrets redacted from its
+ * headers and its JSON or text data (a binary body is staged as it came): `successful` below
+ * status 400, otherwise an
  * `upstream_error` with `upstreamStatus`, `retryable` and the Retry-After delay. A body past
  * `ctx.maxResponseBytes` is `response_too_large`; one that breaks off is `upstream_unreachable`.
  */
 export async function upstreamResult(ctx: HandlerContext, agent: AgentPrincipal, response: Response, secrets: string[], signal: AbortSignal): Promise<ProxyResult> {
-  const answer = { status: response.status, headers: filterResponseHeaders(response.headers) };
+  // An upstream that echoes the request (its URL with a query key, in a Location or an error
+  // page) must not hand the connection's credential to the agent.
+  const forms = secretForms(secrets);
+  const answer = { status: response.status, headers: redactData(filterResponseHeaders(response.headers), forms) as Record<string, string> };
   let data: unknown;
   try {
-    data = await readUpstreamData(ctx, agent, response, signal);
+    data = redactData(await readUpstreamData(ctx, agent, response, signal), forms);
   } catch (error) {
     if (error instanceof ToolsError) throw error; // the blob store is down: a 503, not an upstream fault
     const tooLarge = error instanceof BodyTooLargeError;

@@ -3,7 +3,7 @@ import { publicConnection } from "../connections/resolve.js";
 import { createConnection } from "../connections/create.js";
 import { ToolsError } from "../errors.js";
 import { json } from "../http.js";
-import type { Credential } from "../toolkits/auth-schemes.js";
+import { credentialProblem, type Credential } from "../toolkits/auth-schemes.js";
 import { completeAuthorization } from "../oauth/callback.js";
 import { startAuthorization } from "../oauth/start.js";
 import { requireAgent } from "./agent.js";
@@ -31,6 +31,8 @@ export const authRoutes = [
         return json(await startAuthorization(ctx, agent, toolkit, toolkit.auth, body));
       }
       const credential = toCredential(toolkit.auth.type, toolkit.slug, body.credentials);
+      const problem = credentialProblem(toolkit.auth, credential);
+      if (problem) throw new ToolsError("invalid_request", `credentials.${problem.field} ${problem.reason}. Check the value and send it again.`);
       const params = checkParams(toolkit.baseUrls, body.params ?? {});
       const record = await createConnection(ctx, {
         workspaceId: agent.workspaceId,

@@ -2,7 +2,9 @@ import { accessConnection, outboundFetchFor } from "../connections/access.js";
 import { resolveConnection } from "../connections/resolve.js";
 import type { HandlerContext } from "../context.js";
 import { ToolsError } from "../errors.js";
+import { asUnreachable } from "../execution/failure.js";
 import { failureFromError, success, withTimeout, type ExecutionResult } from "../execution/result.js";
+import { redactData, secretForms } from "../redact.js";
 import { resolveStagedFiles } from "../execution/staged-args.js";
 import { json, validate } from "../http.js";
 import { capResponseBody } from "../outbound/response.js";
@@ -43,7 +45,7 @@ export const executeRoutes = [
         const data = await withTimeout(timeoutMs, request.signal, (signal) => {
           const outbound = outboundFetchFor(ctx, toolkit, connection, access, { signal, deadline: started + timeoutMs });
           const toolContext: ToolContext = {
-            fetch: async (input, init) => capResponseBody(await outbound(input, init), ctx.maxResponseBytes),
+            fetch: async (input, init) => capResponseBody(await outbound(input, init).catch((error: unknown) => Promise.reject(asUnreachable(error))), ctx.maxResponseBytes),
             files: {
               get: (file) => openOwnFile(ctx, agent, typeof file === "string" ? file : file.stagingKey, "No"),
             },
@@ -53,7 +55,8 @@ export const executeRoutes = [
           };
           return Promise.resolve(tool.run(args, toolContext));
         });
-        result = success(toJsonValue(data));
+        // An upstream that echoes the credential (a query key in a URL it returns) must not hand it to the agent.
+        result = success(redactData(toJsonValue(data), secretForms(access.secrets())));
       } catch (error) {
         ctx.logger.log("warn", "tool failed", { tool: tool.slug, error }, access.secrets());
         result = failureFromError(error, access.secrets(), tool.slug);

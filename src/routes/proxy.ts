@@ -2,10 +2,10 @@ import type { z } from "zod";
 import { accessConnection, outboundFetchFor } from "../connections/access.js";
 import { resolveConnection } from "../connections/resolve.js";
 import { ToolsError } from "../errors.js";
-import { withTimeout } from "../execution/result.js";
+import { failureFromError, withTimeout } from "../execution/result.js";
 import { json } from "../http.js";
 import type { BlobObject } from "../blob/types.js";
-import { describeFetchFailure, type OutboundInit } from "../outbound/fetch.js";
+import type { OutboundInit } from "../outbound/fetch.js";
 import { upstreamResult, type ProxyResult } from "../outbound/response.js";
 import { ToolRunError } from "../toolkits/tool-error.js";
 import { openStagedBlob } from "../uploads/staging.js";
@@ -47,8 +47,7 @@ export const proxyRoutes = [
           if (error instanceof ToolsError) throw error;
           const timedOut = error instanceof ToolRunError && error.code === "timeout";
           if (!timedOut) ctx.logger.log("warn", "proxy request failed", { toolkit: toolkit.slug, error }, access.secrets());
-          const failure = describeFetchFailure(error, timedOut);
-          return { data: null, error: failure.message, successful: false, code: failure.code, retryable: failure.retryable, status: null, headers: {} };
+          return { ...failureFromError(error, access.secrets()), status: null, headers: {} };
         })
         .finally(() => file?.body.cancel().catch(() => {})); // Frees the blob when nothing read it (a refused URL).
 

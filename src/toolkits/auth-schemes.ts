@@ -112,3 +112,33 @@ export function credentialSecrets(credential: Credential): string[] {
 export function basicAuthorization(username: string, password: string): string {
   return `Basic ${toBase64(`${username}:${password}`)}`;
 }
+
+// What an HTTP header value may hold (RFC 9110 5.5, as Node and undici enforce it): visible
+// ASCII, space, tab and obs-text; no CR, LF, NUL or other control character, nothing past Latin-1.
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * Why this credential cannot be sent the way the scheme sends it, or null when it can: a value
+ * that goes into a header must be a valid header value without surrounding whitespace (fetch
+ * would trim it, so a different credential would go out), and a basic username has no `:`
+ * (RFC 7617). `field` names the credential's field, e.g. `apiKey`.
+ */
+export function credentialProblem(scheme: AuthScheme, credential: Credential): { field: string; reason: string } | null {
+  const headerValue = (field: string, value: string) => {
+    if (!HEADER_VALUE.test(value)) return { field, reason: "contains a line break, a control character or a character beyond Latin-1, so it cannot be sent in an HTTP header" };
+    if (value !== value.trim()) return { field, reason: "starts or ends with whitespace; send it without" };
+    return null;
+  };
+  switch (credential.type) {
+    case "apiKey":
+      return scheme.type === "apiKey" && scheme.in === "header" ? headerValue("apiKey", credential.apiKey) : null;
+    case "bearer":
+      return headerValue("token", credential.token);
+    case "oauth2":
+      return headerValue("accessToken", credential.accessToken);
+    case "basic":
+      return credential.username.includes(":") ? { field: "username", reason: 'contains ":", which HTTP basic authentication cannot carry in a username' } : null;
+    case "none":
+      return null;
+  }
+}

@@ -116,7 +116,7 @@ describe("rateLimit", () => {
       const warnings: unknown[] = [];
       const limits = rateLimit({ limit: 1, windowMs: 1000, store: down, logger: { warn: (message, fields) => warnings.push({ message, fields }) } });
       for (let i = 0; i < 5; i++) expect(await limits(request("k"))).toBeUndefined();
-      expect(warnings).toEqual([{ message: expect.stringMatching(/unavailable; allowing/), fields: { error: { name: "ToolsError", message: expect.any(String) } } }]);
+      expect(warnings).toEqual([{ message: expect.stringMatching(/unavailable; allowing/), fields: { error: { name: "ToolsError", message: expect.any(String), code: "unavailable", cause: expect.objectContaining({ message: expect.stringContaining("ECONNREFUSED") }) } } }]);
     });
 
     it('refuses with StoreUnavailableError (503) with onStoreError: "refuse"', async () => {

@@ -73,6 +73,9 @@ export const BINARY_BYTES = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a,
  * - `/v1/slow?ms=N`: answers after N ms.
  * - `/v1/items/{id}` (GET) and `/v1/items` (POST): for the JSON toolkit.
  * - `/t/{tenant}/echo`: for the toolkit whose base URL has a placeholder.
+ * - `/v1/reflect?status=N&as=text`: echoes its own URL (query string and all) in the body (JSON,
+ *   or text with `as=text`) and in a `Link` header, answering status N (default 200), as an
+ *   upstream's pagination links and error pages do; it is how a query-string key comes back.
  */
 export function upstreamRoute(request: RecordedRequest, res: ServerResponse, url: URL): void {
   const path = url.pathname;
@@ -100,6 +103,12 @@ export function upstreamRoute(request: RecordedRequest, res: ServerResponse, url
   if (path === "/v1/slow") {
     setTimeout(() => sendJson(res, 200, { slow: true }), Number(url.searchParams.get("ms") ?? 1000)).unref();
     return;
+  }
+  if (path === "/v1/reflect") {
+    const status = Number(url.searchParams.get("status") ?? 200);
+    const link = { link: `<${request.url}>; rel="next"` };
+    if (url.searchParams.get("as") === "text") return send(res, status, `Not found: GET ${request.url}?token=abc`, { "content-type": "text/plain", ...link });
+    return sendJson(res, status, { error: status >= 400 ? `failed at ${request.url}?token=abc` : null, self: request.url, nested: [{ next: request.url }] }, link);
   }
   if (path === "/v1/whoami") return sendJson(res, 200, { authorization: request.headers.authorization ?? null });
   const item = /^\/v1\/items\/([^/]+)$/.exec(path);
