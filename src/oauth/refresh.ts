@@ -8,7 +8,7 @@ import type { Toolkit } from "../toolkits/define.js";
 import { randomId } from "../util/encoding.js";
 import { oauthClient } from "./client.js";
 
-/** An access token this close to expiry is refreshed before use. */
+/** An access token this close to expiry is refreshed before use, at most (see `refreshMargin`). */
 export const REFRESH_MARGIN_MS = 60_000;
 /** How long a refresh lease is held at most by default (`refreshLeaseMs`); a crashed holder's lease frees itself after this. */
 export const REFRESH_LEASE_MS = 60_000;
@@ -55,7 +55,18 @@ export async function freshCredential(
 
 function needsRefresh(connection: ConnectionRecord, credential: OAuthCredential, staleAccessToken: string | undefined): boolean {
   if (staleAccessToken !== undefined && credential.accessToken === staleAccessToken) return true;
-  return connection.credentialsExpireAt !== null && connection.credentialsExpireAt.getTime() - Date.now() < REFRESH_MARGIN_MS;
+  return connection.credentialsExpireAt !== null && connection.credentialsExpireAt.getTime() - Date.now() < refreshMargin(credential.expiresIn);
+}
+
+/**
+ * How long before expiry a token is refreshed: a quarter of its lifetime, at most
+ * `REFRESH_MARGIN_MS`. A fixed margin longer than the lifetime (a 60 s margin for a 30 s token)
+ * would make every call refresh, and every waiter refresh again after the holder. Tokens saved
+ * without their lifetime get the full margin.
+ */
+export function refreshMargin(lifetimeSeconds: number | undefined): number {
+  if (lifetimeSeconds === undefined) return REFRESH_MARGIN_MS;
+  return Math.min(REFRESH_MARGIN_MS, Math.max(0, lifetimeSeconds * 250));
 }
 
 /**
@@ -117,6 +128,7 @@ async function refreshNow(ctx: HandlerContext, scheme: OAuth2Scheme, connection:
     refreshToken: tokens.refresh_token ?? credential.refreshToken,
     tokenType: tokens.token_type,
     ...(tokens.id_token ?? credential.idToken ? { idToken: tokens.id_token ?? credential.idToken } : {}),
+    ...(typeof tokens.expires_in === "number" ? { expiresIn: tokens.expires_in } : {}),
   };
   const expiresAt = typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null;
   const patch = {

@@ -85,7 +85,15 @@ export function none(): NoneScheme {
 
 /** The decrypted credential of a connection, by scheme. */
 export type Credential =
-  | { type: "oauth2"; accessToken: string; refreshToken?: string; tokenType?: string; idToken?: string }
+  | {
+      type: "oauth2";
+      accessToken: string;
+      refreshToken?: string;
+      tokenType?: string;
+      idToken?: string;
+      /** The access token's lifetime in seconds, as the provider gave it (`expires_in`); sets how early it is refreshed. */
+      expiresIn?: number;
+    }
   | { type: "apiKey"; apiKey: string }
   | { type: "bearer"; token: string }
   | { type: "basic"; username: string; password: string }

@@ -6,7 +6,7 @@
  */
 import * as oauth from "oauth4webapi";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { REFRESH_MARGIN_MS } from "../../src/oauth/refresh.js";
+import { REFRESH_MARGIN_MS, refreshMargin } from "../../src/oauth/refresh.js";
 import { memoryStore } from "../../src/index.js";
 import { CALLBACK_URL, createOAuthHarness, listConnections, sleep, tokenCalls, type OAuthHarness } from "../support/oauth-harness.js";
 import { startOidcServer, type OidcServer } from "../support/oidc-server.js";
@@ -54,6 +54,11 @@ const execute = () => h.call("POST", "/execute", { key, body: { tool: "NOTES_ME"
 const proxy = () => h.call("POST", "/proxy", { key, body: { toolkit: "notes", method: "GET", url: `${as.apiBaseUrl}/me` } });
 const refreshCalls = (from: number) => tokenCalls(as, from).filter(([grant]) => grant === "refresh_token");
 
+/** Polls `condition` every 50 ms until it holds (the test's own timeout bounds the wait). */
+async function waitFor(condition: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await condition())) await sleep(50);
+}
+
 /** Connects with access tokens that live `ttl` seconds; later tokens live an hour again. */
 async function connectWithTtl(ttl: number) {
   as.setAccessTokenTtl(ttl);
@@ -61,6 +66,14 @@ async function connectWithTtl(ttl: number) {
   as.setAccessTokenTtl(3600);
   expect(connectionId).toMatch(/^conn_/);
   return { connectionId, first: await h.credentialOf(connectionId) };
+}
+
+/** Connects with a 2-second token and waits until it is within its refresh margin, so the next call refreshes first. */
+async function connectDueForRefresh() {
+  const connected = await connectWithTtl(2);
+  const expiresAt = (await h.store.getConnection(connected.connectionId))!.credentialsExpireAt!.getTime();
+  await waitFor(() => expiresAt - Date.now() < refreshMargin(2));
+  return connected;
 }
 
 /** Asks the token endpoint directly to refresh with `refreshToken`. */
@@ -73,21 +86,22 @@ async function refreshDirectly(refreshToken: string) {
 }
 
 describe("refresh", () => {
-  it(`refreshes before the call when the access token expires within ${REFRESH_MARGIN_MS / 1000} s, and rotates the refresh token`, async () => {
-    const { connectionId, first } = await connectWithTtl(30);
+  it("refreshes before the call once the access token is within a quarter of its lifetime of expiry, and rotates the refresh token", async () => {
+    const { connectionId, first } = await connectWithTtl(6);
     const before = (await h.store.getConnection(connectionId))!.credentialsExpireAt!.getTime();
-    expect(before - Date.now()).toBeLessThan(REFRESH_MARGIN_MS);
+    // A 6 s token is refreshed in its last 1.5 s: wait for that window, while it still works.
+    await waitFor(() => before - Date.now() < refreshMargin(6));
     const mark = as.tokenRequests.length;
     const apiMark = as.apiRequests.length;
 
     const res = await execute();
+    expect(await as.isAccessTokenActive(first.accessToken)).toBe(true);
     expect(res.json).toMatchObject({ successful: true, data: { sub: "alice" } });
     expect(refreshCalls(mark)).toEqual([["refresh_token", 200]]);
     const second = await h.credentialOf(connectionId);
     expect(second.accessToken).not.toBe(first.accessToken);
     // One API call, with the new token: the refresh came first (the old token still worked).
     expect(as.apiRequests.slice(apiMark).map((r) => [r.accessToken, r.status])).toEqual([[second.accessToken, 200]]);
-    expect(await as.isAccessTokenActive(first.accessToken)).toBe(true);
     expect((await h.store.getConnection(connectionId))!.credentialsExpireAt!.getTime() - Date.now()).toBeGreaterThan(3500_000);
     expect(await h.eventsOf("token.refreshed")).toContainEqual({ connectionId, toolkit: "notes", expiresAt: expect.any(Date), rotated: true });
 
@@ -136,7 +150,7 @@ describe("refresh", () => {
   });
 
   it("saves the new tokens before the new access token is used", async () => {
-    await connectWithTtl(30);
+    await connectDueForRefresh();
     storedBeforeUse.length = 0;
     await execute();
     await as.revokeAccessTokens();
@@ -145,7 +159,7 @@ describe("refresh", () => {
   });
 
   it("a transient token endpoint failure answers 503 and keeps the connection active", async () => {
-    const { connectionId, first } = await connectWithTtl(30);
+    const { connectionId, first } = await connectDueForRefresh();
     as.failNextTokenRequests(1, { status: 500, error: "server_error", grantType: "refresh_token" });
     const res = await execute();
     expect(res.status).toBe(503);
@@ -157,9 +171,59 @@ describe("refresh", () => {
   });
 });
 
+describe("short-lived tokens (the margin is relative to the lifetime)", () => {
+  it("the margin is a quarter of the lifetime, at most 60 s; a token saved without its lifetime gets 60 s", () => {
+    expect([refreshMargin(3), refreshMargin(60), refreshMargin(240), refreshMargin(3600), refreshMargin(0), refreshMargin(undefined)]).toEqual([750, 15_000, REFRESH_MARGIN_MS, REFRESH_MARGIN_MS, 0, REFRESH_MARGIN_MS]);
+  });
+
+  it("a fresh 3-second token is used as it is: no refresh on each call (a fixed 60 s margin refreshed every time)", async () => {
+    as.setAccessTokenTtl(3);
+    const { connectionId } = await h.connect(key);
+    const mark = as.tokenRequests.length;
+    for (let i = 0; i < 3; i++) expect((await execute()).json.successful).toBe(true);
+    const expiresAt = (await h.store.getConnection(connectionId))!.credentialsExpireAt!.getTime();
+    // Only meaningful while the token had more than its margin left; on a very slow run, say so.
+    expect(expiresAt - Date.now() > refreshMargin(3) ? refreshCalls(mark) : []).toEqual([]);
+  });
+
+  it("20 concurrent calls after a 3-second token expired refresh exactly once, and the next calls reuse the new token", async () => {
+    as.setAccessTokenTtl(3); // the refreshed tokens live 3 s too
+    const { connectionId } = await h.connect(key);
+    const first = await h.credentialOf(connectionId);
+    await waitFor(async () => !(await as.isAccessTokenActive(first.accessToken)));
+    as.setTokenDelay(150);
+    const mark = as.tokenRequests.length;
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 4 === 3 ? proxy() : execute())));
+    expect(results.map((r) => r.json.successful || r.text)).toEqual(Array(20).fill(true));
+    const after = await Promise.all(Array.from({ length: 5 }, () => execute()));
+    expect(after.map((r) => r.json.successful)).toEqual(Array(5).fill(true));
+    expect(refreshCalls(mark)).toEqual([["refresh_token", 200]]);
+  });
+
+  it("two handlers sharing the store: 20 concurrent calls after expiry refresh exactly once between them", async () => {
+    const store = memoryStore();
+    const a = await createOAuthHarness({ as, store });
+    const b = await createOAuthHarness({ as, store });
+    const agentKey = await a.issueAgentKey("agent-short");
+    as.setAccessTokenTtl(3);
+    const { connectionId } = await a.connect(agentKey);
+    const first = await a.credentialOf(connectionId);
+    await waitFor(async () => !(await as.isAccessTokenActive(first.accessToken)));
+    as.setTokenDelay(150);
+    const mark = as.tokenRequests.length;
+    const call = (i: number) => (i % 2 ? a : b).call("POST", "/execute", { key: agentKey, body: { tool: "NOTES_ME" } });
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => call(i)));
+    expect(results.map((r) => r.json?.successful ?? r.text)).toEqual(Array(20).fill(true));
+    expect((await Promise.all([call(0), call(1)])).map((r) => r.json.successful)).toEqual([true, true]);
+    expect(refreshCalls(mark)).toEqual([["refresh_token", 200]]);
+    a.assertNoLeaks();
+    b.assertNoLeaks();
+  });
+});
+
 describe("invalid_grant", () => {
   it("before a call: the connection expires with the reason, the call is a 409, nothing is sent upstream", async () => {
-    const { connectionId } = await connectWithTtl(30);
+    const { connectionId } = await connectDueForRefresh();
     await as.invalidateRefreshTokens();
     const apiMark = as.apiRequests.length;
 
