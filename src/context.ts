@@ -5,6 +5,7 @@ import type { RetryPolicy } from "./outbound/retry.js";
 import type { LeaseStore } from "./store/leases.js";
 import type { Principal, ToolsStore } from "./store/types.js";
 import type { ToolkitRegistry } from "./toolkits/registry.js";
+import type { Cursors } from "./toolkits/search.js";
 
 /** Names of the events a handler reports through `hooks`. */
 export interface ToolsEvents {
@@ -55,6 +56,8 @@ export interface HandlerContext {
   registry: ToolkitRegistry;
   blobStore: BlobStore;
   cipher: CredentialCipher;
+  /** Signs and checks the page cursors of list routes. */
+  cursors: Cursors;
   basePath: string;
   publicUrl: URL | null;
   allowedReturnOrigins: string[];

@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   insufficient_credits: 402,
   not_found: 404,
+  method_not_allowed: 405,
   connection_required: 409,
   connection_ambiguous: 409,
   payload_too_large: 413,
@@ -35,11 +36,14 @@ export class ToolsError extends Error {
   readonly code: ErrorCode;
   /** Seconds the caller should wait, sent as `Retry-After` (429 and 503). */
   readonly retryAfter: number | undefined;
+  /** Headers the answer carries besides its JSON body, e.g. `Allow` on a 405. */
+  readonly headers: Record<string, string> | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { retryAfter?: number; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: { retryAfter?: number; cause?: unknown; headers?: Record<string, string> } = {}) {
     super(message, { cause: options.cause });
     this.code = code;
     this.retryAfter = options.retryAfter;
+    this.headers = options.headers;
   }
 
   get status(): number {
@@ -59,7 +63,8 @@ export class StoreUnavailableError extends ToolsError {
 
 /** Builds the JSON error response for a ToolsError. */
 export function errorResponse(error: ToolsError): Response {
-  const headers = new Headers({ "content-type": "application/json; charset=utf-8" });
+  const headers = new Headers(error.headers);
+  headers.set("content-type", "application/json; charset=utf-8");
   if (error.retryAfter !== undefined) headers.set("retry-after", String(Math.max(0, Math.ceil(error.retryAfter))));
   if (error.code === "unauthorized") headers.set("www-authenticate", 'Bearer realm="tools-proxy"');
   const body: ErrorBody = { error: error.message, code: error.code };

@@ -1,14 +1,17 @@
-import { IttyRouter, type IRequest } from "itty-router";
 import { memoryBlobStore } from "./blob/memory.js";
 import type { HandlerContext, ToolsEvents } from "./context.js";
 import { createCredentialCipher } from "./credentials/cipher.js";
+import { createSigner } from "./credentials/signer.js";
+import { createCursors } from "./toolkits/search.js";
 import { authenticate } from "./credentials/api-keys.js";
 import { ToolsError, errorResponse, toToolsError } from "./errors.js";
-import { readJson, readQuery } from "./http.js";
+import { cut, readJson, readQuery } from "./http.js";
 import { createSafeLogger } from "./logger.js";
 import { DEFAULT_ALLOWED_CONTENT_TYPES, validateOptions, type ToolsHandlerOptions } from "./options.js";
 import { resolveRetryPolicy } from "./outbound/retry.js";
 import { allRoutes } from "./routes/index.js";
+import { createRouter } from "./routes/router.js";
+import { createCors } from "./cors.js";
 import type { RouteDefinition } from "./routes/route.js";
 import { createSweeper, DEFAULT_SWEEP_INTERVAL_MS } from "./uploads/sweeper.js";
 import { storeLeases } from "./store/leases.js";
@@ -43,25 +46,39 @@ const IN_MEMORY = Symbol.for("tools-proxy.inMemory");
 export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHandler {
   validateOptions(options);
   const context = resolveContext(options);
-  const router = IttyRouter({ base: context.basePath });
-  for (const route of allRoutes) router[route.method.toLowerCase() as "get"](route.path, (request: IRequest) => serve(route, request, context));
+  const router = createRouter(allRoutes, context.basePath);
+  const cors = options.cors ? createCors(options.cors) : null;
 
   const sweeper = createSweeper(context.blobStore, context.logger, options.uploads?.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS);
+  const dispatch = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const match = router.match(request.method, url.pathname);
+    if (match.kind === "route") {
+      const response = await serve(match.route, request, url, match.params, context);
+      return request.method === "HEAD" ? withoutBody(response) : response;
+    }
+    if (match.kind === "method") {
+      if (request.method === "OPTIONS") return cors?.preflight(request, match.allow) ?? new Response(null, { status: 204, headers: { allow: match.allow.join(", ") } });
+      throw new ToolsError("method_not_allowed", `${cut(request.method, 16)} is not a method of ${cut(url.pathname, 200)}; it answers ${match.allow.join(", ")}.`, {
+        headers: { allow: match.allow.join(", ") },
+      });
+    }
+    throw new ToolsError("not_found", `No route ${cut(request.method, 16)} ${cut(url.pathname, 200)}. The routes are listed at ${context.basePath}/openapi.json.`);
+  };
   const handle = async (request: Request): Promise<Response> => {
     sweeper.start();
+    let response: Response;
     try {
-      const response = (await router.fetch(request)) as Response | undefined;
-      if (response) return response;
-      throw new ToolsError("not_found", `No route ${request.method} ${new URL(request.url).pathname}. The routes are listed at ${context.basePath}/openapi.json.`);
+      response = await dispatch(request);
     } catch (error) {
-      return failure(error, request, context);
+      response = failure(error, request, context);
     }
+    return cors ? cors.apply(request, response) : response;
   };
   return Object.assign(handle, { handler: handle, context, sweep: sweeper.sweep, close: sweeper.stop });
 }
 
-async function serve(route: RouteDefinition, request: IRequest, context: HandlerContext): Promise<Response> {
-  const url = new URL(request.url);
+async function serve(route: RouteDefinition, request: Request, url: URL, rawParams: Record<string, string>, context: HandlerContext): Promise<Response> {
   const principal = route.public ? null : await authenticate(context.store, request.headers);
   if (principal && context.limits) {
     const decision = await context.limits({ principal, route: `${route.method} ${route.path}`, method: request.method });
@@ -74,17 +91,26 @@ async function serve(route: RouteDefinition, request: IRequest, context: Handler
       throw new ToolsError("insufficient_credits", decision.message ?? "The workspace has no credits left for this request; add credits and retry.");
     }
   }
-  if ((request as unknown as Request).bodyUsed) {
+  if (request.bodyUsed) {
     throw new ToolsError(
       "invalid_request",
       "The request body was read before it reached the Tools API handler (by a body parser or middleware); mount the handler before that code, or pass it the unread request.",
     );
   }
-  const params = decodeParams(request.params ?? {});
+  const params = decodeParams(rawParams);
   const query = route.query ? readQuery(url, route.query) : undefined;
-  const body = route.body ? await readJson(request as unknown as Request, route.body) : undefined;
-  return route.handle({ request: request as unknown as Request, url, principal: principal!, params, query, body }, context);
+  const body = route.body ? await readJson(request, route.body) : undefined;
+  return route.handle({ request, url, principal: principal!, params, query, body }, context);
 }
+
+/** A HEAD answer: the GET answer's status and headers, its body released unread. */
+function withoutBody(response: Response): Response {
+  void response.body?.cancel().catch(() => {});
+  return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** Longest path parameter taken, in characters: ids and slugs are far shorter, and errors echo them. */
+const MAX_PARAM_LENGTH = 256;
 
 function decodeParams(params: Record<string, string>): Record<string, string> {
   const decoded: Record<string, string> = {};
@@ -94,13 +120,17 @@ function decodeParams(params: Record<string, string>): Record<string, string> {
     } catch {
       throw new ToolsError("invalid_request", `The path parameter ${name} is not valid percent-encoding.`);
     }
+    if (decoded[name]!.length > MAX_PARAM_LENGTH) throw new ToolsError("not_found", `No ${name} is longer than ${MAX_PARAM_LENGTH} characters; check the path.`);
   }
   return decoded;
 }
 
 function failure(error: unknown, request: Request, context: HandlerContext): Response {
   const toolsError = toToolsError(error);
-  if (toolsError.code === "internal" || toolsError.code === "unavailable") {
+  if (request.signal.aborted) {
+    // Nobody reads this answer: a client that went away is not a server fault.
+    context.logger.log("debug", "request aborted by the client", { method: request.method, path: new URL(request.url).pathname });
+  } else if (toolsError.code === "internal" || toolsError.code === "unavailable") {
     // An unavailable dependency is expected to pass; a bug is not.
     const level = toolsError.code === "internal" ? "error" : "warn";
     context.logger.log(level, "request failed", { method: request.method, path: new URL(request.url).pathname, error });
@@ -134,6 +164,7 @@ function resolveContext(options: ToolsHandlerOptions): HandlerContext {
     registry,
     blobStore,
     cipher: createCredentialCipher(secret),
+    cursors: createCursors(createSigner(secret, "cursor")),
     basePath: options.basePath ?? "/proxy/tools",
     publicUrl: options.publicUrl ? new URL(options.publicUrl) : null,
     allowedReturnOrigins: (options.allowedReturnOrigins ?? []).map((o) => new URL(o).origin),

@@ -28,7 +28,8 @@ export async function readJson<S extends z.ZodType>(request: Request, schema: S,
   if (!/^application\/(.+\+)?json\b/i.test(type)) {
     throw new ToolsError("unsupported_media_type", "Send the request body as JSON with the header `Content-Type: application/json`.");
   }
-  const text = await readText(request, maxBytes);
+  refuseContentEncoding(request);
+  const text = await readText(request, decoderFor(type), maxBytes);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -38,9 +39,30 @@ export async function readJson<S extends z.ZodType>(request: Request, schema: S,
   return validate(schema, value, "body");
 }
 
-/** Validates the query string with `schema`; repeated parameters keep their last value. */
+/**
+ * Validates the query string with `schema`. Every parameter is single-valued, so one given twice
+ * (`limit=1&limit=2`) is a 400 rather than a silent choice of one of them.
+ */
 export function readQuery<S extends z.ZodType>(url: URL, schema: S): z.output<S> {
-  return validate(schema, Object.fromEntries(url.searchParams), "query");
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) {
+    if (Object.hasOwn(query, name)) throw new ToolsError("invalid_request", `The query parameter ${echo(name)} is given more than once; send it once.`);
+    query[name] = value;
+  }
+  return validate(schema, query, "query");
+}
+
+/**
+ * A value the caller sent, quoted for an error message and cut to `max` characters, so that an
+ * answer never grows with the input (a 15,000-character slug gives a short error).
+ */
+export function echo(value: string, max = 64): string {
+  return JSON.stringify(cut(value, max));
+}
+
+/** `value` cut to `max` characters (with "…"), for echoing caller input in a message. */
+export function cut(value: string, max = 64): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
 }
 
 /** Parses `value` or throws a 400 whose message names each failing field. */
@@ -60,13 +82,46 @@ export function describeIssues(issues: z.core.$ZodIssue[], where: string): strin
   return `Invalid ${where}. ${parts.join("; ")}${more}.`;
 }
 
-async function readText(request: Request, maxBytes: number): Promise<string> {
+/**
+ * Refuses a compressed request body (415): the API reads bodies as sent, and counting limits on
+ * decompressed bytes is not worth a zip bomb's risk.
+ */
+export function refuseContentEncoding(request: Request): void {
+  const encoding = request.headers.get("content-encoding")?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") {
+    throw new ToolsError("unsupported_media_type", `Content-Encoding ${echo(encoding)} is not supported; send the body uncompressed.`);
+  }
+}
+
+/**
+ * The decoder of a JSON body: UTF-8 without a charset (JSON's own encoding, RFC 8259), else the
+ * charset named, if it is one the Encoding standard knows (415 if not). Bytes that are not valid
+ * in it are a 400, never replaced with U+FFFD and stored.
+ */
+function decoderFor(contentType: string): TextDecoder {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)?.[1] ?? "utf-8";
   try {
-    return new TextDecoder().decode(await readBytes(request.body, maxBytes));
+    return new TextDecoder(charset, { fatal: true });
+  } catch {
+    throw new ToolsError("unsupported_media_type", `The charset ${echo(charset)} is not supported; send the JSON body as UTF-8.`);
+  }
+}
+
+async function readText(request: Request, decoder: TextDecoder, maxBytes: number): Promise<string> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBytes(request.body, maxBytes);
   } catch (error) {
     if (error instanceof BodyTooLargeError) {
       throw new ToolsError("payload_too_large", `The JSON body is larger than ${maxBytes} bytes; send a smaller request.`);
     }
-    throw error;
+    if (error instanceof ToolsError) throw error;
+    // The client went away or the connection broke mid-body: the caller's doing, not a server fault.
+    throw new ToolsError("invalid_request", "The request body ended before it was complete; send the request again.", { cause: error });
+  }
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw new ToolsError("invalid_request", `The request body is not valid ${decoder.encoding} text; send it as UTF-8 JSON.`);
   }
 }

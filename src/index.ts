@@ -1,5 +1,6 @@
 export { createToolsHandler, type ToolsHandler } from "./handler.js";
 export type { ToolsHandlerOptions } from "./options.js";
+export type { CorsOptions } from "./cors.js";
 export { DEFAULT_ALLOWED_CONTENT_TYPES } from "./options.js";
 export type { HandlerContext, LimitDecision, LimitsHook, ToolsEvents, ToolsHooks, UploadSettings } from "./context.js";
 export { ToolsError, StoreUnavailableError, ERROR_STATUS, type ErrorBody, type ErrorCode } from "./errors.js";

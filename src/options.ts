@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { BlobStore } from "./blob/types.js";
+import type { CorsOptions } from "./cors.js";
 import type { LimitsHook, ToolsHooks } from "./context.js";
 import type { Logger } from "./logger.js";
 import type { LeaseStore } from "./store/leases.js";
@@ -69,6 +70,12 @@ export interface ToolsHandlerOptions {
    * this runs out; the token request itself is cut off at three quarters of it (at most 20 s).
    */
   refreshLeaseMs?: number;
+  /**
+   * Lets browser code on other origins call the API (preflight answers and
+   * `Access-Control-Allow-Origin` on every answer). Off by default: only the app's own origin can.
+   * API keys travel in headers, so no cookies or credentialed CORS are involved.
+   */
+  cors?: CorsOptions;
 }
 
 /** Media types accepted by `POST /upload` unless `uploads.allowedContentTypes` says otherwise. */
@@ -131,6 +138,16 @@ const optionsSchema = z.object({
   maxResponseBytes: z.number().int().positive().optional(),
   retries: retriesSchema.optional(),
   refreshLeaseMs: z.number().int("must be a whole number of milliseconds").min(100, "must be at least 100").max(2 ** 31 - 1, "must fit a timer (at most about 24 days)").optional(),
+  cors: z
+    .object({
+      origins: z.union([
+        z.literal("*"),
+        z.array(z.string().refine((o) => URL.canParse(o) && new URL(o).origin === o.replace(/\/$/, ""), "must be origins such as https://app.example.com (scheme, host and port only)")),
+      ]),
+      maxAgeSeconds: z.number().int().min(0).max(86_400).optional(),
+    })
+    .strict()
+    .optional(),
 });
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ToolsError } from "../src/errors.js";
-import { decodeCursor, paginate, rank } from "../src/toolkits/search.js";
+import { createSigner } from "../src/credentials/signer.js";
+import { createCursors, rank } from "../src/toolkits/search.js";
 
 const items = [
   { slug: "slack", name: "Slack", description: "Team chat: send messages to channels." },
@@ -64,57 +65,67 @@ describe("rank", () => {
   });
 });
 
-describe("paginate", () => {
+describe("signed cursors", () => {
   const numbers = Array.from({ length: 12 }, (_, i) => i);
+  const cursors = createCursors(createSigner("test-secret-for-cursors-0123456789abcdef", "cursor"));
+  const paginate = cursors.paginate;
 
-  it("walks every page with exact counts and ends with a null cursor", () => {
+  it("walks every page with exact counts and ends with a null cursor", async () => {
     const pages: number[][] = [];
     let cursor: string | undefined;
     do {
-      const { page, nextCursor } = paginate(numbers, { limit: 5, cursor, fingerprint: "q" });
+      const { page, nextCursor } = await paginate(numbers, { limit: 5, cursor, fingerprint: "q" });
       pages.push(page);
       cursor = nextCursor ?? undefined;
     } while (cursor);
     expect(pages).toEqual([[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [10, 11]]);
   });
 
-  it("gives a null cursor when everything fits, including an exact fit", () => {
-    expect(paginate(numbers, { limit: 50, fingerprint: "q" })).toEqual({ page: numbers, nextCursor: null });
-    const first = paginate(numbers, { limit: 6, fingerprint: "q" });
-    expect(paginate(numbers, { limit: 6, cursor: first.nextCursor!, fingerprint: "q" })).toEqual({ page: [6, 7, 8, 9, 10, 11], nextCursor: null });
-    expect(paginate([], { limit: 5, fingerprint: "q" })).toEqual({ page: [], nextCursor: null });
+  it("gives a null cursor when everything fits, including an exact fit", async () => {
+    expect(await paginate(numbers, { limit: 50, fingerprint: "q" })).toEqual({ page: numbers, nextCursor: null });
+    const first = await paginate(numbers, { limit: 6, fingerprint: "q" });
+    expect(await paginate(numbers, { limit: 6, cursor: first.nextCursor!, fingerprint: "q" })).toEqual({ page: [6, 7, 8, 9, 10, 11], nextCursor: null });
+    expect(await paginate([], { limit: 5, fingerprint: "q" })).toEqual({ page: [], nextCursor: null });
   });
 
-  it("returns opaque URL-safe cursors", () => {
-    const { nextCursor } = paginate(numbers, { limit: 5, fingerprint: "search:github" });
-    expect(nextCursor).toMatch(/^[A-Za-z0-9_-]+$/);
+  it("returns opaque URL-safe cursors", async () => {
+    const { nextCursor } = await paginate(numbers, { limit: 5, fingerprint: "search:github" });
+    expect(nextCursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
     expect(nextCursor).not.toContain("github");
   });
 
-  it("rejects a tampered cursor with a 400 ToolsError", () => {
-    const { nextCursor } = paginate(numbers, { limit: 5, fingerprint: "q" });
-    for (const bad of [`${nextCursor}!`, "not-a-cursor", "e30", btoa('{"o":-1,"f":"x"}'), nextCursor!.slice(0, -3)]) {
-      const error = catchError(() => paginate(numbers, { limit: 5, cursor: bad, fingerprint: "q" }));
-      expect(error).toBeInstanceOf(ToolsError);
-      expect((error as ToolsError).code).toBe("invalid_request");
+  it("rejects a tampered or malformed cursor with a 400 ToolsError", async () => {
+    const { nextCursor } = await paginate(numbers, { limit: 5, fingerprint: "q" });
+    for (const bad of [`${nextCursor}!`, "not-a-cursor", "e30", btoa('{"o":-1,"f":"x"}'), nextCursor!.slice(0, -3), `${nextCursor}.x`, `.${nextCursor!.split(".")[1]}`]) {
+      const error = await cursors.decode(bad, "q").catch((e: unknown) => e);
+      expect(error, bad).toBeInstanceOf(ToolsError);
       expect((error as ToolsError).status).toBe(400);
     }
   });
 
-  it("rejects a cursor reused with another query", () => {
-    const { nextCursor } = paginate(numbers, { limit: 5, fingerprint: "search:git" });
-    expect(decodeCursor(nextCursor!, "search:git")).toBe(5);
-    const error = catchError(() => paginate(numbers, { limit: 5, cursor: nextCursor!, fingerprint: "search:slack" }));
-    expect(error).toBeInstanceOf(ToolsError);
-    expect((error as ToolsError).message).toMatch(/another query/);
+  it("rejects a hand-made cursor for a real query: a far offset, or a real payload with another's tag", async () => {
+    const real = (await paginate(numbers, { limit: 5, fingerprint: "q" })).nextCursor!;
+    const [payload, tag] = real.split(".");
+    const forged = JSON.parse(atob(payload!.replace(/-/g, "+").replace(/_/g, "/")));
+    forged.o = 1e9;
+    const forgedPayload = btoa(JSON.stringify(forged)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+    for (const bad of [`${forgedPayload}.${tag}`, forgedPayload]) {
+      const error = await cursors.decode(bad, "q").catch((e: unknown) => e);
+      expect((error as ToolsError).code, bad).toBe("invalid_request");
+    }
+    const other = createCursors(createSigner("another-secret-of-at-least-32-bytes!!", "cursor"));
+    await expect(other.decode(real, "q")).rejects.toThrow(/not issued by this server/);
+  });
+
+  it("accepts cursors signed with an older secret of a rotation list", async () => {
+    const old = createCursors(createSigner("old-secret-of-at-least-32-bytes-long!!", "cursor"));
+    const rotated = createCursors(createSigner(["new-secret-of-at-least-32-bytes-long!!", "old-secret-of-at-least-32-bytes-long!!"], "cursor"));
+    expect(await rotated.decode(await old.encode(5, "q"), "q")).toBe(5);
+  });
+
+  it("rejects a cursor reused with another query", async () => {
+    const { nextCursor } = await paginate(numbers, { limit: 5, fingerprint: "search:git" });
+    expect(await cursors.decode(nextCursor!, "search:git")).toBe(5);
+    await expect(paginate(numbers, { limit: 5, cursor: nextCursor!, fingerprint: "search:slack" })).rejects.toThrow(/another query/);
   });
 });
-
-function catchError(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected an error");
-}

@@ -19,6 +19,16 @@ export const SearchQuerySchema = z.object({ keywords: z.string().max(200).option
 
 export const SearchResultSchema = z.object({ toolkits: z.array(ToolkitSummarySchema), nextCursor: z.string().nullable() });
 
+/** How a toolkit's connections authenticate, without anything secret. */
+export const ToolkitAuthSchema = z
+  .object({
+    type: z.enum(["oauth2", "apiKey", "bearer", "basic", "none"]),
+    in: z.enum(["header", "query"]).optional().meta({ description: "apiKey: where the key goes." }),
+    name: z.string().optional().meta({ description: "apiKey: the header or query parameter that carries the key." }),
+    scopes: z.array(z.string()).optional().meta({ description: "oauth2: the scopes a connection asks for." }),
+  })
+  .meta({ id: "ToolkitAuth" });
+
 const toolListQuery = { limit: limitParam, cursor: cursorParam, connection_id: idParam.optional() };
 
 export const ToolkitQuerySchema = z.object(toolListQuery);
@@ -30,6 +40,10 @@ export const ToolkitDetailsSchema = z
     description: z.string(),
     icon: z.string(),
     authScheme: z.string(),
+    auth: ToolkitAuthSchema,
+    baseUrls: z.array(z.string()).meta({
+      description: "Where POST /proxy may send requests: every URL must fall under one of these. `{name}` is filled from the connection's params.",
+    }),
     tools: z.array(ToolSchema),
     nextCursor: z.string().nullable(),
   })

@@ -14,6 +14,7 @@ export const ConnectionSchema = z
   .object({
     id: z.string(),
     toolkit: z.string(),
+    agentId: z.string().meta({ description: "The agent the connection belongs to (useful in a service key's workspace listing)." }),
     createdAt: z.string().meta({ format: "date-time" }),
     remoteUser: z.string(),
     label: z.string(),
@@ -45,12 +46,19 @@ export const ExecutionResultSchema = z
   })
   .meta({ id: "ExecutionResult" });
 
-/** `limit` of list routes: default 50, at most 200. */
-export const limitParam = z.coerce
-  .number({ message: "must be a whole number" })
-  .int("must be a whole number")
-  .min(1, "must be at least 1")
-  .max(200, "must be at most 200")
+/**
+ * `limit` of list routes: default 50, at most 200, written as a plain decimal integer (not `0x10`,
+ * `01`, `1e1` or ` 1`, which a numeric coercion would accept).
+ */
+export const limitParam = z
+  .preprocess(
+    (value) => (typeof value === "string" && /^[1-9][0-9]{0,8}$/.test(value) ? Number(value) : value),
+    z
+      .number({ message: "must be a whole number from 1 to 200, written in decimal digits" })
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .max(200, "must be at most 200"),
+  )
   .default(50);
 
 export const cursorParam = z.string().max(512).optional();
@@ -60,7 +68,16 @@ export const idParam = z.string().min(1).max(128);
 
 /**
  * Free text the caller names something with (a label, an account name), at most `max` characters
- * and without control characters (NUL, line breaks, tabs, escapes, C1 codes): PostgreSQL cannot
- * store NUL, and such text is shown in lists and on terminals.
+ * and without control characters (NUL, line breaks, tabs, escapes, C1 codes), Unicode line and
+ * paragraph separators, or bidirectional controls (U+202E and its kin, which make a listing show
+ * text in another order than it is): PostgreSQL cannot store NUL, and such text is shown in lists
+ * and on terminals.
  */
-export const plainText = (max: number) => z.string().max(max).regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must not contain control characters (NUL, line breaks, tabs, escapes)");
+export const plainText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(
+      /^[^\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$/,
+      "must not contain control characters (NUL, line breaks, tabs, escapes) or bidirectional controls",
+    );

@@ -16,6 +16,7 @@ export const ProxyBodySchema = z.object({
   url: z
     .string()
     .max(8192)
+    .refine((url) => url === url.trim() && !/[\u0000-\u001f\u007f]/.test(url), "must not contain whitespace at either end, line breaks or control characters")
     .refine((url) => URL.canParse(url), "must be a full URL such as https://api.example.com/v1/items")
     .meta({ description: "Full URL; must fall under one of the toolkit's base URLs." }),
   headers: z.record(z.string().max(256), z.string().max(8192)).optional(),

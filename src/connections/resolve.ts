@@ -55,6 +55,7 @@ export function publicConnection(record: ConnectionRecord) {
   return {
     id: record.id,
     toolkit: record.toolkit,
+    agentId: record.agentId,
     createdAt: record.createdAt.toISOString(),
     remoteUser: record.remoteUser,
     label: record.label,

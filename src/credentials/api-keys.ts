@@ -8,6 +8,7 @@ export const AGENT_KEY_PREFIX = "pak_";
 export const SERVICE_KEY_PREFIX = "psk_";
 
 const KEY_SHAPE = /^(pak|psk)_[A-Za-z0-9_-]{43}$/;
+const KEY_PREFIX = /^(pak|psk)_/;
 const ID_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
 
 export type IssueApiKeyOptions =
@@ -49,13 +50,32 @@ export async function revokeApiKey(store: ToolsStore, keyId: string): Promise<bo
   return store.revokeApiKey(keyId, new Date());
 }
 
-/** Reads the key from `x-api-key` or `Authorization: Bearer`, or null when neither is present. */
+/**
+ * Reads the key from `x-api-key` or `Authorization: Bearer <key>`, or null when neither carries
+ * one. Both may be present when they carry the same key, and an `Authorization` that does not
+ * carry one of this library's keys (the embedding app's own session token) is left to the app
+ * when `x-api-key` is there. Two different keys, a repeated `x-api-key`, or a Bearer value with
+ * more after the key are refused, never resolved by picking one.
+ */
 export function readApiKey(headers: Headers): string | null {
-  const header = headers.get("x-api-key");
-  if (header) return header.trim();
-  const authorization = headers.get("authorization");
-  const match = authorization ? /^Bearer[ \t]+(\S+)\s*$/i.exec(authorization) : null;
-  return match ? match[1]! : null;
+  const header = headers.get("x-api-key")?.trim() || null;
+  if (header?.includes(",")) {
+    throw new ToolsError("invalid_request", "The x-api-key header is sent more than once; send one API key.");
+  }
+  const authorization = headers.get("authorization")?.trim() || null;
+  const bearer = authorization ? /^Bearer[ \t]+(\S+)$/i.exec(authorization)?.[1] ?? null : null;
+  if (header) {
+    if (bearer && KEY_PREFIX.test(bearer) && bearer !== header) {
+      throw new ToolsError("invalid_request", "Two different API keys were sent, in x-api-key and in Authorization; send one of them.");
+    }
+    return header;
+  }
+  if (!authorization) return null;
+  if (bearer) return bearer;
+  if (/^Bearer[ \t]+\S+[ \t]+\S/i.test(authorization)) {
+    throw new ToolsError("unauthorized", "The Authorization header must be `Bearer <key>` with nothing after the key.");
+  }
+  throw new ToolsError("unauthorized", "The Authorization header does not carry an API key: send `Authorization: Bearer <key>` or the header `x-api-key: <key>`.");
 }
 
 /**

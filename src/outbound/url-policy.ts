@@ -75,9 +75,17 @@ export function checkRedirectUrl(location: string, from: URL, baseUrls: string[]
   return checkOutboundUrl(new URL(location, from).href, baseUrls, params);
 }
 
-/** Resolves a tool's relative URL against the first base URL, keeping the base path. */
+/**
+ * Resolves a tool's relative URL against the first base URL, keeping the base path. A URL with
+ * leading or trailing whitespace or control characters is refused rather than read as relative
+ * (`"  http://host/x"` would otherwise become `<base>/%20%20http://host/x`): the URL parser drops
+ * them from an absolute URL, so the caller's intent is unclear.
+ */
 export function resolveAgainstBase(target: string | URL, baseUrls: string[], params: Record<string, string> = {}): string {
   const raw = String(target);
+  if (/^[\s\u0000-\u001f]|[\s\u0000-\u001f]$/.test(raw)) {
+    throw new ToolsError("invalid_request", "The URL starts or ends with whitespace or a control character; send it without.");
+  }
   if (/^[a-z][a-z0-9+.-]*:/i.test(raw) || baseUrls.length === 0) return raw;
   const base = fillBaseUrl(baseUrls[0]!, params).replace(/\/+$/, "");
   return raw.startsWith("/") ? `${base}${raw}` : `${base}/${raw}`;

@@ -2,8 +2,9 @@ import type { HandlerContext } from "../context.js";
 import { ToolsError } from "../errors.js";
 import { findVisibleConnection } from "../connections/resolve.js";
 import type { Principal } from "../store/types.js";
+import type { AuthScheme } from "../toolkits/auth-schemes.js";
 import type { Tool, Toolkit } from "../toolkits/define.js";
-import { paginate, rank } from "../toolkits/search.js";
+import { rank } from "../toolkits/search.js";
 import { json } from "../http.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
@@ -28,7 +29,7 @@ export const catalogRoutes = [
     },
     async handle({ query, principal }, ctx) {
       const toolkits = rank(await ctx.registry.list(), query.keywords, (t) => t);
-      const { page, nextCursor } = paginate(toolkits, { limit: query.limit, cursor: query.cursor, fingerprint: `search:${query.keywords ?? ""}` });
+      const { page, nextCursor } = await ctx.cursors.paginate(toolkits, { limit: query.limit, cursor: query.cursor, fingerprint: `search:${query.keywords ?? ""}` });
       const connected = await connectedToolkits(ctx, principal);
       return json({
         toolkits: page.map((t) => ({
@@ -53,13 +54,15 @@ export const catalogRoutes = [
     async handle({ params, query, principal }, ctx) {
       const toolkit = await requireToolkit(ctx, params.toolkit!);
       const tools = await toolsFor(ctx, principal, toolkit, query.connection_id);
-      const { page, nextCursor } = paginate(tools, { limit: query.limit, cursor: query.cursor, fingerprint: `toolkit:${toolkit.slug}:${query.connection_id ?? ""}` });
+      const { page, nextCursor } = await ctx.cursors.paginate(tools, { limit: query.limit, cursor: query.cursor, fingerprint: `toolkit:${toolkit.slug}:${query.connection_id ?? ""}` });
       return json({
         slug: toolkit.slug,
         name: toolkit.name,
         description: toolkit.description,
         icon: toolkit.icon,
         authScheme: toolkit.auth.type,
+        auth: publicAuth(toolkit.auth),
+        baseUrls: toolkit.baseUrls,
         tools: page.map(publicTool),
         nextCursor,
       });
@@ -78,11 +81,18 @@ export const catalogRoutes = [
       const toolkit = await requireToolkit(ctx, params.toolkit!);
       const tools = rank(await toolsFor(ctx, principal, toolkit, query.connection_id), query.query, (t) => t);
       const fingerprint = `tools:${toolkit.slug}:${query.query ?? ""}:${query.connection_id ?? ""}`;
-      const { page, nextCursor } = paginate(tools, { limit: query.limit, cursor: query.cursor, fingerprint });
+      const { page, nextCursor } = await ctx.cursors.paginate(tools, { limit: query.limit, cursor: query.cursor, fingerprint });
       return json({ tools: page.map(publicTool), nextCursor });
     },
   }),
 ];
+
+/** What a caller may know of a toolkit's auth scheme: its type and where a key goes, never a client id or secret. */
+function publicAuth(auth: AuthScheme) {
+  if (auth.type === "apiKey") return { type: auth.type, in: auth.in, name: auth.name };
+  if (auth.type === "oauth2") return { type: auth.type, scopes: auth.scopes };
+  return { type: auth.type };
+}
 
 /** The tool as agents see it. */
 export function publicTool(tool: Tool) {

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { HandlerContext } from "../context.js";
 import { json } from "../http.js";
-import { defineRoute, type RouteDefinition } from "./route.js";
+import { defineRoute, type RouteDefinition, type RouteResponse } from "./route.js";
+import { errors } from "./schemas.js";
 
 type Schema = Record<string, unknown>;
 
@@ -9,10 +10,10 @@ type Schema = Record<string, unknown>;
  * Builds the OpenAPI 3.1 document of the routes from the same zod schemas that validate
  * requests. Schemas with a `.meta({ id })` become shared components.
  */
-export function buildOpenApiDocument(routes: RouteDefinition[], ctx: Pick<HandlerContext, "basePath">): Schema {
+export function buildOpenApiDocument(routes: RouteDefinition[], ctx: Pick<HandlerContext, "basePath" | "limits">): Schema {
   const components: Record<string, Schema> = {};
   const convert = (schema: z.ZodType, io: "input" | "output"): Schema => {
-    const json = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Schema;
+    const json = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any", override: keepDefault }) as Schema;
     const defs = (json.$defs ?? {}) as Record<string, Schema>;
     delete json.$defs;
     delete json.$schema;
@@ -45,7 +46,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], ctx: Pick<Handle
     if (route.body) operation.requestBody = { required: true, content: { "application/json": { schema: convert(route.body, "input") } } };
     if (route.requestBody) operation.requestBody = { required: true, content: { [route.requestBody.contentType]: { schema: route.requestBody.schema } } };
     operation.responses = Object.fromEntries(
-      Object.entries(route.responses).map(([status, response]) => [
+      Object.entries(responsesOf(route, ctx.limits !== undefined)).map(([status, response]) => [
         status,
         {
           description: response.description,
@@ -70,6 +71,29 @@ export function buildOpenApiDocument(routes: RouteDefinition[], ctx: Pick<Handle
     },
     security: [{ apiKey: [] }, { bearer: [] }],
   };
+}
+
+/**
+ * A route's answers: the ones it declares, and those every route of its kind can give. Any route
+ * may fail (500). An authenticated one answers 401 without a valid key, 400 for a malformed
+ * x-agent-id or two different keys, 503 when the store is down, and 402 and 429 when the handler
+ * has a `limits` hook. A JSON body can be malformed (400), too large (413) or not JSON (415); a query
+ * can be invalid and a path parameter badly encoded (400), or too long to exist (404).
+ */
+function responsesOf(route: RouteDefinition, hasLimits: boolean): Record<number, RouteResponse> {
+  const implied = [500];
+  if (!route.public) implied.push(400, 401, 503, ...(hasLimits ? [402, 429] : []));
+  if (route.body) implied.push(400, 413, 415);
+  if (route.query) implied.push(400);
+  if (route.path.includes(":")) implied.push(400, 404);
+  const all: Record<number, RouteResponse> = { ...errors(...implied), ...route.responses };
+  return Object.fromEntries(Object.entries(all).sort(([a], [b]) => Number(a) - Number(b)));
+}
+
+/** Writes a field's default even where zod leaves it out (a default around a preprocessed value, such as `limit`). */
+function keepDefault(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const def = (ctx.zodSchema as { _zod?: { def?: { type?: string; defaultValue?: unknown } } })._zod?.def;
+  if (def?.type === "default" && ctx.jsonSchema.default === undefined) ctx.jsonSchema.default = def.defaultValue;
 }
 
 function rewriteRefs(value: unknown): unknown {

@@ -17,6 +17,7 @@ export function errors(...statuses: number[]) {
     413: "Payload too large.",
     415: "Unsupported media type.",
     429: "Rate limited; see Retry-After.",
+    500: "The server failed; nothing internal is said. Retry later.",
     503: "Storage unavailable; see Retry-After.",
   };
   return Object.fromEntries(statuses.map((s) => [s, { description: descriptions[s] ?? "Error.", schema: ErrorBodySchema }]));

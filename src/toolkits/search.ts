@@ -1,3 +1,4 @@
+import type { Signer } from "../credentials/signer.js";
 import { ToolsError } from "../errors.js";
 import { fromBase64Url, toBase64Url } from "../util/encoding.js";
 
@@ -70,50 +71,68 @@ interface CursorData {
   f: string;
 }
 
-/** An opaque cursor for `offset` within the results of the query `fingerprint` names. */
-export function encodeCursor(offset: number, fingerprint: string): string {
-  const data: CursorData = { o: offset, f: hash(fingerprint) };
-  return toBase64Url(JSON.stringify(data));
-}
+const MALFORMED = "The cursor is malformed: pass the nextCursor of a previous answer unchanged.";
 
 /**
- * The offset a cursor points at. Throws `ToolsError("invalid_request")` (400) when the cursor is
- * malformed or was issued for another query (another `fingerprint`).
+ * Opaque, signed page cursors: `<base64url JSON {o, f}>.<HMAC tag>`. The tag (see `Signer`) makes
+ * a hand-made or edited cursor a 400, not a page the server never offered.
  */
-export function decodeCursor(cursor: string, fingerprint: string): number {
-  let data: Partial<CursorData>;
-  try {
-    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error("not base64url");
-    data = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(fromBase64Url(cursor)));
-  } catch {
-    throw new ToolsError("invalid_request", "The cursor is malformed: pass the nextCursor of a previous answer unchanged.");
-  }
-  if (data === null || typeof data !== "object" || !Number.isSafeInteger(data.o) || data.o! < 0 || typeof data.f !== "string") {
-    throw new ToolsError("invalid_request", "The cursor is malformed: pass the nextCursor of a previous answer unchanged.");
-  }
-  if (data.f !== hash(fingerprint)) {
-    throw new ToolsError("invalid_request", "The cursor belongs to another query or filter: repeat the request without a cursor.");
-  }
-  return data.o!;
+export interface Cursors {
+  /** An opaque cursor for `offset` within the results of the query `fingerprint` names. */
+  encode(offset: number, fingerprint: string): Promise<string>;
+  /**
+   * The offset a cursor points at. Throws `ToolsError("invalid_request")` (400) when the cursor is
+   * malformed, was not signed by this server, or was issued for another query (`fingerprint`).
+   */
+  decode(cursor: string, fingerprint: string): Promise<number>;
+  /**
+   * One page of `items`: `limit` items from the cursor's offset (from the start without a cursor),
+   * and the cursor of the next page, or null on the last page. The route validates `limit`; a
+   * cursor past the end gives an empty last page.
+   */
+  paginate<T>(items: T[], options: { limit: number; cursor?: string | undefined; fingerprint: string }): Promise<{ page: T[]; nextCursor: string | null }>;
 }
 
-/**
- * One page of `items`: `limit` items from the cursor's offset (from the start without a cursor),
- * and the cursor of the next page, or null on the last page. `fingerprint` names the query and
- * filters the list came from, so a cursor reused with other ones is rejected (400). The route
- * validates `limit` (1 to 200); a cursor past the end gives an empty last page.
- */
-export function paginate<T>(items: T[], options: { limit: number; cursor?: string | undefined; fingerprint: string }): { page: T[]; nextCursor: string | null } {
-  const offset = options.cursor ? decodeCursor(options.cursor, options.fingerprint) : 0;
-  const end = offset + options.limit;
-  return {
-    page: items.slice(offset, end),
-    nextCursor: end < items.length ? encodeCursor(end, options.fingerprint) : null,
+export function createCursors(signer: Signer): Cursors {
+  const cursors: Cursors = {
+    async encode(offset, fingerprint) {
+      const payload = toBase64Url(JSON.stringify({ o: offset, f: hash(fingerprint) } satisfies CursorData));
+      return `${payload}.${await signer.sign(payload)}`;
+    },
+    async decode(cursor, fingerprint) {
+      const [payload, tag, extra] = cursor.split(".");
+      if (!payload || !tag || extra !== undefined || !/^[A-Za-z0-9_-]+$/.test(payload)) throw new ToolsError("invalid_request", MALFORMED);
+      if (!(await signer.verify(payload, tag))) {
+        throw new ToolsError("invalid_request", "The cursor was not issued by this server (edited, or the server's secret changed): repeat the request without a cursor.");
+      }
+      let data: Partial<CursorData>;
+      try {
+        data = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(fromBase64Url(payload)));
+      } catch {
+        throw new ToolsError("invalid_request", MALFORMED);
+      }
+      if (data === null || typeof data !== "object" || !Number.isSafeInteger(data.o) || data.o! < 0 || typeof data.f !== "string") {
+        throw new ToolsError("invalid_request", MALFORMED);
+      }
+      if (data.f !== hash(fingerprint)) {
+        throw new ToolsError("invalid_request", "The cursor belongs to another query or filter: repeat the request without a cursor.");
+      }
+      return data.o!;
+    },
+    async paginate(items, options) {
+      const offset = options.cursor ? await cursors.decode(options.cursor, options.fingerprint) : 0;
+      const end = offset + options.limit;
+      return {
+        page: items.slice(offset, end),
+        nextCursor: end < items.length ? await cursors.encode(end, options.fingerprint) : null,
+      };
+    },
   };
+  return cursors;
 }
 
-// The cursor is not a secret and needs no signature: a forged offset only pages the caller's own
-// results. The hash just keeps cursors short and detects reuse with another query (cyrb53).
+// Not a secret (the signature is what protects the cursor): it keeps cursors short and tells a
+// cursor reused with another query from a forged one (cyrb53).
 function hash(text: string): string {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;

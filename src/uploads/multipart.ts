@@ -2,10 +2,11 @@ import { make as makeParser, type MultipartError, type PartInfo } from "multipas
 import type { BlobInfo } from "../blob/types.js";
 import type { HandlerContext } from "../context.js";
 import { ToolsError } from "../errors.js";
+import { refuseContentEncoding } from "../http.js";
 import { openSink, type BlobSink } from "./blob-sink.js";
 import { signatureGate } from "./signatures.js";
 
-/** Most parts a form may have; only the first part named `file` is kept. */
+/** Most parts a form may have; exactly one of them is named `file`. */
 export const MAX_PARTS = 10;
 /** Bytes a body may carry beyond the file itself: boundaries, part headers, small fields. */
 export const MULTIPART_OVERHEAD_BYTES = 256 * 1024;
@@ -21,7 +22,7 @@ export interface UploadTarget {
 }
 
 /**
- * Streams the first part named `file` of a `multipart/form-data` request into
+ * Streams the part named `file` of a `multipart/form-data` request into
  * `ctx.blobStore.put(target.key, ...)` and returns the stored blob's info.
  *
  * - Bytes are counted as they arrive: a file over `ctx.uploads.maxBytes`, or a body over that plus
@@ -30,7 +31,7 @@ export interface UploadTarget {
  * - The part's declared Content-Type (none: `application/octet-stream`) must match
  *   `ctx.uploads.allowedContentTypes`, and for a type with a signature (PNG, JPEG, PDF, MP4, zip,
  *   ...; see `signatures.ts`) the file's first bytes must carry it, else 415.
- * - Not multipart, no boundary, no `file` part, or a malformed or truncated body: 400.
+ * - Not multipart, no boundary, no `file` part or two of them, or a malformed or truncated body: 400.
  * - The blob is completed only after the whole body parsed; on any refusal, or when the body
  *   errors (the client went away), the put is aborted and no blob is left behind.
  * - Reading pauses while the blob store is behind, so memory stays bounded by ~1 MiB per upload.
@@ -42,6 +43,7 @@ export async function receiveUpload(request: Request, ctx: HandlerContext, targe
   if (!/^multipart\/form-data\s*(;|$)/i.test(contentType)) {
     throw notMultipart("Send the file as `multipart/form-data` with a part named `file`, e.g. `curl -F file=@photo.png`.");
   }
+  refuseContentEncoding(request);
   const declaredLength = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declaredLength > maxBodyBytes) throw fileTooLarge(maxBytes);
   if (!request.body) throw notMultipart("The request has no body; send the file in a multipart part named `file`.");
@@ -63,7 +65,11 @@ export async function receiveUpload(request: Request, ctx: HandlerContext, targe
       finished = true;
     },
     onFile(info) {
-      if (failure || sink || info.name !== "file") return ignore;
+      if (failure || info.name !== "file") return ignore;
+      if (sink) {
+        fail(new ToolsError("invalid_request", "The form has more than one part named `file`; send one file per upload."));
+        return ignore;
+      }
       const type = declaredType(info);
       if (!isAllowedContentType(type, allowedContentTypes)) {
         fail(new ToolsError("unsupported_media_type", `Files of type ${type.split(";")[0]} are not accepted here; accepted types: ${allowedContentTypes.join(", ")}.`));

@@ -25,7 +25,7 @@ describe("POST /auth with credentials", () => {
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.json)).toEqual(["connection"]);
     const connection = res.json.connection;
-    expect(Object.keys(connection).sort()).toEqual(["createdAt", "id", "label", "remoteUser", "status", "statusReason", "toolkit"]);
+    expect(Object.keys(connection).sort()).toEqual(["agentId", "createdAt", "id", "label", "remoteUser", "status", "statusReason", "toolkit"]);
     expect(connection).toMatchObject({ toolkit, label, remoteUser: "", status: "active", statusReason: null });
     expect(connection.id).toMatch(/^conn_/);
     expect(new Date(connection.createdAt).toISOString()).toBe(connection.createdAt);

@@ -38,7 +38,7 @@ describe("API keys", () => {
     const unknown = await h.call("GET", "/connections", { key: `pak_${"A".repeat(43)}` });
     expectError(unknown, 401, "unauthorized", /Invalid API key/);
     const basicScheme = await h.call("GET", "/connections", { headers: { authorization: `Basic ${agentA.key}` } });
-    expectError(basicScheme, 401, "unauthorized", /Missing API key/);
+    expectError(basicScheme, 401, "unauthorized", /does not carry an API key: send `Authorization: Bearer <key>`/);
   });
 
   it("accepts the key as x-api-key and as Authorization: Bearer", async () => {

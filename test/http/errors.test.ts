@@ -42,9 +42,9 @@ afterAll(async () => {
 });
 
 describe("every code of the error table", () => {
-  it("the table is the contract's", () => {
+  it("the table is the contract's, plus 405 for a known path with another method", () => {
     expect(ERROR_STATUS).toEqual({
-      invalid_request: 400, unauthorized: 401, insufficient_credits: 402, not_found: 404, connection_required: 409, connection_ambiguous: 409,
+      invalid_request: 400, unauthorized: 401, insufficient_credits: 402, not_found: 404, method_not_allowed: 405, connection_required: 409, connection_ambiguous: 409,
       payload_too_large: 413, unsupported_media_type: 415, rate_limited: 429, internal: 500, unavailable: 503,
     });
   });
@@ -87,11 +87,18 @@ describe("every code of the error table", () => {
     expect(limitCalls.length).toBe(calls);
   });
 
-  it("404 not_found: an unknown route, a wrong method, a path outside basePath", async () => {
+  it("404 not_found: an unknown route, a path outside basePath", async () => {
     expectError(await h.call("GET", "/nope", { key }), 404, "not_found", /No route GET \/proxy\/tools\/nope.*openapi\.json/);
-    expectError(await h.call("POST", "/search", { key }), 404, "not_found");
-    expectError(await h.call("PUT", "/execute", { key }), 404, "not_found");
     expectError(await h.call("GET", "http://tools.test/other/search", { key }), 404, "not_found");
+  });
+
+  it("405 method_not_allowed with Allow: a known path with another method", async () => {
+    const post = await h.call("POST", "/search", { key });
+    expectError(post, 405, "method_not_allowed", /POST is not a method of \/proxy\/tools\/search; it answers GET, HEAD, OPTIONS/);
+    expect(post.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect((await h.call("PUT", "/execute", { key })).headers.get("allow")).toBe("POST, OPTIONS");
+    expect((await h.call("POST", "/connections/conn_x", { key })).headers.get("allow")).toBe("DELETE, OPTIONS");
+    expect((await h.call("POST", "/auth/callback", {})).headers.get("allow")).toBe("GET, HEAD, OPTIONS");
   });
 
   it("409 connection_required and connection_ambiguous", async () => {

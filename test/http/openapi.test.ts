@@ -83,7 +83,7 @@ describe("GET /openapi.json", () => {
     expect(body.properties.method.enum).toEqual(["GET", "POST", "PUT", "PATCH", "DELETE"]);
     expect(proxy.responses["400"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
     expect(Object.keys(doc.paths["/proxy/tools/upload"].post.requestBody.content)).toEqual(["multipart/form-data"]);
-    expect(Object.keys(doc.paths["/proxy/tools/upload"].post.responses).sort()).toEqual(["200", "400", "401", "413", "415", "503"]);
+    expect(Object.keys(doc.paths["/proxy/tools/upload"].post.responses).sort()).toEqual(["200", "400", "401", "413", "415", "500", "503"]);
     expect(doc.paths["/proxy/tools/toolkit/{toolkit}"].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["connection_id", "cursor", "limit", "toolkit"]);
     expect(doc.components.schemas.Error.required.sort()).toEqual(["code", "error"]);
   });
