@@ -120,7 +120,7 @@ describe("uploads", () => {
 });
 
 describe("charsets and encodings of JSON bodies", () => {
-  const label = (agentKey: string, bytes: Uint8Array, contentType: string, headers: Record<string, string> = {}) =>
+  const label = (agentKey: string, bytes: Uint8Array<ArrayBuffer>, contentType: string, headers: Record<string, string> = {}) =>
     h.call("POST", "/auth", { key: agentKey, rawBody: bytes, headers: { "content-type": contentType, ...headers } });
 
   it("ISO-8859-1 is decoded as ISO-8859-1, so the label is stored as sent (it was mojibake)", async () => {
