@@ -96,7 +96,7 @@ const MAX_DEPTH = 8;
 /**
  * Log fields made safe to hand to a logger: plain JSON-like values in which every string is
  * redacted (secret forms and credential shapes). Errors become `{ name, message, code?, cause? }`
- * (and `stack` for errors the library did not expect), cycles and depth are cut, and values JSON
+ * (see `describeError`), cycles and depth are cut, and values JSON
  * cannot hold are described instead. Never throws.
  */
 export function redactFields(fields: Record<string, unknown>, forms: readonly string[]): Record<string, unknown> {
@@ -131,12 +131,17 @@ export function redactFields(fields: Record<string, unknown>, forms: readonly st
   }
 }
 
-/** What a log line keeps of an error. Expected failures carry a code; anything else keeps its stack. */
+/**
+ * What a log line keeps of an error: its name, message and code, the stack of an error without a
+ * code (a bug, not an expected failure), and a cause that is itself an error. Other properties and
+ * a cause that is data (an OAuth library puts the provider's response body there, which may quote
+ * a token) are left out: they are payloads, not diagnostics.
+ */
 function describeError(error: Error): Record<string, unknown> {
   const described: Record<string, unknown> = { name: error.name, message: error.message };
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string" || typeof code === "number") described.code = code;
   else if (error.stack) described.stack = error.stack;
-  if (error.cause !== undefined) described.cause = error.cause;
+  if (error.cause instanceof Error) described.cause = error.cause;
   return described;
 }

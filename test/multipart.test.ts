@@ -95,19 +95,30 @@ function bytes(size: number, seed = 1): Uint8Array {
 }
 
 describe("receiveUpload", () => {
-  it("streams the first part named file into the blob store with its type, name and owner", async () => {
+  it("streams the part named file into the blob store with its type, name and owner", async () => {
     const ctx = context();
     const t = target();
     const file = bytes(20_000);
     const body = formBody([
       { name: "note", body: "ignored field" },
       { name: "file", filename: "photo.png", type: "image/png", body: file },
-      { name: "file", filename: "second.png", type: "image/png", body: bytes(10, 9) },
+      { name: "other", body: "ignored after the file too" },
     ]);
     const info = await receiveUpload(uploadRequest(body), ctx, t);
     expect(info).toMatchObject({ key: t.key, size: file.byteLength, contentType: "image/png", filename: "photo.png", metadata: t.metadata });
     expect(info.expiresAt.getTime()).toBe(t.expiresAt.getTime());
     expect(await readBlob(ctx, t.key)).toEqual(file);
+  });
+
+  it("refuses a second part named file with a 400, and keeps nothing of the first", async () => {
+    const ctx = context();
+    const t = target();
+    const body = formBody([
+      { name: "file", filename: "photo.png", type: "image/png", body: bytes(20_000) },
+      { name: "file", filename: "second.png", type: "image/png", body: bytes(10, 9) },
+    ]);
+    await expect(receiveUpload(uploadRequest(body), ctx, t)).rejects.toMatchObject({ code: "invalid_request", message: expect.stringMatching(/more than one part named `file`/) });
+    expect(await ctx.blobStore.get(t.key)).toBeNull();
   });
 
   it("parses the body whatever its chunking, including one byte at a time", async () => {

@@ -52,6 +52,17 @@ describe("createSafeLogger", () => {
     expect(error.cause).not.toHaveProperty("stack");
   });
 
+  it("leaves out an error's other properties and a cause that is data (a provider's response body may quote a token)", () => {
+    const { lines, safe } = recorder();
+    const error = Object.assign(new Error("server responded with an error in the response body", { cause: { error: "invalid_request", error_description: "cannot revoke tok-abcdefgh" } }), {
+      code: "OAUTH_RESPONSE_BODY_ERROR",
+      response: { body: "tok-abcdefgh" },
+      error_description: "cannot revoke tok-abcdefgh",
+    });
+    safe.log("warn", "revocation failed", { error });
+    expect(lines[0]!.fields).toEqual({ error: { name: "Error", message: "server responded with an error in the response body", code: "OAUTH_RESPONSE_BODY_ERROR" } });
+  });
+
   it("never throws and never fails the caller: cycles, getters that throw, BigInt, odd objects, a logger that throws", () => {
     const { lines, safe } = recorder();
     const cyclic: Record<string, unknown> = { name: "loop" };

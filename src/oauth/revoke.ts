@@ -13,18 +13,19 @@ import { oauthClient } from "./client.js";
  */
 export async function revokeAtProvider(ctx: HandlerContext, toolkit: Toolkit | null, connection: ConnectionRecord): Promise<boolean> {
   if (toolkit?.auth.type !== "oauth2" || !toolkit.auth.revocationUrl) return false;
+  let tokens: string[] = [];
   try {
     const credential = await openCredential(ctx, connection);
     if (credential.type !== "oauth2") return false;
     const { as, client, clientAuth, options } = oauthClient(ctx, toolkit.auth);
-    const tokens = [credential.refreshToken, credential.accessToken].filter((t): t is string => !!t);
+    tokens = [credential.refreshToken, credential.accessToken].filter((t): t is string => !!t);
     for (const token of tokens) {
       const response = await oauth.revocationRequest(as, client, clientAuth, token, options());
       await oauth.processRevocationResponse(response);
     }
     return true;
   } catch (error) {
-    ctx.logger.log("warn", "token revocation failed; the connection is deleted locally anyway", { connectionId: connection.id, error });
+    ctx.logger.log("warn", "token revocation failed; the connection is deleted locally anyway", { connectionId: connection.id, error }, tokens);
     return false;
   }
 }

@@ -99,10 +99,14 @@ export function adapterSuite(target: AdapterTarget): void {
       const res = await call("GET", "/search?keywords=acme");
       expect(res.status, res.text).toBe(200);
       expect(res.json.toolkits.map((t: { slug: string }) => t.slug)).toEqual(["acme"]);
-      // A repeated parameter keeps its last value, and bracketed names are not parsed into objects.
-      const repeated = await call("GET", "/search?keywords=nothing-matches&keywords=acme&limit[max]=1&cursor[x]=y");
-      expect(repeated.status, repeated.text).toBe(200);
-      expect(repeated.json.toolkits.map((t: { slug: string }) => t.slug)).toEqual(["acme"]);
+      // Both values of a repeated parameter reach the handler (which refuses the repetition), and
+      // bracketed names are not parsed into objects (they are unknown parameters, ignored).
+      const repeated = await call("GET", "/search?keywords=nothing-matches&keywords=acme");
+      expectError(repeated, 400, "invalid_request");
+      expect(repeated.json.error).toMatch(/"keywords" is given more than once/);
+      const bracketed = await call("GET", "/search?keywords=acme&limit[max]=1&cursor[x]=y");
+      expect(bracketed.status, bracketed.text).toBe(200);
+      expect(bracketed.json.toolkits.map((t: { slug: string }) => t.slug)).toEqual(["acme"]);
       expectError(await call("GET", "/search?limit=500"), 400, "invalid_request");
     });
 
