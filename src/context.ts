@@ -5,7 +5,7 @@ import type { RetryPolicy } from "./outbound/retry.js";
 import type { LeaseStore } from "./store/leases.js";
 import type { Principal, ToolsStore } from "./store/types.js";
 import type { ToolkitRegistry } from "./toolkits/registry.js";
-import type { Cursors } from "./toolkits/search.js";
+import type { Cursors } from "./credentials/cursors.js";
 
 /** Names of the events a handler reports through `hooks`. */
 export interface ToolsEvents {

@@ -2,7 +2,7 @@ import { memoryBlobStore } from "./blob/memory.js";
 import type { HandlerContext, ToolsEvents } from "./context.js";
 import { createCredentialCipher } from "./credentials/cipher.js";
 import { createSigner } from "./credentials/signer.js";
-import { createCursors } from "./toolkits/search.js";
+import { createCursors } from "./credentials/cursors.js";
 import { authenticate } from "./credentials/api-keys.js";
 import { ToolsError, errorResponse, toToolsError } from "./errors.js";
 import { cut, readJson, readQuery } from "./http.js";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ToolsError } from "../src/errors.js";
 import { createSigner } from "../src/credentials/signer.js";
-import { createCursors, rank } from "../src/toolkits/search.js";
+import { createCursors } from "../src/credentials/cursors.js";
+import { rank } from "../src/toolkits/search.js";
 
 const items = [
   { slug: "slack", name: "Slack", description: "Team chat: send messages to channels." },
