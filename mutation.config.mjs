@@ -1,0 +1,33 @@
+/**
+ * What `npm run mutate` mutates, and which tests can kill each file's mutants. The tests listed
+ * need no database, Redis, S3, browser or child process, so a run fits this machine; each mutant
+ * then runs only the tests that cover it (Stryker's per-test coverage).
+ */
+const OUTBOUND = ["test/outbound/*.test.ts", "test/http/proxy.test.ts", "test/http/execute.test.ts", "test/http/request-edges.test.ts", "test/http/call-failures.test.ts", "test/security/credential-values.test.ts"];
+const OAUTH = ["test/oauth/flow.test.ts", "test/oauth/refresh.test.ts", "test/oauth/revoke.test.ts", "test/oidc-fixture.test.ts", "test/security/credential-values.test.ts"];
+const LOGS = ["test/redact.test.ts", "test/http/leaks.test.ts", "test/http/call-failures.test.ts", "test/security/credential-values.test.ts", "test/http/execute.test.ts", "test/http/proxy.test.ts"];
+
+export const SELECTION = {
+  "src/outbound/url-policy.ts": OUTBOUND,
+  "src/outbound/headers.ts": OUTBOUND,
+  "src/outbound/fetch.ts": OUTBOUND,
+  "src/outbound/response.ts": [...OUTBOUND, "test/staged-files.test.ts"],
+  "src/credentials/api-keys.ts": ["test/http/auth-keys.test.ts", "test/http/request-edges.test.ts", "test/http/isolation.test.ts", "test/http/errors.test.ts"],
+  "src/credentials/cipher.ts": ["test/cipher.test.ts", "test/security/credential-values.test.ts"],
+  "src/credentials/signer.ts": ["test/search.test.ts", "test/http/catalog.test.ts", "test/http/request-edges.test.ts"],
+  "src/credentials/cursors.ts": ["test/search.test.ts", "test/http/catalog.test.ts", "test/http/request-edges.test.ts"],
+  "src/oauth/start.ts": OAUTH,
+  "src/oauth/callback.ts": OAUTH,
+  "src/oauth/refresh.ts": OAUTH,
+  "src/oauth/revoke.ts": OAUTH,
+  "src/connections/access.ts": [...OAUTH, ...OUTBOUND],
+  "src/redact.ts": LOGS,
+  "src/logger.ts": LOGS,
+  "src/uploads/signatures.ts": ["test/upload-signatures.test.ts", "test/multipart.test.ts"],
+  "src/util/encoding.ts": ["test/encoding.test.ts", "test/cipher.test.ts", "test/http/auth-keys.test.ts"],
+};
+
+/** Every test file of the selection, once. */
+export function testsFor(files) {
+  return [...new Set(files.flatMap((file) => SELECTION[file] ?? []))];
+}
