@@ -1,10 +1,11 @@
 export { createToolsHandler, type ToolsHandler } from "./handler.js";
 export type { ToolsHandlerOptions } from "./options.js";
-export type { CorsOptions } from "./cors.js";
+export type { CorsOptions } from "./core/cors.js";
 export { DEFAULT_ALLOWED_CONTENT_TYPES } from "./options.js";
-export type { HandlerContext, LimitDecision, LimitsHook, ToolsEvents, ToolsHooks, UploadSettings } from "./context.js";
-export { ToolsError, StoreUnavailableError, ERROR_STATUS, type ErrorBody, type ErrorCode } from "./errors.js";
-export type { Logger } from "./logger.js";
+export type { HandlerContext, ToolsEvents, ToolsHooks, UploadSettings } from "./context/context.js";
+export type { LimitDecision, LimitsHook } from "./limits/types.js";
+export { ToolsError, StoreUnavailableError, ERROR_STATUS, type ErrorBody, type ErrorCode } from "./core/errors.js";
+export type { Logger } from "./core/logger.js";
 
 export type * from "./store/types.js";
 export { memoryStore } from "./store/memory.js";
@@ -23,10 +24,10 @@ export { createCredentialCipher, type CredentialCipher } from "./credentials/cip
 
 export { defineToolkit, defineTool, stagedFile, STAGED_FILE_FORMAT } from "./toolkits/define.js";
 export type { Tool, ToolDefinition, Toolkit, ToolkitDefinition, ToolContext, ToolAnnotations, StagedFile, JsonSchema } from "./toolkits/define.js";
-export { oauth2, apiKey, bearer, basic, none } from "./toolkits/auth-schemes.js";
-export type { AuthScheme, OAuth2Scheme, ApiKeyScheme, BearerScheme, BasicScheme, NoneScheme, Credential } from "./toolkits/auth-schemes.js";
+export { oauth2, apiKey, bearer, basic, none } from "./credentials/auth-schemes.js";
+export type { AuthScheme, OAuth2Scheme, ApiKeyScheme, BearerScheme, BasicScheme, NoneScheme, Credential } from "./credentials/auth-schemes.js";
 export { createToolkitRegistry, type ToolkitRegistry } from "./toolkits/registry.js";
 export { defineJsonToolkit, parseToolkitFile } from "./toolkits/json.js";
-export { ToolRunError } from "./toolkits/tool-error.js";
+export { ToolRunError } from "./core/tool-error.js";
 export type { ExecutionResult } from "./execution/result.js";
 export { buildOpenApiDocument } from "./routes/openapi.js";

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import type { BlobStore } from "./blob/types.js";
-import type { CorsOptions } from "./cors.js";
-import type { LimitsHook, ToolsHooks } from "./context.js";
-import type { Logger } from "./logger.js";
+import type { CorsOptions } from "./core/cors.js";
+import type { ToolsHooks } from "./context/context.js";
+import type { LimitsHook } from "./limits/types.js";
+import type { Logger } from "./core/logger.js";
 import type { LeaseStore } from "./store/leases.js";
 import { retriesSchema, type RetryOptions } from "./outbound/retry.js";
 import type { ToolsStore } from "./store/types.js";

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { filesystemBlobStore } from "../src/blob/fs.js";
 import type { BlobStore } from "../src/blob/types.js";
-import { StoreUnavailableError } from "../src/errors.js";
+import { StoreUnavailableError } from "../src/core/errors.js";
 import { blobStoreConformance } from "../src/testing/blob-store.js";
 
 const directories = new WeakMap<object, string>();

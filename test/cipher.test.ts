@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { openCredential, sealCredential } from "../src/connections/credentials.js";
-import type { HandlerContext } from "../src/context.js";
+import { openCredential, sealCredential } from "../src/credentials/sealing.js";
+import type { HandlerContext } from "../src/context/context.js";
 import { createCredentialCipher, type CredentialCipher } from "../src/credentials/cipher.js";
-import { ToolsError } from "../src/errors.js";
+import { ToolsError } from "../src/core/errors.js";
 import type { ConnectionRecord } from "../src/store/types.js";
 import { fromBase64Url, sha256Hex, toBase64, toBase64Url } from "../src/util/encoding.js";
 

@@ -1,6 +1,6 @@
 import { bufferedFormRequest } from "./support/form-body.js";
 import { describe, expect, it } from "vitest";
-import type { ToolsEvents } from "../src/context.js";
+import type { ToolsEvents } from "../src/context/context.js";
 import { issueApiKey } from "../src/credentials/api-keys.js";
 import { createToolsHandler } from "../src/handler.js";
 import { attachment } from "../src/routes/files.js";

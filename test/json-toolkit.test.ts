@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Tool, ToolContext } from "../src/toolkits/define.js";
 import { defineJsonToolkit, parseToolkitFile } from "../src/toolkits/json.js";
-import { parseRetryAfter, ToolRunError } from "../src/toolkits/tool-error.js";
+import { parseRetryAfter, ToolRunError } from "../src/core/tool-error.js";
 
 const env = { ACME_CLIENT_ID: "client-123", ACME_CLIENT_SECRET: "s3cr3t-value" };
 

@@ -2,8 +2,8 @@ import { concatBytes } from "../src/util/bytes.js";
 import { describe, expect, it } from "vitest";
 import { memoryBlobStore } from "../src/blob/memory.js";
 import type { BlobStore } from "../src/blob/types.js";
-import type { HandlerContext, UploadSettings } from "../src/context.js";
-import { StoreUnavailableError } from "../src/errors.js";
+import type { HandlerContext, UploadSettings } from "../src/context/context.js";
+import { StoreUnavailableError } from "../src/core/errors.js";
 import { MAX_PARTS, isAllowedContentType, receiveUpload } from "../src/uploads/multipart.js";
 import { newStagingKey } from "../src/uploads/staging.js";
 

@@ -5,8 +5,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createSafeLogger, type Logger } from "../src/logger.js";
-import { redact, redactData, redactFields, secretForms } from "../src/redact.js";
+import { createSafeLogger, type Logger } from "../src/core/logger.js";
+import { redact, redactData, redactFields, secretForms } from "../src/core/redact.js";
 
 /** A logger that records what it was given. */
 function recorder() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ToolsError } from "../src/errors.js";
+import { ToolsError } from "../src/core/errors.js";
 import { createSigner } from "../src/credentials/signer.js";
 import { createCursors } from "../src/credentials/cursors.js";
 import { rank } from "../src/toolkits/search.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { apiKey, none } from "../src/toolkits/auth-schemes.js";
+import { apiKey, none } from "../src/credentials/auth-schemes.js";
 import { defineTool, defineToolkit, STAGED_FILE_FORMAT, stagedFile, type ToolkitDefinition } from "../src/toolkits/define.js";
 import { createToolkitRegistry } from "../src/toolkits/registry.js";
 import { toolkitRegistryConformance } from "../src/testing/toolkit-registry.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ERROR_STATUS } from "../errors.js";
+import { ERROR_STATUS } from "../core/errors.js";
 
 /** Schemas several routes share. Each with an `id` is also a component of the OpenAPI document. */
 

@@ -4,7 +4,7 @@
  * becomes.
  */
 import type { FileHandle } from "node:fs/promises";
-import { StoreUnavailableError } from "../errors.js";
+import { StoreUnavailableError } from "../core/errors.js";
 
 /** Bytes read per chunk when a blob is streamed out. */
 const READ_CHUNK_BYTES = 256 * 1024;

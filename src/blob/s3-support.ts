@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from "../errors.js";
+import { StoreUnavailableError } from "../core/errors.js";
 import { fromBase64Url, toBase64Url } from "../util/encoding.js";
 
 /** What `s3BlobStore` keeps as object metadata, besides the content type and the size. */

@@ -1,4 +1,4 @@
-import type { Awaitable } from "../store/types.js";
+import type { Awaitable } from "../core/principal.js";
 
 /** What is known about a stored blob besides its bytes. */
 export interface BlobInfo {

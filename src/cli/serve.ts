@@ -12,7 +12,7 @@ import { createToolsHandler, type ToolsHandler } from "../handler.js";
 import { memoryRateLimitStore } from "../limits/memory.js";
 import { rateLimit } from "../limits/rate-limit.js";
 import type { RateLimitRule } from "../limits/types.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../core/logger.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { parseToolkitFile } from "../toolkits/json.js";
 import { DEMO_API_KEY, DEMO_API_PATH, createDemoApi } from "./demo-api.js";

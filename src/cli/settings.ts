@@ -23,7 +23,7 @@ import type { LeaseStore } from "../store/leases.js";
 import { memoryStore } from "../store/memory.js";
 import { sqlStore } from "../store/sql/store.js";
 import type { ToolsStore } from "../store/types.js";
-import { StoreUnavailableError } from "../errors.js";
+import { StoreUnavailableError } from "../core/errors.js";
 
 /** The storage flags, as parsed. */
 export interface StorageFlags {

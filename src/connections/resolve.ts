@@ -1,5 +1,5 @@
-import type { HandlerContext } from "../context.js";
-import { ToolsError } from "../errors.js";
+import type { HandlerContext } from "../context/context.js";
+import { ToolsError } from "../core/errors.js";
 import type { ConnectionRecord, Principal } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
 

@@ -1,4 +1,4 @@
-import { ToolsError } from "../errors.js";
+import { ToolsError } from "../core/errors.js";
 import type { ApiKeyRecord, Principal, ToolsStore } from "../store/types.js";
 import { randomBytes, randomId, sha256Hex, timingSafeEqual, toBase64Url } from "../util/encoding.js";
 

@@ -1,4 +1,4 @@
-import { ToolsError } from "../errors.js";
+import { ToolsError } from "../core/errors.js";
 import { fromBase64Url, toBase64Url } from "../util/encoding.js";
 import type { Signer } from "./signer.js";
 

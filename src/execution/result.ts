@@ -1,6 +1,6 @@
-import { redact } from "../redact.js";
-import { describeFailure } from "./failure.js";
-import { ToolRunError } from "../toolkits/tool-error.js";
+import { redact } from "../core/redact.js";
+import { describeFailure } from "../core/failure.js";
+import { ToolRunError } from "../core/tool-error.js";
 
 /** The answer of an execute or proxy call (SPEC's ExecutionResult, with failure details). */
 export interface ExecutionResult {

@@ -1,4 +1,4 @@
-import type { LimitDecision, LimitsHook } from "../context.js";
+import type { LimitDecision, LimitsHook } from "./types.js";
 import type { LimitRequest } from "./types.js";
 
 /**

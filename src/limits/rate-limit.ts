@@ -1,6 +1,6 @@
-import type { LimitsHook } from "../context.js";
-import { StoreUnavailableError } from "../errors.js";
-import { createSafeLogger, type Logger } from "../logger.js";
+import type { LimitsHook } from "./types.js";
+import { StoreUnavailableError } from "../core/errors.js";
+import { createSafeLogger, type Logger } from "../core/logger.js";
 import { memoryRateLimitStore } from "./memory.js";
 import { checkRule, type LimitRequest, type RateLimitStore } from "./types.js";
 

@@ -1,5 +1,21 @@
-import type { LimitsHook } from "../context.js";
-import type { Awaitable } from "../store/types.js";
+import type { Awaitable, Principal } from "../core/principal.js";
+
+/** What the `limits` hook decides for one request. */
+export type LimitDecision =
+  | { allow: true }
+  | { allow: false; reason: "rate_limited"; retryAfterSeconds: number; message?: string }
+  | { allow: false; reason: "insufficient_credits"; message?: string };
+
+/**
+ * Called before every authenticated request (after the key is checked). Return nothing or
+ * `{ allow: true }` to let it through; a refusal answers 429 (with Retry-After) or 402.
+ */
+export type LimitsHook = (request: {
+  principal: Principal;
+  /** The route template, e.g. `POST /execute` or `GET /toolkit/:toolkit`. */
+  route: string;
+  method: string;
+}) => LimitDecision | void | Promise<LimitDecision | void>;
 
 /** What a `LimitsHook` is asked about: the caller and the route of one request. */
 export type LimitRequest = Parameters<LimitsHook>[0];

@@ -1,9 +1,9 @@
 import * as oauth from "oauth4webapi";
 import { createConnection } from "../connections/create.js";
-import type { HandlerContext } from "../context.js";
-import { ToolsError, errorResponse } from "../errors.js";
+import type { HandlerContext } from "../context/context.js";
+import { ToolsError, errorResponse } from "../core/errors.js";
 import type { AuthorizationRecord, ConnectionRecord } from "../store/types.js";
-import type { Credential, OAuth2Scheme } from "../toolkits/auth-schemes.js";
+import type { Credential, OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { sha256Hex } from "../util/encoding.js";
 import { oauthClient } from "./client.js";
 import { resultPage } from "./page.js";

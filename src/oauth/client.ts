@@ -1,7 +1,7 @@
 import * as oauth from "oauth4webapi";
-import type { HandlerContext } from "../context.js";
-import type { OAuth2Scheme } from "../toolkits/auth-schemes.js";
-import { oauthEndpoints } from "./endpoints.js";
+import type { HandlerContext } from "../context/context.js";
+import type { OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { oauthEndpoints } from "../toolkits/oauth-endpoints.js";
 
 /** What oauth4webapi needs to talk to one toolkit's authorization server. */
 export interface OAuthClient {

@@ -1,9 +1,9 @@
 import * as oauth from "oauth4webapi";
-import { openCredential, sealCredential } from "../connections/credentials.js";
-import type { HandlerContext } from "../context.js";
-import { ToolsError } from "../errors.js";
+import { openCredential, sealCredential } from "../credentials/sealing.js";
+import type { HandlerContext } from "../context/context.js";
+import { ToolsError } from "../core/errors.js";
 import type { ConnectionRecord } from "../store/types.js";
-import type { Credential, OAuth2Scheme } from "../toolkits/auth-schemes.js";
+import type { Credential, OAuth2Scheme } from "../credentials/auth-schemes.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { randomId } from "../util/encoding.js";
 import { oauthClient } from "./client.js";

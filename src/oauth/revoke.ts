@@ -1,6 +1,6 @@
 import * as oauth from "oauth4webapi";
-import { openCredential } from "../connections/credentials.js";
-import type { HandlerContext } from "../context.js";
+import { openCredential } from "../credentials/sealing.js";
+import type { HandlerContext } from "../context/context.js";
 import type { ConnectionRecord } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { oauthClient } from "./client.js";

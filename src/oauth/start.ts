@@ -1,8 +1,8 @@
 import * as oauth from "oauth4webapi";
-import type { HandlerContext } from "../context.js";
-import { ToolsError } from "../errors.js";
-import type { AgentPrincipal } from "../routes/agent.js";
-import type { OAuth2Scheme } from "../toolkits/auth-schemes.js";
+import type { HandlerContext } from "../context/context.js";
+import { ToolsError } from "../core/errors.js";
+import type { AgentPrincipal } from "../core/principal.js";
+import type { OAuth2Scheme } from "../credentials/auth-schemes.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { randomBytes, randomId, sha256Hex, toBase64Url } from "../util/encoding.js";
 

@@ -1,6 +1,5 @@
-import type { Credential } from "../toolkits/auth-schemes.js";
-import type { Toolkit } from "../toolkits/define.js";
-import { ToolsError } from "../errors.js";
+import type { AuthScheme, Credential } from "../credentials/auth-schemes.js";
+import { ToolsError } from "../core/errors.js";
 import { applyCredentialQuery, buildUpstreamHeaders } from "./headers.js";
 import { sendWithRetries, type RetryPolicy } from "./retry.js";
 import { checkOutboundUrl, checkRedirectUrl, resolveAgainstBase } from "./url-policy.js";
@@ -13,7 +12,8 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export interface OutboundOptions {
   fetch: typeof fetch;
-  toolkit: Toolkit;
+  /** Where requests may go (the toolkit's base URLs) and how the credential is sent. */
+  toolkit: { baseUrls: string[]; auth: AuthScheme };
   credential: Credential | null;
   /** Values of base URL placeholders, from the connection. */
   params: Record<string, string>;

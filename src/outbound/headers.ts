@@ -1,5 +1,5 @@
-import { ToolsError } from "../errors.js";
-import { basicAuthorization, type AuthScheme, type Credential } from "../toolkits/auth-schemes.js";
+import { ToolsError } from "../core/errors.js";
+import { basicAuthorization, type AuthScheme, type Credential } from "../credentials/auth-schemes.js";
 
 // Headers a caller may never send upstream: hop-by-hop headers (RFC 9110 7.6.1, plus the h2c
 // upgrade's), the proxy's own session and routing (`host`, `cookie`), and framing that fetch

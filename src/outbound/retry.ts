@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseRetryAfter } from "../toolkits/tool-error.js";
+import { parseRetryAfter } from "../core/tool-error.js";
 
 /** Retries of outbound calls: `max` extra attempts after the first (0 turns retries off). */
 export interface RetryOptions {

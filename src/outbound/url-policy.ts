@@ -1,4 +1,4 @@
-import { ToolsError } from "../errors.js";
+import { ToolsError } from "../core/errors.js";
 
 // `scheme://authority` exactly: `http:host`, `http:/host` and `http:///host` parse to the same
 // URL as `http://host`, so only the plain form is taken.

@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from "../errors.js";
+import { StoreUnavailableError } from "../core/errors.js";
 
 /**
  * The one command the Redis stores send: `EVAL` of a Lua script, in node-redis's shape. A

@@ -1,12 +1,12 @@
 import type { z } from "zod";
 import { publicConnection } from "../connections/resolve.js";
 import { createConnection } from "../connections/create.js";
-import { ToolsError } from "../errors.js";
-import { json } from "../http.js";
-import { credentialProblem, type Credential } from "../toolkits/auth-schemes.js";
+import { ToolsError } from "../core/errors.js";
+import { json } from "../core/http.js";
+import { credentialProblem, type Credential } from "../credentials/auth-schemes.js";
 import { completeAuthorization } from "../oauth/callback.js";
 import { startAuthorization } from "../oauth/start.js";
-import { requireAgent } from "./agent.js";
+import { requireAgent } from "../core/principal.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
 import { AuthBodySchema, AuthorizationStartedSchema, AuthorizationStatusSchema, ConnectionCreatedSchema, type CredentialsSchema } from "../api/auth.js";

@@ -1,11 +1,11 @@
-import type { HandlerContext } from "../context.js";
-import { ToolsError } from "../errors.js";
+import type { HandlerContext } from "../context/context.js";
+import { ToolsError } from "../core/errors.js";
 import { findVisibleConnection } from "../connections/resolve.js";
-import type { Principal } from "../store/types.js";
-import type { AuthScheme } from "../toolkits/auth-schemes.js";
+import type { Principal } from "../core/principal.js";
+import type { AuthScheme } from "../credentials/auth-schemes.js";
 import type { Tool, Toolkit } from "../toolkits/define.js";
 import { rank } from "../toolkits/search.js";
-import { json } from "../http.js";
+import { json } from "../core/http.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
 import {

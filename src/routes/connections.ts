@@ -1,8 +1,8 @@
 import { findVisibleConnection, publicConnection } from "../connections/resolve.js";
-import { ToolsError } from "../errors.js";
-import { json } from "../http.js";
+import { ToolsError } from "../core/errors.js";
+import { json } from "../core/http.js";
 import { revokeAtProvider } from "../oauth/revoke.js";
-import { requireAgent } from "./agent.js";
+import { requireAgent } from "../core/principal.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
 import { ConnectionListSchema, ConnectionsQuerySchema } from "../api/auth.js";

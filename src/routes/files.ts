@@ -1,8 +1,8 @@
-import { ToolsError } from "../errors.js";
-import { json } from "../http.js";
+import { ToolsError } from "../core/errors.js";
+import { json } from "../core/http.js";
 import { receiveUpload } from "../uploads/multipart.js";
 import { newStagingKey, openStagedBlob, ownerMetadata } from "../uploads/staging.js";
-import { requireAgent } from "./agent.js";
+import { requireAgent } from "../core/principal.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { errors } from "./schemas.js";
 import { StagedUploadSchema } from "../api/files.js";

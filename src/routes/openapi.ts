@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { HandlerContext } from "../context.js";
-import { json } from "../http.js";
+import type { HandlerContext } from "../context/context.js";
+import { json } from "../core/http.js";
 import { defineRoute, type RouteDefinition, type RouteResponse } from "./route.js";
 import { errors } from "./schemas.js";
 

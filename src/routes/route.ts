@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import type { HandlerContext } from "../context.js";
-import type { Principal } from "../store/types.js";
+import type { HandlerContext } from "../context/context.js";
+import type { Principal } from "../core/principal.js";
 
 /** What a route's `handle` receives: the request, already authenticated and validated. */
 export interface RouteInput<Query = unknown, Body = unknown> {

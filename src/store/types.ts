@@ -1,14 +1,6 @@
-/** A value or a Promise of it. Implementations may return either; callers always `await`. */
-export type Awaitable<T> = T | Promise<T>;
+import type { Awaitable, Principal } from "../core/principal.js";
 
-/** Who is calling: resolved from the API key of a request. */
-export interface Principal {
-  workspaceId: string;
-  /** The agent acting. For a service key without `x-agent-id`, null. */
-  agentId: string | null;
-  keyId: string;
-  kind: "agent" | "service";
-}
+export type { Awaitable, Principal };
 
 /** A stored API key. Only the SHA-256 hash of the key is kept; the plaintext is never stored. */
 export interface ApiKeyRecord {

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { Awaitable, Principal } from "../store/types.js";
-import { assertOAuthEndpoints } from "../oauth/endpoints.js";
+import type { Awaitable, Principal } from "../core/principal.js";
+import { assertOAuthEndpoints } from "./oauth-endpoints.js";
 import { retriesSchema, type RetryOptions } from "../outbound/retry.js";
-import type { AuthScheme } from "./auth-schemes.js";
+import type { AuthScheme } from "../credentials/auth-schemes.js";
 import { STAGED_FILE_FORMAT } from "../api/staged-file.js";
 
 /** A JSON Schema (draft 2020-12) object. */

@@ -1,5 +1,5 @@
 import type { ToolContext } from "./define.js";
-import { ToolRunError, upstreamError } from "./tool-error.js";
+import { ToolRunError, upstreamError } from "../core/tool-error.js";
 
 const PLACEHOLDER = /\{([A-Za-z0-9_]+)\}/g;
 

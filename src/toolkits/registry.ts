@@ -1,4 +1,4 @@
-import type { Awaitable } from "../store/types.js";
+import type { Awaitable } from "../core/principal.js";
 import { defineToolkit, type Tool, type Toolkit, type ToolkitDefinition } from "./define.js";
 
 /**

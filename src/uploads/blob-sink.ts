@@ -1,5 +1,5 @@
 import type { BlobInfo } from "../blob/types.js";
-import type { HandlerContext } from "../context.js";
+import type { HandlerContext } from "../context/context.js";
 import type { UploadTarget } from "./multipart.js";
 
 /** Bytes buffered between the request and a slower blob store before reading pauses. */

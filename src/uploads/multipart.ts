@@ -1,8 +1,8 @@
 import { make as makeParser, type MultipartError, type PartInfo } from "multipasta";
 import type { BlobInfo } from "../blob/types.js";
-import type { HandlerContext } from "../context.js";
-import { ToolsError } from "../errors.js";
-import { refuseContentEncoding } from "../http.js";
+import type { HandlerContext } from "../context/context.js";
+import { ToolsError } from "../core/errors.js";
+import { refuseContentEncoding } from "../core/http.js";
 import { openSink, type BlobSink } from "./blob-sink.js";
 import { signatureGate } from "./signatures.js";
 

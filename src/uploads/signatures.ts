@@ -1,4 +1,4 @@
-import { ToolsError } from "../errors.js";
+import { ToolsError } from "../core/errors.js";
 
 /** One way a format's first bytes can look, as a test of those bytes. */
 type Signature = (head: Uint8Array) => boolean;

@@ -1,8 +1,8 @@
 import type { BlobInfo, BlobObject } from "../blob/types.js";
-import type { HandlerContext } from "../context.js";
-import { ToolsError } from "../errors.js";
-import type { AgentPrincipal } from "../routes/agent.js";
-import type { Principal } from "../store/types.js";
+import type { HandlerContext } from "../context/context.js";
+import { ToolsError } from "../core/errors.js";
+import type { AgentPrincipal } from "../core/principal.js";
+import type { Principal } from "../core/principal.js";
 import type { StagedFile } from "../toolkits/define.js";
 import { randomId } from "../util/encoding.js";
 

@@ -1,5 +1,5 @@
 import type { BlobStore } from "../blob/types.js";
-import type { SafeLogger } from "../logger.js";
+import type { SafeLogger } from "../core/logger.js";
 
 /** Default period of the handler's sweep of expired staged files. */
 export const DEFAULT_SWEEP_INTERVAL_MS = 60_000;

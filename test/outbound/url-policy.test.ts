@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ToolsError } from "../../src/errors.js";
+import { ToolsError } from "../../src/core/errors.js";
 import { checkOutboundUrl, checkRedirectUrl, fillBaseUrl, resolveAgainstBase } from "../../src/outbound/url-policy.js";
 
 // The decisions of the URL policy, one example each, without a server (ssrf-table.test.ts sends

@@ -4,7 +4,7 @@
  * loopback (nothing listens on port 1), so they need no database.
  */
 import { describe, expect, it } from "vitest";
-import { StoreUnavailableError } from "../../src/errors.js";
+import { StoreUnavailableError } from "../../src/core/errors.js";
 import { createToolsHandler, issueApiKey, memoryStore } from "../../src/index.js";
 import { rateLimit } from "../../src/limits/rate-limit.js";
 import { connectRedis } from "../../src/redis/connection.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { StoreUnavailableError } from "../../src/errors.js";
+import { StoreUnavailableError } from "../../src/core/errors.js";
 import { openDatabase } from "../../src/store/sql/connect.js";
 import { migrate } from "../../src/store/sql/migrations.js";
 import { sqlStore, type SqlToolsStore } from "../../src/store/sql/store.js";

@@ -1,6 +1,6 @@
 import { bufferedFormRequest } from "./form-body.js";
 import { expect } from "vitest";
-import { sealCredential } from "../../src/connections/credentials.js";
+import { sealCredential } from "../../src/credentials/sealing.js";
 import {
   createToolsHandler,
   issueApiKey,

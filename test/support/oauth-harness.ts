@@ -10,7 +10,7 @@
  */
 import { expect } from "vitest";
 import { z } from "zod";
-import { openCredential } from "../../src/connections/credentials.js";
+import { openCredential } from "../../src/credentials/sealing.js";
 import {
   createToolsHandler,
   defineTool,

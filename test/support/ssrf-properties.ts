@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { ToolsError } from "../../src/errors.js";
+import { ToolsError } from "../../src/core/errors.js";
 import { buildUpstreamHeaders } from "../../src/outbound/headers.js";
 import { checkOutboundUrl } from "../../src/outbound/url-policy.js";
-import type { AuthScheme, Credential } from "../../src/toolkits/auth-schemes.js";
+import type { AuthScheme, Credential } from "../../src/credentials/auth-schemes.js";
 import { headersAround, oracleAllows, plainUrlUnder, urlAround, type World } from "./ssrf-arbitraries.js";
 
 /**

@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from "../../errors.js";
+import { StoreUnavailableError } from "../../core/errors.js";
 
 /** Codes of errors that mean "the database cannot be reached or is not answering now". */
 const UNAVAILABLE_CODES = new Set([

@@ -1,11 +1,12 @@
-import type { BlobStore } from "./blob/types.js";
-import type { CredentialCipher } from "./credentials/cipher.js";
-import type { SafeLogger } from "./logger.js";
-import type { RetryPolicy } from "./outbound/retry.js";
-import type { LeaseStore } from "./store/leases.js";
-import type { Principal, ToolsStore } from "./store/types.js";
-import type { ToolkitRegistry } from "./toolkits/registry.js";
-import type { Cursors } from "./credentials/cursors.js";
+import type { BlobStore } from "../blob/types.js";
+import type { CredentialCipher } from "../credentials/cipher.js";
+import type { SafeLogger } from "../core/logger.js";
+import type { LimitsHook } from "../limits/types.js";
+import type { RetryPolicy } from "../outbound/retry.js";
+import type { LeaseStore } from "../store/leases.js";
+import type { Principal, ToolsStore } from "../store/types.js";
+import type { ToolkitRegistry } from "../toolkits/registry.js";
+import type { Cursors } from "../credentials/cursors.js";
 
 /** Names of the events a handler reports through `hooks`. */
 export interface ToolsEvents {
@@ -22,23 +23,6 @@ export interface ToolsEvents {
 
 /** Event callbacks. A hook that throws or rejects is logged and never fails the request. */
 export type ToolsHooks = { [E in keyof ToolsEvents]?: (event: ToolsEvents[E]) => void | Promise<void> };
-
-/** What the `limits` hook decides for one request. */
-export type LimitDecision =
-  | { allow: true }
-  | { allow: false; reason: "rate_limited"; retryAfterSeconds: number; message?: string }
-  | { allow: false; reason: "insufficient_credits"; message?: string };
-
-/**
- * Called before every authenticated request (after the key is checked). Return nothing or
- * `{ allow: true }` to let it through; a refusal answers 429 (with Retry-After) or 402.
- */
-export type LimitsHook = (request: {
-  principal: Principal;
-  /** The route template, e.g. `POST /execute` or `GET /toolkit/:toolkit`. */
-  route: string;
-  method: string;
-}) => LimitDecision | void | Promise<LimitDecision | void>;
 
 /** Upload limits and staging lifetime. */
 export interface UploadSettings {

@@ -1,9 +1,9 @@
-import type { HandlerContext } from "../context.js";
-import { ToolsError } from "../errors.js";
-import type { ExecutionResult } from "../execution/result.js";
-import { redact, redactData, secretForms } from "../redact.js";
-import type { AgentPrincipal } from "../routes/agent.js";
-import { ToolRunError, isRetryableStatus, parseRetryAfter } from "../toolkits/tool-error.js";
+import type { HandlerContext } from "../context/context.js";
+import { ToolsError } from "../core/errors.js";
+import type { ExecutionResult } from "./result.js";
+import { redact, redactData, secretForms } from "../core/redact.js";
+import type { AgentPrincipal } from "../core/principal.js";
+import { ToolRunError, isRetryableStatus, parseRetryAfter } from "../core/tool-error.js";
 import { newStagingKey, ownerMetadata } from "../uploads/staging.js";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 

@@ -1,4 +1,4 @@
-import type { OAuth2Scheme } from "../toolkits/auth-schemes.js";
+import type { OAuth2Scheme } from "../credentials/auth-schemes.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 

@@ -1,5 +1,5 @@
-import { ToolsError } from "../errors.js";
-import { ToolRunError } from "../toolkits/tool-error.js";
+import { ToolsError } from "./errors.js";
+import { ToolRunError } from "./tool-error.js";
 
 /** A failed call, as an ExecutionResult reports it (before redaction). */
 export interface CallFailure {

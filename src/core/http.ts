@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { ToolsError } from "./errors.js";
-import { BodyTooLargeError, readBytes } from "./util/bytes.js";
+import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 const encoder = new TextEncoder();

@@ -1,5 +1,16 @@
-import { ToolsError } from "../errors.js";
-import type { Principal } from "../store/types.js";
+import { ToolsError } from "./errors.js";
+
+/** A value or a Promise of it. Implementations may return either; callers always `await`. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** Who is calling: resolved from the API key of a request. */
+export interface Principal {
+  workspaceId: string;
+  /** The agent acting. For a service key without `x-agent-id`, null. */
+  agentId: string | null;
+  keyId: string;
+  kind: "agent" | "service";
+}
 
 /** A principal acting for one agent: an agent key, or a service key with `x-agent-id`. */
 export type AgentPrincipal = Principal & { agentId: string };

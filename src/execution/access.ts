@@ -1,10 +1,10 @@
-import type { HandlerContext } from "../context.js";
+import type { HandlerContext } from "../context/context.js";
 import { createOutboundFetch } from "../outbound/fetch.js";
 import { resolveRetryPolicy } from "../outbound/retry.js";
 import { freshCredential } from "../oauth/refresh.js";
 import type { ConnectionRecord } from "../store/types.js";
-import { ToolsError } from "../errors.js";
-import { credentialProblem, credentialSecrets, type Credential } from "../toolkits/auth-schemes.js";
+import { ToolsError } from "../core/errors.js";
+import { credentialProblem, credentialSecrets, type Credential } from "../credentials/auth-schemes.js";
 import type { Toolkit } from "../toolkits/define.js";
 
 /** A connection's credential as an outbound call uses it. */
