@@ -1,32 +1,33 @@
 import { memoryBlobStore } from "./blob/memory.js";
 import type { HandlerContext, ToolsEvents } from "./context/context.js";
-import { createCredentialCipher } from "./credentials/cipher.js";
-import { createSigner } from "./credentials/signer.js";
-import { createCursors } from "./credentials/cursors.js";
-import { authenticate } from "./credentials/api-keys.js";
-import { ToolsError, errorResponse, toToolsError } from "./core/errors.js";
-import { cut, readJson, readQuery } from "./core/http.js";
-import { createSafeLogger } from "./core/logger.js";
-import { DEFAULT_ALLOWED_CONTENT_TYPES, validateOptions, type ToolsHandlerOptions } from "./options.js";
-import { resolveRetryPolicy } from "./outbound/retry.js";
-import { allRoutes } from "./routes/index.js";
-import { createRouter } from "./routes/router.js";
 import { createCors } from "./core/cors.js";
-import type { RouteDefinition } from "./routes/route.js";
-import { createSweeper, DEFAULT_SWEEP_INTERVAL_MS } from "./uploads/sweeper.js";
+import { ToolsError, errorResponse, toToolsError } from "./core/errors.js";
+import { cut } from "./core/http.js";
+import { createSafeLogger, type SafeLogger } from "./core/logger.js";
+import { authenticate } from "./credentials/api-keys.js";
+import { createCredentialCipher } from "./credentials/cipher.js";
+import { createCursors } from "./credentials/cursors.js";
+import { createSigner } from "./credentials/signer.js";
+import { resolveOptions, type ResolvedOptions, type ToolsHandlerOptions } from "./options.js";
+import { resolveRetryPolicy } from "./outbound/retry.js";
+import { createRoutes } from "./routes/index.js";
+import type { Route } from "./routes/route.js";
+import { createRouter } from "./routes/router.js";
 import { storeLeases } from "./store/leases.js";
-import { REFRESH_LEASE_MS } from "./oauth/refresh.js";
 import { memoryStore } from "./store/memory.js";
 import { createToolkitRegistry, type ToolkitRegistry } from "./toolkits/registry.js";
+import { createSweeper } from "./uploads/sweeper.js";
 import { randomBytes, toBase64Url } from "./util/encoding.js";
 
-/** A fetch function serving the Tools API, with the resolved context for tools and tests. */
+/** A fetch function serving the Tools API. */
 export interface ToolsHandler {
   (request: Request): Promise<Response>;
   /** The same function, for frameworks that want a named property. */
   handler(request: Request): Promise<Response>;
-  /** The resolved configuration (stores, registry, cipher) the routes use. */
-  readonly context: HandlerContext;
+  /** Where the routes live, e.g. `/proxy/tools` (the `basePath` option). */
+  readonly basePath: string;
+  /** The toolkits served (the `toolkits` option, as a registry). */
+  readonly registry: ToolkitRegistry;
   /**
    * Deletes expired staged files now and resolves to how many, e.g. from a cron job. The handler
    * also does it every `uploads.sweepIntervalMs` (default 60 s) once it has served a request.
@@ -34,9 +35,9 @@ export interface ToolsHandler {
   sweep(): Promise<number>;
   /** Stops the periodic sweep and waits for one in progress. The stores stay open: close them yourself. */
   close(): Promise<void>;
+  /** `close()`, for `await using tools = createToolsHandler(...)`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
-
-const IN_MEMORY = Symbol.for("tools-proxy.inMemory");
 
 /**
  * Creates the Tools API as a function from `Request` to `Promise<Response>`. Mount it under
@@ -44,12 +45,12 @@ const IN_MEMORY = Symbol.for("tools-proxy.inMemory");
  * the configuration is wrong.
  */
 export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHandler {
-  validateOptions(options);
-  const context = resolveContext(options);
-  const router = createRouter(allRoutes, context.basePath);
-  const cors = options.cors ? createCors(options.cors) : null;
+  const resolved = resolveOptions(options);
+  const context = resolveContext(resolved);
+  const router = createRouter(createRoutes(), context.basePath);
+  const cors = resolved.cors ? createCors(resolved.cors) : null;
+  const sweeper = createSweeper(context.blobStore, context.logger, resolved.uploads.sweepIntervalMs);
 
-  const sweeper = createSweeper(context.blobStore, context.logger, options.uploads?.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS);
   const dispatch = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     const match = router.match(request.method, url.pathname);
@@ -71,14 +72,21 @@ export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHand
     try {
       response = await dispatch(request);
     } catch (error) {
-      response = failure(error, request, context);
+      response = failure(error, request, context.logger);
     }
     return cors ? cors.apply(request, response) : response;
   };
-  return Object.assign(handle, { handler: handle, context, sweep: sweeper.sweep, close: sweeper.stop });
+  return Object.assign(handle, {
+    handler: handle,
+    basePath: context.basePath,
+    registry: context.registry,
+    sweep: sweeper.sweep,
+    close: sweeper.stop,
+    [Symbol.asyncDispose]: sweeper.stop,
+  });
 }
 
-async function serve(route: RouteDefinition, request: Request, url: URL, rawParams: Record<string, string>, context: HandlerContext): Promise<Response> {
+async function serve(route: Route, request: Request, url: URL, rawParams: Record<string, string>, context: HandlerContext): Promise<Response> {
   const principal = route.public ? null : await authenticate(context.store, request.headers);
   if (principal && context.limits) {
     const decision = await context.limits({ principal, route: `${route.method} ${route.path}`, method: request.method });
@@ -97,10 +105,7 @@ async function serve(route: RouteDefinition, request: Request, url: URL, rawPara
       "The request body was read before it reached the Tools API handler (by a body parser or middleware); mount the handler before that code, or pass it the unread request.",
     );
   }
-  const params = decodeParams(rawParams);
-  const query = route.query ? readQuery(url, route.query) : undefined;
-  const body = route.body ? await readJson(request, route.body) : undefined;
-  return route.handle({ request, url, principal: principal!, params, query, body }, context);
+  return route.serve({ request, url, principal, params: decodeParams(rawParams) }, context);
 }
 
 /** A HEAD answer: the GET answer's status and headers, its body released unread. */
@@ -125,62 +130,45 @@ function decodeParams(params: Record<string, string>): Record<string, string> {
   return decoded;
 }
 
-function failure(error: unknown, request: Request, context: HandlerContext): Response {
+function failure(error: unknown, request: Request, logger: SafeLogger): Response {
   const toolsError = toToolsError(error);
   if (request.signal.aborted) {
     // Nobody reads this answer: a client that went away is not a server fault.
-    context.logger.log("debug", "request aborted by the client", { method: request.method, path: new URL(request.url).pathname });
+    logger.log("debug", "request aborted by the client", { method: request.method, path: new URL(request.url).pathname });
   } else if (toolsError.code === "internal" || toolsError.code === "unavailable") {
     // An unavailable dependency is expected to pass; a bug is not.
     const level = toolsError.code === "internal" ? "error" : "warn";
-    context.logger.log(level, "request failed", { method: request.method, path: new URL(request.url).pathname, error });
+    logger.log(level, "request failed", { method: request.method, path: new URL(request.url).pathname, error });
   }
   return errorResponse(toolsError);
 }
 
-function resolveContext(options: ToolsHandlerOptions): HandlerContext {
+function resolveContext(options: ResolvedOptions): HandlerContext {
   const store = options.store ?? memoryStore();
   const blobStore = options.blobStore ?? memoryBlobStore();
   const logger = createSafeLogger(options.logger);
-  const inMemory = !options.store || (store as unknown as Record<symbol, unknown>)[IN_MEMORY] === true;
-  const blobsInMemory = !options.blobStore || (blobStore as unknown as Record<symbol, unknown>)[IN_MEMORY] === true;
-  let secret = options.secret;
-  if (!secret) {
-    if (!inMemory || !blobsInMemory) {
-      throw new TypeError(
-        'createToolsHandler: option "secret" is required with a persistent store: pass at least 32 random bytes, e.g. from `openssl rand -base64 32`, kept outside the code.',
-      );
-    }
-    secret = toBase64Url(randomBytes(32));
-    const warn = options.logger?.warn ? logger : null;
-    const message = "tools-proxy: no secret given; using a random one, so stored credentials are unreadable after a restart. Pass `secret` in production.";
-    if (warn) warn.log("warn", message);
-    else console.warn(message);
-  }
   const registry: ToolkitRegistry = Array.isArray(options.toolkits) ? createToolkitRegistry(options.toolkits) : (options.toolkits ?? createToolkitRegistry([]));
-  const hooks = options.hooks ?? {};
+  const secret = options.secret ?? ephemeralSecret(store.persistent === false && blobStore.persistent === false, options.logger?.warn ? logger : null);
+  const hooks = options.hooks;
   return {
     store,
     registry,
     blobStore,
     cipher: createCredentialCipher(secret),
     cursors: createCursors(createSigner(secret, "cursor")),
-    basePath: options.basePath ?? "/proxy/tools",
+    basePath: options.basePath,
     publicUrl: options.publicUrl ? new URL(options.publicUrl) : null,
-    allowedReturnOrigins: (options.allowedReturnOrigins ?? []).map((o) => new URL(o).origin),
+    allowedReturnOrigins: options.allowedReturnOrigins.map((o) => new URL(o).origin),
     logger,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    timeouts: { toolMs: options.timeouts?.toolMs ?? 30_000, proxyMs: options.timeouts?.proxyMs ?? 30_000 },
-    uploads: {
-      maxBytes: options.uploads?.maxBytes ?? 100 * 1024 * 1024,
-      ttlMs: options.uploads?.ttlMs ?? 60 * 60 * 1000,
-      allowedContentTypes: options.uploads?.allowedContentTypes ?? DEFAULT_ALLOWED_CONTENT_TYPES,
-    },
-    maxResponseBytes: options.maxResponseBytes ?? 10 * 1024 * 1024,
+    timeouts: options.timeouts,
+    uploads: options.uploads,
+    maxResponseBytes: options.maxResponseBytes,
     retries: resolveRetryPolicy(options.retries),
     limits: options.limits,
     leases: options.leases ?? storeLeases(store),
-    refreshLeaseMs: options.refreshLeaseMs ?? REFRESH_LEASE_MS,
+    refreshLeaseMs: options.refreshLeaseMs,
+    refreshes: new Map(),
     emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]) {
       const hook = hooks[event] as ((p: ToolsEvents[E]) => unknown) | undefined;
       if (!hook) return;
@@ -189,4 +177,20 @@ function resolveContext(options: ToolsHandlerOptions): HandlerContext {
         .catch((error: unknown) => logger.log("warn", `hook ${event} failed`, { error }));
     },
   };
+}
+
+/**
+ * The secret of a handler given none: allowed only when nothing it encrypts outlives the process
+ * (both stores declare `persistent: false`), with a warning.
+ */
+function ephemeralSecret(inMemory: boolean, logger: SafeLogger | null): string {
+  if (!inMemory) {
+    throw new TypeError(
+      'createToolsHandler: option "secret" is required with a persistent store: pass at least 32 random bytes, e.g. from `openssl rand -base64 32`, kept outside the code.',
+    );
+  }
+  const message = "tools-proxy: no secret given; using a random one, so stored credentials are unreadable after a restart. Pass `secret` in production.";
+  if (logger) logger.log("warn", message);
+  else console.warn(message);
+  return toBase64Url(randomBytes(32));
 }

@@ -1,8 +1,7 @@
 export { createToolsHandler, type ToolsHandler } from "./handler.js";
-export type { ToolsHandlerOptions } from "./options.js";
-export type { CorsOptions } from "./core/cors.js";
+export type { CorsOptions, ToolsHandlerOptions } from "./options.js";
 export { DEFAULT_ALLOWED_CONTENT_TYPES } from "./options.js";
-export type { HandlerContext, ToolsEvents, ToolsHooks, UploadSettings } from "./context/context.js";
+export type { ToolsEvents, ToolsHooks, UploadSettings } from "./context/context.js";
 export type { LimitDecision, LimitsHook } from "./limits/types.js";
 export { ToolsError, StoreUnavailableError, ERROR_STATUS, type ErrorBody, type ErrorCode } from "./core/errors.js";
 export type { Logger } from "./core/logger.js";
@@ -29,5 +28,4 @@ export type { AuthScheme, OAuth2Scheme, ApiKeyScheme, BearerScheme, BasicScheme,
 export { createToolkitRegistry, type ToolkitRegistry } from "./toolkits/registry.js";
 export { defineJsonToolkit, parseToolkitFile } from "./toolkits/json.js";
 export { ToolRunError } from "./core/tool-error.js";
-export type { ExecutionResult } from "./execution/result.js";
-export { buildOpenApiDocument } from "./routes/openapi.js";
+export type { ExecutionResult } from "./core/results.js";

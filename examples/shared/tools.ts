@@ -64,7 +64,7 @@ export const tools = createToolsHandler({
 });
 
 /** Where the routes live: mount the handler at this path. */
-export const basePath = tools.context.basePath;
+export const basePath = tools.basePath;
 
 /** The port to listen on: `PORT`, default 8787 (`PORT=0` picks a free one). */
 export const port = Number(env.PORT ?? 8787);

@@ -1,14 +1,9 @@
 import { z } from "zod";
-import { ERROR_STATUS } from "../core/errors.js";
 
 /** Schemas several routes share. Each with an `id` is also a component of the OpenAPI document. */
 
-export const ErrorBodySchema = z
-  .object({
-    error: z.string().meta({ description: "A sentence a person or an agent can act on." }),
-    code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS]),
-  })
-  .meta({ id: "Error" });
+export { ErrorBodySchema } from "../core/errors.js";
+export { ExecutionResultSchema } from "../core/results.js";
 
 export const ConnectionSchema = z
   .object({
@@ -33,18 +28,6 @@ export const ToolSchema = z
     scopes: z.array(z.string()).optional(),
   })
   .meta({ id: "Tool" });
-
-export const ExecutionResultSchema = z
-  .object({
-    data: z.unknown(),
-    error: z.string().nullable(),
-    successful: z.boolean(),
-    code: z.string().optional().meta({ description: "Machine code of a failure, e.g. upstream_error, timeout." }),
-    retryable: z.boolean().optional(),
-    retryAfterMs: z.number().optional(),
-    upstreamStatus: z.number().optional(),
-  })
-  .meta({ id: "ExecutionResult" });
 
 /**
  * `limit` of list routes: default 50, at most 200, written as a plain decimal integer (not `0x10`,

@@ -2,7 +2,6 @@ import { concatBytes } from "../util/bytes.js";
 import type { BlobInfo, BlobObject, BlobPutOptions, BlobStore } from "./types.js";
 
 /** Marks a store whose data lives in this process only; the handler then needs no secret. */
-const IN_MEMORY = Symbol.for("tools-proxy.inMemory");
 
 /** How often a `put` sweeps expired blobs, at most. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -38,6 +37,7 @@ export function memoryBlobStore(options: MemoryBlobStoreOptions = {}): BlobStore
   };
 
   const store: BlobStore = {
+    persistent: false,
     async put(key, body, putOptions) {
       const bytes = await readAll(body, putOptions.signal);
       if (now().getTime() - lastSweep >= SWEEP_INTERVAL_MS) {
@@ -87,7 +87,7 @@ export function memoryBlobStore(options: MemoryBlobStoreOptions = {}): BlobStore
       blobs.clear();
     },
   };
-  return Object.assign(store, { [IN_MEMORY]: true });
+  return store;
 }
 
 function infoOf(blob: StoredBlob): BlobInfo {

@@ -1,4 +1,5 @@
 import type { Awaitable } from "../core/principal.js";
+import type { RequiredMethods } from "../store/types.js";
 
 /** What is known about a stored blob besides its bytes. */
 export interface BlobInfo {
@@ -48,6 +49,8 @@ export interface BlobObject extends BlobInfo {
  * - Keys are opaque strings of `[A-Za-z0-9_-]`, at most 128 characters; the library makes them.
  */
 export interface BlobStore {
+  /** Whether stored files outlive the process; the in-memory store says `false`. Absent means persistent. */
+  readonly persistent?: boolean;
   put(key: string, body: ReadableStream<Uint8Array>, options: BlobPutOptions): Awaitable<BlobInfo>;
   get(key: string): Awaitable<BlobObject | null>;
   head(key: string): Awaitable<BlobInfo | null>;
@@ -56,3 +59,6 @@ export interface BlobStore {
   /** Optional: releases handles and timers. */
   close?(): Awaitable<void>;
 }
+
+/** The methods every `BlobStore` has (the handler checks for them when it is created). */
+export const BLOB_STORE_METHODS = ["put", "get", "head", "delete", "deleteExpired"] as const satisfies ReadonlyArray<RequiredMethods<BlobStore>>;

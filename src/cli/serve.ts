@@ -115,10 +115,10 @@ export async function runServe(settings: ServeSettings): Promise<number> {
   const storeSweep = setInterval(() => void Promise.resolve(storage.store.sweep?.(new Date())).catch(() => {}), 10 * 60_000);
   storeSweep.unref();
 
-  const toolkits = await tools.context.registry.list();
+  const toolkits = await tools.registry.list();
   process.stdout.write(
     [
-      `tools-proxy: listening on ${origin}${tools.context.basePath}`,
+      `tools-proxy: listening on ${origin}${tools.basePath}`,
       `toolkits: ${toolkits.map((t) => `${t.slug} (${t.tools.length} tools)`).join(", ") || "none"}`,
       ...storage.describe,
       ...(settings.rateLimit ? [rateLimitLine(settings.rateLimit, storage.rateLimitStore ? storage.redisHost : undefined)] : []),

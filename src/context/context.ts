@@ -4,7 +4,8 @@ import type { SafeLogger } from "../core/logger.js";
 import type { LimitsHook } from "../limits/types.js";
 import type { RetryPolicy } from "../outbound/retry.js";
 import type { LeaseStore } from "../store/leases.js";
-import type { Principal, ToolsStore } from "../store/types.js";
+import type { ConnectionRecord, Principal, ToolsStore } from "../store/types.js";
+import type { Credential } from "../credentials/auth-schemes.js";
 import type { ToolkitRegistry } from "../toolkits/registry.js";
 import type { Cursors } from "../credentials/cursors.js";
 
@@ -34,7 +35,10 @@ export interface UploadSettings {
   allowedContentTypes: string[];
 }
 
-/** Everything a route needs, resolved once by `createToolsHandler`. */
+/**
+ * What the routes and the services below them share, resolved once by `createToolsHandler` and
+ * private to the handler. Functions take the part they need (`Pick<HandlerContext, ...>`).
+ */
 export interface HandlerContext {
   store: ToolsStore;
   registry: ToolkitRegistry;
@@ -60,6 +64,8 @@ export interface HandlerContext {
   refreshLeaseMs: number;
   /** The OAuth refresh's leases: the `leases` option, or the store's own. */
   leases: LeaseStore;
+  /** OAuth refreshes in flight in this handler, by connection id: concurrent callers share one. */
+  refreshes: Map<string, Promise<{ connection: ConnectionRecord; credential: Credential }>>;
   /** Reports an event to its hook, if any, without failing the request. */
   emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]): void;
 }

@@ -3,11 +3,11 @@
  * on the embedding app's own origin can call the API from a browser. API keys travel in headers,
  * never cookies, so credentialed CORS is never needed.
  */
-export interface CorsOptions {
-  /** Origins allowed to call the API from a browser, e.g. `["https://app.example.com"]`, or `"*"` for any. */
+export interface CorsSettings {
+  /** Origins allowed to call the API from a browser, or `"*"` for any. */
   origins: string[] | "*";
-  /** How long a browser may cache a preflight answer, in seconds. Default 600. */
-  maxAgeSeconds?: number;
+  /** How long a browser may cache a preflight answer, in seconds. */
+  maxAgeSeconds: number;
 }
 
 // Headers a browser client may read from an answer, besides the CORS-safelisted ones.
@@ -21,7 +21,7 @@ export interface Cors {
   apply(request: Request, response: Response): Response;
 }
 
-export function createCors(options: CorsOptions): Cors {
+export function createCors(options: CorsSettings): Cors {
   const allowed = options.origins === "*" ? "*" : new Set(options.origins.map((origin) => new URL(origin).origin));
   const allowOrigin = (request: Request): string | null => {
     const origin = request.headers.get("origin");
@@ -39,7 +39,7 @@ export function createCors(options: CorsOptions): Cors {
         headers.set("access-control-allow-methods", methods.join(", "));
         const requested = request.headers.get("access-control-request-headers");
         if (requested && TOKEN_LIST.test(requested.trim())) headers.set("access-control-allow-headers", requested.trim());
-        headers.set("access-control-max-age", String(options.maxAgeSeconds ?? 600));
+        headers.set("access-control-max-age", String(options.maxAgeSeconds));
       }
       return new Response(null, { status: 204, headers });
     },

@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /**
  * Machine codes of every error the Tools API answers with, and the HTTP status of each.
  * This table is the only place a status is chosen for an error.
@@ -20,11 +22,16 @@ export const ERROR_STATUS = {
 /** A machine-readable error code, as sent in the `code` field of an error body. */
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** The JSON body of every non-2xx answer: a sentence to act on, and the machine code. */
+export const ErrorBodySchema = z
+  .object({
+    error: z.string().meta({ description: "A sentence a person or an agent can act on." }),
+    code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
+  })
+  .meta({ id: "Error" });
+
 /** The JSON body of every non-2xx answer. */
-export interface ErrorBody {
-  error: string;
-  code: ErrorCode;
-}
+export type ErrorBody = z.output<typeof ErrorBodySchema>;
 
 /**
  * The one error class of the library. Its `message` is shown to the caller as it is, so it

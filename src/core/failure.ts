@@ -1,4 +1,6 @@
 import { ToolsError } from "./errors.js";
+import type { ResultCode } from "./results.js";
+import { RESULT_CODES } from "./results.js";
 import { ToolRunError } from "./tool-error.js";
 
 /** A failed call, as an ExecutionResult reports it (before redaction). */
@@ -65,7 +67,7 @@ export function describeFailure(error: unknown, toolSlug?: string): CallFailure 
       ...(error.upstreamStatus !== undefined ? { upstreamStatus: error.upstreamStatus } : {}),
     };
   }
-  if (error instanceof ToolsError) return { code: error.code, message: error.message, retryable: false };
+  if (error instanceof ToolsError) return { code: error.code, message: error.message, retryable: RESULT_CODES[error.code as ResultCode]?.retryable === true };
   if (isNetworkFailure(error)) return { code: "upstream_unreachable", message: UNREACHABLE_MESSAGE, retryable: true };
   if (error instanceof Error && error.name === "AbortError") return { code: "aborted", message: "The request was aborted.", retryable: true };
   if (toolSlug === undefined) return { code: "upstream_unreachable", message: UNREACHABLE_MESSAGE, retryable: true };

@@ -34,9 +34,16 @@ const SNIPPET_CHARS = 500;
 /** Bytes read from an upstream error body, at most: enough for the excerpt, never the whole of a huge body. */
 const SNIPPET_BYTES = 8 * 1024;
 
-/** Whether a request that got this status may succeed if sent again later. */
+/**
+ * Statuses after which the same request may succeed later: request timeout, too early, too many
+ * requests, and the transient server errors. The one definition: results report `retryable` by it,
+ * and retries retry exactly these (a 501 Not Implemented is neither).
+ */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 425, 429, 500, 502, 503, 504]);
+
+/** Whether a request that got this status may succeed if sent again later (see `RETRYABLE_STATUSES`). */
 export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 425 || status === 429 || status >= 500;
+  return RETRYABLE_STATUSES.has(status);
 }
 
 /**

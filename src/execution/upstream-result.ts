@@ -1,6 +1,7 @@
+import type { z } from "zod";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
-import type { ExecutionResult } from "./result.js";
+import type { ProxyResultSchema } from "../api/execution.js";
 import { redact, redactData, secretForms } from "../core/redact.js";
 import type { AgentPrincipal } from "../core/principal.js";
 import { ToolRunError, isRetryableStatus, parseRetryAfter } from "../core/tool-error.js";
@@ -33,7 +34,7 @@ export function filterResponseHeaders(headers: Headers): Record<string, string> 
 }
 
 /** A proxy call's ExecutionResult: the upstream status (null when no answer came) and filtered headers. */
-export type ProxyResult = ExecutionResult & { status: number | null; headers: Record<string, string> };
+export type ProxyResult = z.output<typeof ProxyResultSchema>;
 
 /**
  * The ExecutionResult of an upstream answer, with the connection's secrets redacted from its

@@ -25,8 +25,6 @@ export interface FreshCredential {
   credential: Credential;
 }
 
-// Refreshes in flight in this process, per handler and connection: concurrent callers share one.
-const inFlight = new WeakMap<HandlerContext, Map<string, Promise<FreshCredential>>>();
 
 /**
  * The connection's credential, refreshed first when it is an OAuth token within
@@ -43,12 +41,10 @@ export async function freshCredential(
   if (credential.type !== "oauth2" || toolkit.auth.type !== "oauth2") return { connection, credential };
   if (!needsRefresh(connection, credential, staleAccessToken)) return { connection, credential };
 
-  let running = inFlight.get(ctx);
-  if (!running) inFlight.set(ctx, (running = new Map()));
-  let refresh = running.get(connection.id);
+  let refresh = ctx.refreshes.get(connection.id);
   if (!refresh) {
-    refresh = refreshUnderLease(ctx, toolkit.auth, connection.id, staleAccessToken).finally(() => running.delete(connection.id));
-    running.set(connection.id, refresh);
+    refresh = refreshUnderLease(ctx, toolkit.auth, connection.id, staleAccessToken).finally(() => ctx.refreshes.delete(connection.id));
+    ctx.refreshes.set(connection.id, refresh);
   }
   return refresh;
 }

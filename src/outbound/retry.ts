@@ -1,43 +1,36 @@
 import { z } from "zod";
-import { parseRetryAfter } from "../core/tool-error.js";
-
-/** Retries of outbound calls: `max` extra attempts after the first (0 turns retries off). */
-export interface RetryOptions {
-  /** Extra attempts after the first one, 0 to 10. */
-  max: number;
-  /** First backoff ceiling, in milliseconds; it doubles per attempt. Default 200. */
-  baseDelayMs?: number;
-  /** Longest wait between attempts, in milliseconds; a longer Retry-After is not waited for. Default 5000. */
-  maxDelayMs?: number;
-}
-
-/** Validates `RetryOptions` (the handler's `retries` option, a toolkit's `retries`). */
-export const retriesSchema = z.strictObject({
-  max: z.number().int().min(0).max(10),
-  baseDelayMs: z.number().int().positive().optional(),
-  maxDelayMs: z.number().int().positive().optional(),
-});
-
-/** `RetryOptions` with every default filled in. */
-export type RetryPolicy = Required<RetryOptions>;
+import { isRetryableStatus, parseRetryAfter } from "../core/tool-error.js";
 
 export const DEFAULT_BASE_DELAY_MS = 200;
 export const DEFAULT_MAX_DELAY_MS = 5_000;
 
+/**
+ * Retries of outbound calls (the handler's `retries` option, a toolkit's `retries`): `max` extra
+ * attempts after the first (0 turns retries off), a first backoff ceiling `baseDelayMs` that
+ * doubles per attempt, and the longest wait `maxDelayMs` (a longer Retry-After is not waited for).
+ */
+export const retriesSchema = z.strictObject({
+  /** Extra attempts after the first one, 0 to 10. */
+  max: z.number().int().min(0).max(10),
+  /** First backoff ceiling, in milliseconds; it doubles per attempt. Default 200. */
+  baseDelayMs: z.number().int().positive().optional(),
+  /** Longest wait between attempts, in milliseconds; a longer Retry-After is not waited for. Default 5000. */
+  maxDelayMs: z.number().int().positive().optional(),
+});
+
+/** Retries of outbound calls, as given: see `retriesSchema`. */
+export type RetryOptions = z.infer<typeof retriesSchema>;
+
+/** `RetryOptions` with every default filled in (by `resolveRetryPolicy`). */
+export type RetryPolicy = Required<RetryOptions>;
+
 /** Methods safe to send twice (RFC 9110 section 9.2.2). POST and PATCH are never retried. */
 export const RETRY_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
 
-/** Statuses worth another attempt: timeouts, too early, too many requests, transient server errors. */
-export const RETRY_STATUSES: ReadonlySet<number> = new Set([408, 425, 429, 500, 502, 503, 504]);
-
-/** Fills in the defaults; null when retries are off (absent or `max` 0). */
+/** The policy with its defaults; null when retries are off (absent or `max` 0). */
 export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPolicy | null {
   if (!options || options.max <= 0) return null;
-  return {
-    max: options.max,
-    baseDelayMs: options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS,
-    maxDelayMs: options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
-  };
+  return { max: options.max, baseDelayMs: options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS, maxDelayMs: options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS };
 }
 
 /**
@@ -60,7 +53,7 @@ export interface RetryContext {
 }
 
 /**
- * Sends with `send`, and again after a network error or a status in `RETRY_STATUSES`, up to
+ * Sends with `send`, and again after a network error or a retryable status (`isRetryableStatus`), up to
  * `policy.max` more times, only for a method in `RETRY_METHODS` and a body that is not a stream
  * (a stream cannot be sent twice). The wait is the upstream's `Retry-After` when it gives one,
  * otherwise `backoffDelay`. A `Retry-After` longer than `maxDelayMs`, or a wait that would end past
@@ -81,7 +74,7 @@ export async function sendWithRetries(send: () => Promise<Response>, context: Re
       await sleep(delay, signal);
       continue;
     }
-    if (attempt >= policy.max || !RETRY_STATUSES.has(response.status)) return response;
+    if (attempt >= policy.max || !isRetryableStatus(response.status)) return response;
     const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
     if (retryAfter !== undefined && retryAfter > policy.maxDelayMs) return response;
     const delay = retryAfter ?? backoffDelay(attempt, policy, context.random);

@@ -1,20 +1,18 @@
-import { accessConnection, outboundFetchFor } from "../execution/access.js";
-import { resolveConnection } from "../connections/resolve.js";
+import { ExecuteBodySchema } from "../api/execution.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { asUnreachable } from "../core/failure.js";
-import { failureFromError, success, withTimeout, type ExecutionResult } from "../execution/result.js";
-import { redactData, secretForms } from "../core/redact.js";
-import { resolveStagedFiles } from "../execution/staged-args.js";
 import { json, validate } from "../core/http.js";
+import { requireAgent, type Principal } from "../core/principal.js";
+import { redactData, secretForms } from "../core/redact.js";
+import { success } from "../core/results.js";
+import { runCall } from "../execution/call.js";
+import { resolveStagedFiles } from "../execution/staged-args.js";
 import { capResponseBody } from "../execution/upstream-result.js";
-import type { Principal } from "../core/principal.js";
 import type { StagedFile, ToolContext } from "../toolkits/define.js";
 import { openStagedFile } from "../uploads/staging.js";
-import { requireAgent } from "../core/principal.js";
 import { defineRoute } from "./route.js";
 import { ExecutionResultSchema, errors } from "./schemas.js";
-import { ExecuteBodySchema } from "../api/execution.js";
 
 export const executeRoutes = [
   defineRoute({
@@ -35,39 +33,34 @@ export const executeRoutes = [
       const args = await resolveStagedFiles(tool.inputParameters, validate(tool.input, body.arguments, "arguments"), (key, path) =>
         openOwnFile(ctx, agent, key, `arguments.${path}: no`),
       );
-      const connection = await resolveConnection(ctx, agent, toolkit, body.connection_id);
-      const access = await accessConnection(ctx, toolkit, connection);
-
-      const started = performance.now();
-      const timeoutMs = toolkit.timeoutMs ?? ctx.timeouts.toolMs;
-      let result: ExecutionResult;
-      try {
-        const data = await withTimeout(timeoutMs, request.signal, (signal) => {
-          const outbound = outboundFetchFor(ctx, toolkit, connection, access, { signal, deadline: started + timeoutMs });
+      const outcome = await runCall(ctx, {
+        kind: "tool",
+        name: tool.slug,
+        agent,
+        toolkit,
+        connectionId: body.connection_id,
+        timeoutMs: toolkit.timeoutMs ?? ctx.timeouts.toolMs,
+        signal: request.signal,
+        run: async ({ fetch, connection, signal }) => {
           const toolContext: ToolContext = {
-            fetch: async (input, init) => capResponseBody(await outbound(input, init).catch((error: unknown) => Promise.reject(asUnreachable(error))), ctx.maxResponseBytes),
-            files: {
-              get: (file) => openOwnFile(ctx, agent, typeof file === "string" ? file : file.stagingKey, "No"),
-            },
+            fetch: async (input, init) => capResponseBody(await fetch(input, init).catch((error: unknown) => Promise.reject(asUnreachable(error))), ctx.maxResponseBytes),
+            files: { get: (file) => openOwnFile(ctx, agent, typeof file === "string" ? file : file.stagingKey, "No") },
             connection: connection ? { id: connection.id, label: connection.label, remoteUser: connection.remoteUser, params: { ...connection.params } } : null,
             principal: agent,
             signal,
           };
-          return Promise.resolve(tool.run(args, toolContext));
-        });
-        // An upstream that echoes the credential (a query key in a URL it returns) must not hand it to the agent.
-        result = success(redactData(toJsonValue(data), secretForms(access.secrets())));
-      } catch (error) {
-        ctx.logger.log("warn", "tool failed", { tool: tool.slug, error }, access.secrets());
-        result = failureFromError(error, access.secrets(), tool.slug);
-      }
+          return toJsonValue(await tool.run(args, toolContext));
+        },
+      });
+      // An upstream that echoes the credential (a query key in a URL it returns) must not hand it to the agent.
+      const result = outcome.ok ? success(redactData(outcome.value, secretForms(outcome.secrets))) : outcome.failure;
       ctx.emit("tool.executed", {
         principal: agent,
         tool: tool.slug,
         toolkit: toolkit.slug,
-        connectionId: connection?.id ?? null,
+        connectionId: outcome.connection?.id ?? null,
         successful: result.successful,
-        durationMs: performance.now() - started,
+        durationMs: outcome.durationMs,
       });
       return json(result);
     },

@@ -3,12 +3,12 @@ import { json } from "../core/http.js";
 import { receiveUpload } from "../uploads/multipart.js";
 import { newStagingKey, openStagedBlob, ownerMetadata } from "../uploads/staging.js";
 import { requireAgent } from "../core/principal.js";
-import { defineRoute, type RouteDefinition } from "./route.js";
+import { defineRoute, type Route } from "./route.js";
 import { errors } from "./schemas.js";
 import { StagedUploadSchema } from "../api/files.js";
 
 /** `POST /upload` stages a file; `GET /files/:stagingKey` gives it back to the agent that staged it. */
-export const fileRoutes: RouteDefinition[] = [
+export const fileRoutes: Route[] = [
   defineRoute({
     method: "POST",
     path: "/upload",

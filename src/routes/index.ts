@@ -5,15 +5,15 @@ import { executeRoutes } from "./execute.js";
 import { fileRoutes } from "./files.js";
 import { openApiRoute } from "./openapi.js";
 import { proxyRoutes } from "./proxy.js";
-import type { RouteDefinition } from "./route.js";
+import type { Route } from "./route.js";
 
-/** Every route of the Tools API, in matching order (fixed paths before parameters). */
-export const allRoutes: RouteDefinition[] = [
-  ...catalogRoutes,
-  ...authRoutes,
-  ...connectionRoutes,
-  ...executeRoutes,
-  ...proxyRoutes,
-  ...fileRoutes,
-];
-allRoutes.push(openApiRoute(() => allRoutes));
+/**
+ * Every route of the Tools API, in matching order (fixed paths before parameters), and last the
+ * OpenAPI document of them all, itself included. One list per handler: the document is built
+ * from the handler's settings (its basePath, whether it has limits) on first request.
+ */
+export function createRoutes(): Route[] {
+  const routes: Route[] = [...catalogRoutes, ...authRoutes, ...connectionRoutes, ...executeRoutes, ...proxyRoutes, ...fileRoutes];
+  routes.push(openApiRoute(routes));
+  return routes;
+}

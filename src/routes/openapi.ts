@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { HandlerContext } from "../context/context.js";
 import { json } from "../core/http.js";
-import { defineRoute, type RouteDefinition, type RouteResponse } from "./route.js";
+import { defineRoute, type Route, type RouteResponse } from "./route.js";
 import { errors } from "./schemas.js";
 
 type Schema = Record<string, unknown>;
@@ -10,7 +10,7 @@ type Schema = Record<string, unknown>;
  * Builds the OpenAPI 3.1 document of the routes from the same zod schemas that validate
  * requests. Schemas with a `.meta({ id })` become shared components.
  */
-export function buildOpenApiDocument(routes: RouteDefinition[], ctx: Pick<HandlerContext, "basePath" | "limits">): Schema {
+export function buildOpenApiDocument(routes: Route[], ctx: Pick<HandlerContext, "basePath" | "limits">): Schema {
   const components: Record<string, Schema> = {};
   const convert = (schema: z.ZodType, io: "input" | "output"): Schema => {
     const json = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any", override: keepDefault }) as Schema;
@@ -80,7 +80,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], ctx: Pick<Handle
  * has a `limits` hook. A JSON body can be malformed (400), too large (413) or not JSON (415); a query
  * can be invalid and a path parameter badly encoded (400), or too long to exist (404).
  */
-function responsesOf(route: RouteDefinition, hasLimits: boolean): Record<number, RouteResponse> {
+function responsesOf(route: Route, hasLimits: boolean): Record<number, RouteResponse> {
   const implied = [500];
   if (!route.public) implied.push(400, 401, 503, ...(hasLimits ? [402, 429] : []));
   if (route.body) implied.push(400, 413, 415);
@@ -107,15 +107,14 @@ function rewriteRefs(value: unknown): unknown {
   return out;
 }
 
-function operationId(route: RouteDefinition): string {
+function operationId(route: Route): string {
   const words = route.path.split("/").filter(Boolean).map((w) => (w.startsWith(":") ? `by_${w.slice(1)}` : w));
   return [route.method.toLowerCase(), ...words].join("_");
 }
 
-/** `GET /openapi.json`, serving the document built from `routes` (built once per handler, on first request). */
-export function openApiRoute(routes: () => RouteDefinition[]) {
-  // One document per handler: the route list is shared by every handler, the basePath is not.
-  const documents = new WeakMap<HandlerContext, Schema>();
+/** `GET /openapi.json`, serving the document of `routes` (this route included once added), built on first request. */
+export function openApiRoute(routes: Route[]) {
+  let document: Schema | undefined;
   return defineRoute({
     method: "GET",
     path: "/openapi.json",
@@ -123,8 +122,7 @@ export function openApiRoute(routes: () => RouteDefinition[]) {
     public: true,
     responses: { 200: { description: "An OpenAPI 3.1 document." } },
     async handle(_input, ctx) {
-      let document = documents.get(ctx);
-      if (!document) documents.set(ctx, (document = buildOpenApiDocument(routes(), ctx)));
+      document ??= buildOpenApiDocument(routes, ctx);
       return json(document);
     },
   });

@@ -1,18 +1,15 @@
 import type { z } from "zod";
-import { accessConnection, outboundFetchFor } from "../execution/access.js";
-import { resolveConnection } from "../connections/resolve.js";
-import { ToolsError } from "../core/errors.js";
-import { failureFromError, withTimeout } from "../execution/result.js";
-import { json } from "../core/http.js";
+import { ProxyBodySchema, ProxyResultSchema } from "../api/execution.js";
 import type { BlobObject } from "../blob/types.js";
-import type { OutboundInit } from "../outbound/fetch.js";
-import { upstreamResult, type ProxyResult } from "../execution/upstream-result.js";
-import { ToolRunError } from "../core/tool-error.js";
-import { openStagedBlob } from "../uploads/staging.js";
+import { ToolsError } from "../core/errors.js";
+import { json } from "../core/http.js";
 import { requireAgent } from "../core/principal.js";
+import { runCall } from "../execution/call.js";
+import { upstreamResult, type ProxyResult } from "../execution/upstream-result.js";
+import type { OutboundInit } from "../outbound/fetch.js";
+import { openStagedBlob } from "../uploads/staging.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
-import { ProxyBodySchema, ProxyResultSchema } from "../api/execution.js";
 
 export const proxyRoutes = [
   defineRoute({
@@ -26,39 +23,35 @@ export const proxyRoutes = [
       const toolkit = await ctx.registry.get(body.toolkit);
       if (!toolkit) throw new ToolsError("not_found", `No toolkit "${body.toolkit}". Find toolkits with GET ${ctx.basePath}/search?keywords=...`);
       checkBodyFields(body);
-      const connection = await resolveConnection(ctx, agent, toolkit, body.connection_id);
-      const access = await accessConnection(ctx, toolkit, connection);
       const file = body.bodyFile === undefined ? null : await openStagedBlob(ctx, agent, body.bodyFile);
       if (body.bodyFile !== undefined && !file) {
         throw new ToolsError("invalid_request", `bodyFile: no staged file "${body.bodyFile}" for this agent (unknown or expired); upload it with POST ${ctx.basePath}/upload.`);
       }
       const init = file ? fileInit(body.headers ?? {}, file) : encodeBody(body.headers ?? {}, body.body);
-
-      const started = performance.now();
-      const timeoutMs = toolkit.timeoutMs ?? ctx.timeouts.proxyMs;
-      // On a timeout, withTimeout rejects at once and whatever the callback does later is ignored.
-      const result: ProxyResult = await withTimeout(timeoutMs, request.signal, async (signal) => {
-        const outbound = outboundFetchFor(ctx, toolkit, connection, access, { signal, deadline: started + timeoutMs });
-        const response = await outbound(body.url, { method: body.method, ...init });
-        return upstreamResult(ctx, agent, response, access.secrets(), signal);
-      })
-        .catch((error: unknown): ProxyResult => {
-          // A refused URL or header is the caller's 400; a store that is down, a 503.
-          if (error instanceof ToolsError) throw error;
-          const timedOut = error instanceof ToolRunError && error.code === "timeout";
-          if (!timedOut) ctx.logger.log("warn", "proxy request failed", { toolkit: toolkit.slug, error }, access.secrets());
-          return { ...failureFromError(error, access.secrets()), status: null, headers: {} };
-        })
-        .finally(() => file?.body.cancel().catch(() => {})); // Frees the blob when nothing read it (a refused URL).
-
+      let outcome;
+      try {
+        outcome = await runCall(ctx, {
+          kind: "proxy",
+          name: toolkit.slug,
+          agent,
+          toolkit,
+          connectionId: body.connection_id,
+          timeoutMs: toolkit.timeoutMs ?? ctx.timeouts.proxyMs,
+          signal: request.signal,
+          run: async ({ fetch, signal, secrets }) => upstreamResult(ctx, agent, await fetch(body.url, { method: body.method, ...init }), secrets(), signal),
+        });
+      } finally {
+        void file?.body.cancel().catch(() => {}); // Frees the blob when nothing read it (a refused URL).
+      }
+      const result: ProxyResult = outcome.ok ? outcome.value : { ...outcome.failure, status: null, headers: {} };
       ctx.emit("proxy.requested", {
         principal: agent,
         toolkit: toolkit.slug,
-        connectionId: connection?.id ?? null,
+        connectionId: outcome.connection?.id ?? null,
         method: body.method,
         host: safeHost(body.url),
         status: result.status,
-        durationMs: performance.now() - started,
+        durationMs: outcome.durationMs,
       });
       return json(result);
     },

@@ -1,13 +1,14 @@
 import type { z } from "zod";
 import type { HandlerContext } from "../context/context.js";
+import { readJson, readQuery } from "../core/http.js";
 import type { Principal } from "../core/principal.js";
 
 /** What a route's `handle` receives: the request, already authenticated and validated. */
-export interface RouteInput<Query = unknown, Body = unknown> {
+export interface RouteInput<Query, Body, Caller extends Principal | null> {
   request: Request;
   url: URL;
-  /** The caller; null only on public routes. */
-  principal: Principal;
+  /** The caller: its principal, or null on a public route. */
+  principal: Caller;
   /** Path parameters, already percent-decoded. */
   params: Record<string, string>;
   query: Query;
@@ -23,29 +24,56 @@ export interface RouteResponse {
   contentType?: string;
 }
 
-/**
- * A route of the Tools API. The same definition serves requests and produces the OpenAPI
- * document, so the two cannot drift apart.
- */
-export interface RouteDefinition<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+/** What a route says about itself: its method and path, and what the OpenAPI document shows. */
+interface RouteMeta<Q extends z.ZodType, B extends z.ZodType> {
   method: "GET" | "POST" | "DELETE";
   /** Path under basePath, with `:name` parameters, e.g. `/toolkit/:toolkit`. */
   path: string;
   summary: string;
-  /** Public routes need no API key. */
-  public?: boolean;
   query?: Q;
   /** Schema of a JSON request body. Routes with other bodies (upload) read the request themselves. */
   body?: B;
   /** Request body description for non-JSON bodies, e.g. multipart (OpenAPI only). */
   requestBody?: { contentType: string; schema: Record<string, unknown> };
   responses: Record<number, RouteResponse>;
-  handle(input: RouteInput<z.output<Q>, z.output<B>>, ctx: HandlerContext): Promise<Response>;
 }
 
-/** Declares a route with its types inferred from its schemas. */
-export function defineRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType>(
-  route: RouteDefinition<Q, B>,
-): RouteDefinition {
-  return route as unknown as RouteDefinition;
+type Handle<Q extends z.ZodType, B extends z.ZodType, Caller extends Principal | null> = (
+  input: RouteInput<z.output<Q>, z.output<B>, Caller>,
+  ctx: HandlerContext,
+) => Promise<Response>;
+
+/**
+ * A route as it is declared: a public route (no API key) handles a null principal, any other an
+ * authenticated one; `query` and `body` are the outputs of its schemas.
+ */
+export type RouteDefinition<Q extends z.ZodType, B extends z.ZodType> = RouteMeta<Q, B> &
+  ({ public: true; handle: Handle<Q, B, null> } | { public?: false; handle: Handle<Q, B, Principal> });
+
+/**
+ * A route as the handler serves it. The same definition serves requests and produces the OpenAPI
+ * document, so the two cannot drift apart.
+ */
+export interface Route extends RouteMeta<z.ZodType, z.ZodType> {
+  /** Public routes need no API key. */
+  public: boolean;
+  /** Validates the query and body with the route's schemas, then handles the request. */
+  serve(call: { request: Request; url: URL; principal: Principal | null; params: Record<string, string> }, ctx: HandlerContext): Promise<Response>;
+}
+
+/** Declares a route; its `handle` gets inputs typed by its schemas and its kind (public or not). */
+export function defineRoute<Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined>(route: RouteDefinition<Q, B>): Route {
+  const { handle: _handle, ...meta } = route;
+  return {
+    ...meta,
+    public: route.public === true,
+    async serve({ request, url, principal, params }, ctx) {
+      // A route without a query or body schema gets undefined, which is what z.ZodUndefined outputs.
+      const query = (route.query ? readQuery(url, route.query) : undefined) as z.output<Q>;
+      const body = (route.body ? await readJson(request, route.body) : undefined) as z.output<B>;
+      if (route.public) return route.handle({ request, url, principal: null, params, query, body }, ctx);
+      if (!principal) throw new Error(`The authenticated route ${route.method} ${route.path} was served without a principal.`);
+      return route.handle({ request, url, principal, params, query, body }, ctx);
+    },
+  };
 }

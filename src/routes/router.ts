@@ -1,8 +1,8 @@
-import type { RouteDefinition } from "./route.js";
+import type { Route } from "./route.js";
 
 /** What a request's method and path select. */
 export type RouteMatch =
-  | { kind: "route"; route: RouteDefinition; params: Record<string, string> }
+  | { kind: "route"; route: Route; params: Record<string, string> }
   /** The path exists but not with this method: the methods it has, for `Allow`. */
   | { kind: "method"; allow: string[] }
   | { kind: "none" };
@@ -13,7 +13,7 @@ export type RouteMatch =
  * order, so fixed paths come before parameters. A path that exists with other methods gives their
  * list, for a 405 with `Allow` and for OPTIONS.
  */
-export function createRouter(routes: RouteDefinition[], basePath: string) {
+export function createRouter(routes: Route[], basePath: string) {
   const compiled = routes.map((route) => ({
     route,
     pattern: new RegExp(`^${escape(basePath)}${route.path.split("/").map((part) => (part.startsWith(":") ? `(?<${part.slice(1)}>[^/]+)` : escape(part))).join("/")}/*$`),

@@ -7,10 +7,6 @@ import type { ApiKeyRecord, AuthorizationRecord, ConnectionRecord, ToolsStore } 
  * processes.
  */
 export function memoryStore(): ToolsStore {
-  return Object.assign(createMemoryStore(), { [Symbol.for("tools-proxy.inMemory")]: true });
-}
-
-function createMemoryStore(): ToolsStore {
   const keys = new Map<string, ApiKeyRecord>();
   const keyIdsByHash = new Map<string, string>();
   const connections = new Map<string, ConnectionRecord>();
@@ -19,6 +15,7 @@ function createMemoryStore(): ToolsStore {
   const leases = new Map<string, { holder: string; expiresAt: number }>();
 
   return {
+    persistent: false,
     createApiKey(record) {
       if (keys.has(record.id) || keyIdsByHash.has(record.hash)) throw new Error(`API key ${record.id} already exists.`);
       keys.set(record.id, structuredClone(record));

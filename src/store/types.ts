@@ -103,6 +103,13 @@ export type AuthorizationPatch = Partial<Pick<AuthorizationRecord, "status" | "c
  *   unexpired, exactly one holder has it. A holder that crashes loses it when `ttlMs` runs out.
  */
 export interface ToolsStore {
+  /**
+   * Whether what the store holds outlives the process. The in-memory store says `false`, which lets
+   * the handler run without a `secret` (a random one is made, since nothing it encrypts survives a
+   * restart anyway). Absent means persistent: a store you write yourself needs a `secret`.
+   */
+  readonly persistent?: boolean;
+
   createApiKey(record: ApiKeyRecord): Awaitable<void>;
   /** The key with this hash, revoked or not; null when none. */
   getApiKeyByHash(hash: string): Awaitable<ApiKeyRecord | null>;
@@ -141,3 +148,25 @@ export interface ToolsStore {
   /** Optional: releases connections, pools and timers. */
   close?(): Awaitable<void>;
 }
+
+/** The methods every `ToolsStore` has (the handler checks for them when it is created). */
+export const TOOLS_STORE_METHODS = [
+  "createApiKey",
+  "getApiKeyByHash",
+  "listApiKeys",
+  "revokeApiKey",
+  "createConnection",
+  "getConnection",
+  "listConnections",
+  "updateConnection",
+  "deleteConnection",
+  "createAuthorization",
+  "getAuthorization",
+  "consumeAuthorization",
+  "updateAuthorization",
+  "acquireLease",
+  "releaseLease",
+] as const satisfies ReadonlyArray<RequiredMethods<ToolsStore>>;
+
+/** Names of the methods of `T` that are not optional. */
+export type RequiredMethods<T> = { [K in keyof T]-?: undefined extends T[K] ? never : T[K] extends (...args: never[]) => unknown ? K : never }[keyof T];

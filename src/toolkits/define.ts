@@ -95,6 +95,8 @@ export interface ToolkitDefinition {
 
 /** A toolkit ready to serve. */
 export interface Toolkit {
+  /** Marks a toolkit made by `defineToolkit` (or `defineJsonToolkit`), as opposed to a definition. */
+  readonly kind: "toolkit";
   slug: string;
   name: string;
   description: string;
@@ -162,6 +164,7 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
     seen.add(tool.slug);
   }
   return {
+    kind: "toolkit",
     slug: definition.slug,
     name: definition.name,
     description: definition.description,

@@ -25,7 +25,7 @@ export function createToolkitRegistry(toolkits: Array<Toolkit | ToolkitDefinitio
   const bySlug = new Map<string, Toolkit>();
   const byTool = new Map<string, { toolkit: Toolkit; tool: Tool }>();
   for (const input of toolkits) {
-    const toolkit = isResolved(input) ? input : defineToolkit(input);
+    const toolkit = "kind" in input && input.kind === "toolkit" ? input : defineToolkit(input);
     if (bySlug.has(toolkit.slug)) throw new TypeError(`Two toolkits have the slug "${toolkit.slug}"; toolkit slugs must be unique.`);
     bySlug.set(toolkit.slug, toolkit);
     for (const tool of toolkit.tools) {
@@ -43,8 +43,4 @@ export function createToolkitRegistry(toolkits: Array<Toolkit | ToolkitDefinitio
     get: (slug) => bySlug.get(slug) ?? null,
     getTool: (slug) => byTool.get(slug) ?? null,
   };
-}
-
-function isResolved(input: Toolkit | ToolkitDefinition): input is Toolkit {
-  return Array.isArray((input as Toolkit).baseUrls) && typeof (input as Toolkit).icon === "string";
 }

@@ -65,7 +65,7 @@ describe("POST /auth for an OAuth 2 toolkit", () => {
     const stored = (await h.store.getAuthorization(started.authorizationId))!;
     expect(stored).toMatchObject({ agentId: "agent-alice", workspaceId: "ws1", toolkit: "notes", label: "Work", returnUrl: `${RETURN_ORIGIN}/done`, status: "pending", consumedAt: null });
     expect(stored.stateHash).toBe(await sha256Hex(q.state!));
-    const secrets = JSON.parse(await h.context.cipher.decrypt(stored.secrets, stored.id)) as { codeVerifier: string; nonce: string };
+    const secrets = JSON.parse(await h.cipher.decrypt(stored.secrets, stored.id)) as { codeVerifier: string; nonce: string };
     expect(q.code_challenge).toBe(await oauth.calculatePKCECodeChallenge(secrets.codeVerifier));
     const raw = JSON.stringify(stored);
     for (const secret of [q.state!, secrets.codeVerifier, secrets.nonce]) expect(raw).not.toContain(secret);

@@ -1,5 +1,6 @@
 import { bufferedFormRequest } from "./form-body.js";
 import { expect } from "vitest";
+import { createCredentialCipher } from "../../src/credentials/cipher.js";
 import { sealCredential } from "../../src/credentials/sealing.js";
 import {
   createToolsHandler,
@@ -115,7 +116,9 @@ export async function createHarness(options: HarnessOptions = {}) {
     ...handlerOptions,
     toolkits: [...testToolkits(origins), ...(extraToolkits?.(origins) ?? [])],
   });
-  const basePath = handler.context.basePath;
+  const basePath = handler.basePath;
+  // The handler keeps its cipher to itself; the same secret makes the same keys, for rows written here.
+  const cipher = createCredentialCipher(handlerOptions.secret ?? TEST_SECRET);
 
   async function send(request: Request): Promise<CallResult> {
     const response = await handler(request);
@@ -188,7 +191,7 @@ export async function createHarness(options: HarnessOptions = {}) {
       remoteUser: "",
       status: input.status ?? "active",
       statusReason: null,
-      credentials: await sealCredential(handler.context, id, input.credential),
+      credentials: await sealCredential({ cipher }, id, input.credential),
       scopes: input.scopes ?? [],
       params: {},
       credentialsExpireAt: null,
@@ -219,7 +222,6 @@ export async function createHarness(options: HarnessOptions = {}) {
   return {
     handler,
     store,
-    context: handler.context,
     basePath,
     upstream,
     foreign,

@@ -10,6 +10,7 @@
  */
 import { expect } from "vitest";
 import { z } from "zod";
+import { createCredentialCipher } from "../../src/credentials/cipher.js";
 import { openCredential } from "../../src/credentials/sealing.js";
 import {
   createToolsHandler,
@@ -134,7 +135,9 @@ export async function createOAuthHarness(options: OAuthHarnessOptions) {
     hooks: Object.fromEntries(names.map((name) => [name, hook(name)])),
     toolkits: options.toolkits ?? [notesToolkit(as)],
   });
-  const basePath = handler.context.basePath;
+  const basePath = handler.basePath;
+  // The handler keeps its cipher to itself; the same secret makes the same keys, for reading what it stored.
+  const cipher = createCredentialCipher(OAUTH_TEST_SECRET);
 
   async function send(request: Request) {
     const response = await handler(request);
@@ -200,7 +203,7 @@ export async function createOAuthHarness(options: OAuthHarnessOptions) {
   async function credentialOf(connectionId: string) {
     const connection = await store.getConnection(connectionId);
     if (!connection) throw new Error(`no connection ${connectionId}`);
-    const credential = await openCredential(handler.context, connection);
+    const credential = await openCredential({ cipher, logger: { log() {} } }, connection);
     if (credential.type !== "oauth2") throw new Error("not an OAuth credential");
     return credential;
   }
@@ -237,7 +240,7 @@ export async function createOAuthHarness(options: OAuthHarnessOptions) {
     handler,
     recordingHandler,
     store,
-    context: handler.context,
+    cipher,
     basePath,
     logs,
     events,
