@@ -48,7 +48,11 @@ function fail(res: ServerResponse, status: number, body: { error: string; code: 
  */
 function readThenDrain(req: IncomingMessage): ReadableStream<Uint8Array> {
   let settled = false;
-  const settle = (finish: () => void) => void (settled || ((settled = true), finish()));
+  const settle = (finish: () => void) => {
+    if (settled) return;
+    settled = true;
+    finish();
+  };
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {

@@ -92,9 +92,9 @@ export function s3BlobStore(options: S3BlobStoreOptions): BlobStore {
     },
     async get(key) {
       if (!KEY.test(key)) return null;
-      let object;
+      let object: { Body?: { transformToWebStream(): ReadableStream<Uint8Array> } } & HeadObjectCommandOutput;
       try {
-        object = await send<{ Body?: { transformToWebStream(): ReadableStream<Uint8Array> } } & HeadObjectCommandOutput>(new GetObjectCommand({ Bucket, Key: paths.blob(key) }));
+        object = await send<typeof object>(new GetObjectCommand({ Bucket, Key: paths.blob(key) }));
       } catch (error) {
         if (isNotFound(error)) return null;
         throw error;

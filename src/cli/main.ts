@@ -1,5 +1,5 @@
 /**
- * The `tools-proxy` command (CONTRACT section 6), on commander: `login`/`logout`/`whoami` and one
+ * The `tools-proxy` command, on commander: `login`/`logout`/`whoami` and one
  * command per route (search, auth, connections, toolkit, execute, proxy, upload, files), built on
  * the typed client; `serve`, `keys create` and `migrate` for a local server and its data.
  *

@@ -12,8 +12,8 @@ import { CliError, EXIT } from "./errors.js";
 import { warn } from "./output.js";
 
 /**
- * The environment variables, each overriding one field of the credentials file: the three of
- * CONTRACT section 6, and the agent a workspace service key acts for (an addition of this CLI).
+ * The environment variables, each overriding one field of the credentials file: the server's URL,
+ * the workspace, the API key, and the agent a workspace service key acts for.
  */
 export const ENV_VARS = { url: "SVC_WORKSPACE_API_URL", workspace: "SVC_WORKSPACE_ID", apiKey: "SVC_WORKSPACE_API_KEY", agent: "SVC_WORKSPACE_AGENT_ID" } as const;
 

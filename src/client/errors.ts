@@ -1,7 +1,7 @@
 import type { ServerErrorCode } from "./types.js";
 
 /**
- * Codes of a ToolsClientError: the server's codes (CONTRACT §5), and three of the client's own:
+ * Codes of a ToolsClientError: the server's codes (`ServerErrorCode`), and three of the client's own:
  * - `network_error` (status 0): no HTTP answer (connection refused, DNS failure, connection reset).
  * - `unexpected_response` (the answer's status): an answer that is not the Tools API's (an HTML
  *   502 from a proxy, a 404 page because `baseUrl` misses the mount path, a body that is not JSON).

@@ -9,7 +9,7 @@ import type * as api from "../api/index.js";
  * (`connection_id`, not `connectionId`), as in the OpenAPI document.
  */
 
-/** A machine code of a Tools API error answer (CONTRACT §5), e.g. `not_found`. */
+/** A machine code of a Tools API error answer, e.g. `not_found` (the `code` of every non-2xx JSON body). */
 export type ServerErrorCode = z.output<typeof api.ErrorBodySchema>["code"];
 /** The JSON body of every error answer: `{ error, code }`. */
 export type ErrorBody = z.output<typeof api.ErrorBodySchema>;

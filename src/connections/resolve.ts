@@ -1,5 +1,6 @@
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
+import { canSee } from "../core/principal.js";
 import type { ConnectionRecord, Principal } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
 
@@ -10,9 +11,7 @@ import type { Toolkit } from "../toolkits/define.js";
  */
 export async function findVisibleConnection(ctx: HandlerContext, principal: Principal, id: string): Promise<ConnectionRecord | null> {
   const connection = await ctx.store.getConnection(id);
-  if (!connection || connection.workspaceId !== principal.workspaceId) return null;
-  if (principal.agentId !== null && connection.agentId !== principal.agentId) return null;
-  return connection;
+  return connection && canSee(principal, connection) ? connection : null;
 }
 
 /**

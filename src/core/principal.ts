@@ -12,6 +12,19 @@ export interface Principal {
   kind: "agent" | "service";
 }
 
+/**
+ * Which connections a principal sees: an agent its own; a service key without `x-agent-id` every
+ * connection of its workspace. As a store filter, and as a test of one record.
+ */
+export function connectionScope(principal: Principal): { workspaceId: string; agentId?: string } {
+  return principal.agentId === null ? { workspaceId: principal.workspaceId } : { workspaceId: principal.workspaceId, agentId: principal.agentId };
+}
+
+/** Whether `principal` may see a record owned by this workspace and agent (see `connectionScope`). */
+export function canSee(principal: Principal, owner: { workspaceId: string; agentId: string }): boolean {
+  return owner.workspaceId === principal.workspaceId && (principal.agentId === null || owner.agentId === principal.agentId);
+}
+
 /** A principal acting for one agent: an agent key, or a service key with `x-agent-id`. */
 export type AgentPrincipal = Principal & { agentId: string };
 

@@ -23,7 +23,7 @@ export const RESULT_CODES = {
 /** A code of `RESULT_CODES`. */
 export type ResultCode = keyof typeof RESULT_CODES;
 
-/** SPEC's ExecutionResult (`data`, `error`, `successful`) with the details of a failure. */
+/** The answer of a tool or proxied call: `data`, `error` and `successful`, with the details of a failure. */
 export const ExecutionResultSchema = z
   .object({
     data: z.unknown(),

@@ -75,7 +75,11 @@ async function seal(key: AesKey, iv: Uint8Array<ArrayBuffer>, aad: Uint8Array<Ar
     const cipher = nodeCrypto!.createCipheriv("aes-256-gcm", key.key, iv).setAAD(aad);
     const body = [cipher.update(plaintext), cipher.final(), cipher.getAuthTag()];
     const out = new Uint8Array(body.reduce((n, part) => n + part.length, 0));
-    body.reduce((offset, part) => (out.set(part, offset), offset + part.length), 0);
+    let offset = 0;
+    for (const part of body) {
+      out.set(part, offset);
+      offset += part.length;
+    }
     return out;
   }
   return new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad }, key.key, plaintext));

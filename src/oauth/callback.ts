@@ -45,7 +45,7 @@ export async function completeAuthorization(ctx: HandlerContext, request: Reques
 
 async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord, url: URL): Promise<ConnectionRecord> {
   const toolkit = await ctx.registry.get(authorization.toolkit);
-  if (!toolkit || toolkit.auth.type !== "oauth2") throw new CallbackError(`The toolkit "${authorization.toolkit}" no longer uses OAuth.`);
+  if (toolkit?.auth.type !== "oauth2") throw new CallbackError(`The toolkit "${authorization.toolkit}" no longer uses OAuth.`);
   const scheme = toolkit.auth;
   const { as, client, clientAuth, options } = oauthClient(ctx, scheme);
   const secrets = JSON.parse(await ctx.cipher.decrypt(authorization.secrets, authorization.id)) as AuthorizationSecrets;

@@ -1,3 +1,4 @@
+import { requireToolkit } from "../toolkits/registry.js";
 import type { z } from "zod";
 import { publicConnection } from "../connections/resolve.js";
 import { createConnection } from "../connections/create.js";
@@ -24,8 +25,7 @@ export const authRoutes = [
     },
     async handle({ body, principal }, ctx) {
       const agent = requireAgent(principal);
-      const toolkit = await ctx.registry.get(body.toolkit);
-      if (!toolkit) throw new ToolsError("not_found", `No toolkit "${body.toolkit}". Find toolkits with GET ${ctx.basePath}/search?keywords=...`);
+      const toolkit = await requireToolkit(ctx.registry, body.toolkit, ctx.basePath);
       if (toolkit.auth.type === "oauth2") {
         if (body.credentials) throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" connects with OAuth 2: send no credentials, open the authorizationUrl instead.`);
         return json(await startAuthorization(ctx, agent, toolkit, toolkit.auth, body));

@@ -1,7 +1,8 @@
+import { requireToolkit } from "../toolkits/registry.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { findVisibleConnection } from "../connections/resolve.js";
-import type { Principal } from "../core/principal.js";
+import { connectionScope, type Principal } from "../core/principal.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
 import type { Tool, Toolkit } from "../toolkits/define.js";
 import { rank } from "../toolkits/search.js";
@@ -52,7 +53,7 @@ export const catalogRoutes = [
     query: ToolkitQuerySchema,
     responses: { 200: { description: "The toolkit.", schema: ToolkitDetailsSchema }, ...errors(400, 401, 404) },
     async handle({ params, query, principal }, ctx) {
-      const toolkit = await requireToolkit(ctx, params.toolkit!);
+      const toolkit = await requireToolkit(ctx.registry, params.toolkit!, ctx.basePath);
       const tools = await toolsFor(ctx, principal, toolkit, query.connection_id);
       const { page, nextCursor } = await ctx.cursors.paginate(tools, { limit: query.limit, cursor: query.cursor, fingerprint: `toolkit:${toolkit.slug}:${query.connection_id ?? ""}` });
       return json({
@@ -78,7 +79,7 @@ export const catalogRoutes = [
       ...errors(400, 401, 404),
     },
     async handle({ params, query, principal }, ctx) {
-      const toolkit = await requireToolkit(ctx, params.toolkit!);
+      const toolkit = await requireToolkit(ctx.registry, params.toolkit!, ctx.basePath);
       const tools = rank(await toolsFor(ctx, principal, toolkit, query.connection_id), query.query, (t) => t);
       const fingerprint = `tools:${toolkit.slug}:${query.query ?? ""}:${query.connection_id ?? ""}`;
       const { page, nextCursor } = await ctx.cursors.paginate(tools, { limit: query.limit, cursor: query.cursor, fingerprint });
@@ -106,12 +107,6 @@ export function publicTool(tool: Tool) {
   };
 }
 
-async function requireToolkit(ctx: HandlerContext, slug: string): Promise<Toolkit> {
-  const toolkit = await ctx.registry.get(slug);
-  if (!toolkit) throw new ToolsError("not_found", `No toolkit "${slug}". Find toolkits with GET ${ctx.basePath}/search?keywords=...`);
-  return toolkit;
-}
-
 /**
  * The toolkit's tools, or with `connection_id` only those the connection can run: tools whose
  * required scopes the connection was granted. A connection without recorded scopes (API key,
@@ -129,7 +124,6 @@ async function toolsFor(ctx: HandlerContext, principal: Principal, toolkit: Tool
 }
 
 async function connectedToolkits(ctx: HandlerContext, principal: Principal): Promise<Set<string>> {
-  const filter = principal.agentId ? { workspaceId: principal.workspaceId, agentId: principal.agentId } : { workspaceId: principal.workspaceId };
-  const connections = await ctx.store.listConnections(filter);
+  const connections = await ctx.store.listConnections(connectionScope(principal));
   return new Set(connections.filter((c) => c.status === "active").map((c) => c.toolkit));
 }

@@ -2,7 +2,7 @@ import { findVisibleConnection, publicConnection } from "../connections/resolve.
 import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
 import { revokeAtProvider } from "../oauth/revoke.js";
-import { requireAgent } from "../core/principal.js";
+import { connectionScope, requireAgent } from "../core/principal.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
 import { ConnectionListSchema, ConnectionsQuerySchema } from "../api/auth.js";
@@ -15,11 +15,7 @@ export const connectionRoutes = [
     query: ConnectionsQuerySchema,
     responses: { 200: { description: "Connections, oldest first.", schema: ConnectionListSchema }, ...errors(400, 401) },
     async handle({ query, principal }, ctx) {
-      const connections = await ctx.store.listConnections({
-        workspaceId: principal.workspaceId,
-        ...(principal.agentId !== null ? { agentId: principal.agentId } : {}),
-        ...(query.toolkit ? { toolkit: query.toolkit } : {}),
-      });
+      const connections = await ctx.store.listConnections({ ...connectionScope(principal), ...(query.toolkit ? { toolkit: query.toolkit } : {}) });
       return json({ connections: connections.map(publicConnection) });
     },
   }),

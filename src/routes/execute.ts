@@ -1,3 +1,4 @@
+import { requireTool } from "../toolkits/registry.js";
 import { ExecuteBodySchema } from "../api/execution.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
@@ -10,7 +11,7 @@ import { runCall } from "../execution/call.js";
 import { resolveStagedFiles } from "../execution/staged-args.js";
 import { capResponseBody } from "../execution/upstream-result.js";
 import type { StagedFile, ToolContext } from "../toolkits/define.js";
-import { openStagedFile } from "../uploads/staging.js";
+import { openStagedFile, uploadAgainHint } from "../uploads/staging.js";
 import { defineRoute } from "./route.js";
 import { ExecutionResultSchema, errors } from "./schemas.js";
 
@@ -26,9 +27,7 @@ export const executeRoutes = [
     },
     async handle({ body, principal, request }, ctx) {
       const agent = requireAgent(principal);
-      const found = await ctx.registry.getTool(body.tool);
-      if (!found) throw new ToolsError("not_found", `No tool "${body.tool}". Find tools with GET ${ctx.basePath}/toolkit/{toolkit}/search?query=...`);
-      const { toolkit, tool } = found;
+      const { toolkit, tool } = await requireTool(ctx.registry, body.tool, ctx.basePath);
       // Staged files are opened (and a missing or foreign one refused) before anything else runs.
       const args = await resolveStagedFiles(tool.inputParameters, validate(tool.input, body.arguments, "arguments"), (key, path) =>
         openOwnFile(ctx, agent, key, `arguments.${path}: no`),
@@ -70,7 +69,7 @@ export const executeRoutes = [
 /** The agent's staged file `key`; an unknown, expired or foreign key is a 400 whose message starts with `lead`. */
 async function openOwnFile(ctx: HandlerContext, agent: Principal, key: string, lead: string): Promise<StagedFile> {
   const file = await openStagedFile(ctx, agent, key);
-  if (!file) throw new ToolsError("invalid_request", `${lead} staged file "${key}" for this agent (unknown or expired); upload it with POST ${ctx.basePath}/upload.`);
+  if (!file) throw new ToolsError("invalid_request", `${lead} staged file "${key}" for this agent (unknown or expired); ${uploadAgainHint(ctx.basePath)}.`);
   return file;
 }
 

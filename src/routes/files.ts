@@ -1,7 +1,7 @@
 import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
 import { receiveUpload } from "../uploads/multipart.js";
-import { newStagingKey, openStagedBlob, ownerMetadata } from "../uploads/staging.js";
+import { newStagingKey, openStagedBlob, ownerMetadata, uploadAgainHint } from "../uploads/staging.js";
 import { requireAgent } from "../core/principal.js";
 import { defineRoute, type Route } from "./route.js";
 import { errors } from "./schemas.js";
@@ -49,7 +49,7 @@ export const fileRoutes: Route[] = [
       const agent = requireAgent(principal);
       const blob = await openStagedBlob(ctx, agent, params.stagingKey ?? "");
       if (!blob) {
-        throw new ToolsError("not_found", "No staged file with this key: it expired, was never uploaded, or belongs to another agent. Upload it again with POST /upload.");
+        throw new ToolsError("not_found", `No staged file with this key: it expired, was never uploaded, or belongs to another agent; ${uploadAgainHint(ctx.basePath)}.`);
       }
       return new Response(blob.body, {
         headers: {

@@ -1,3 +1,4 @@
+import { requireToolkit } from "../toolkits/registry.js";
 import type { z } from "zod";
 import { ProxyBodySchema, ProxyResultSchema } from "../api/execution.js";
 import type { BlobObject } from "../blob/types.js";
@@ -7,7 +8,7 @@ import { requireAgent } from "../core/principal.js";
 import { runCall } from "../execution/call.js";
 import { upstreamResult, type ProxyResult } from "../execution/upstream-result.js";
 import type { OutboundInit } from "../outbound/fetch.js";
-import { openStagedBlob } from "../uploads/staging.js";
+import { openStagedBlob, uploadAgainHint } from "../uploads/staging.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
 
@@ -20,12 +21,11 @@ export const proxyRoutes = [
     responses: { 200: { description: "The upstream answer.", schema: ProxyResultSchema }, ...errors(400, 401, 402, 404, 409, 429, 503) },
     async handle({ body, principal, request }, ctx) {
       const agent = requireAgent(principal);
-      const toolkit = await ctx.registry.get(body.toolkit);
-      if (!toolkit) throw new ToolsError("not_found", `No toolkit "${body.toolkit}". Find toolkits with GET ${ctx.basePath}/search?keywords=...`);
+      const toolkit = await requireToolkit(ctx.registry, body.toolkit, ctx.basePath);
       checkBodyFields(body);
       const file = body.bodyFile === undefined ? null : await openStagedBlob(ctx, agent, body.bodyFile);
       if (body.bodyFile !== undefined && !file) {
-        throw new ToolsError("invalid_request", `bodyFile: no staged file "${body.bodyFile}" for this agent (unknown or expired); upload it with POST ${ctx.basePath}/upload.`);
+        throw new ToolsError("invalid_request", `bodyFile: no staged file "${body.bodyFile}" for this agent (unknown or expired); ${uploadAgainHint(ctx.basePath)}.`);
       }
       const init = file ? fileInit(body.headers ?? {}, file) : encodeBody(body.headers ?? {}, body.body);
       let outcome;

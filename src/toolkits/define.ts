@@ -3,7 +3,7 @@ import type { Awaitable, Principal } from "../core/principal.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
 import { retriesSchema, type RetryOptions } from "../outbound/retry.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
-import { STAGED_FILE_FORMAT } from "../api/staged-file.js";
+import { STAGED_FILE_FORMAT, STAGING_KEY_PATTERN } from "../api/staged-file.js";
 
 /** A JSON Schema (draft 2020-12) object. */
 export type JsonSchema = Record<string, unknown>;
@@ -124,7 +124,7 @@ export { STAGED_FILE_FORMAT };
 export function stagedFile(description = "Staging key of a file uploaded with POST /proxy/tools/upload.") {
   return z
     .string()
-    .regex(/^stg_[A-Za-z0-9_-]{16,128}$/, "must be a staging key returned by POST /upload")
+    .regex(STAGING_KEY_PATTERN, "must be a staging key returned by POST /upload")
     .meta({ description, format: STAGED_FILE_FORMAT, "x-tools-proxy-file": true })
     // The key is replaced by the opened file after validation (see execution/staged-args.ts).
     .transform((key) => key as unknown as StagedFile);

@@ -81,11 +81,11 @@ const toolkitSchema = z.strictObject({
   tools: z.array(toolSchema).default([]),
 });
 
-/** The JSON form of a toolkit, as validated (CONTRACT section 2). */
+/** The JSON form of a toolkit, as validated: `defineToolkit`'s fields, with HTTP tools and JSON Schema inputs. */
 export type JsonToolkit = z.output<typeof toolkitSchema>;
 
 /**
- * Builds a toolkit from its JSON form (CONTRACT section 2). First every `${NAME}` in a string
+ * Builds a toolkit from its JSON form (the format `serve --toolkits` loads). First every `${NAME}` in a string
  * value is replaced by `options.env.NAME` (`$${NAME}` stays a literal `${NAME}`); an unset
  * variable throws an error naming the variable and where it is used, never a value. Then the
  * document is validated, and an error names each failing field path (e.g. `tools[0].method`).

@@ -1,3 +1,4 @@
+import { ToolsError } from "../core/errors.js";
 import type { Awaitable } from "../core/principal.js";
 import { defineToolkit, type Tool, type Toolkit, type ToolkitDefinition } from "./define.js";
 
@@ -15,6 +16,20 @@ export interface ToolkitRegistry {
   list(): Awaitable<Toolkit[]>;
   get(slug: string): Awaitable<Toolkit | null>;
   getTool(slug: string): Awaitable<{ toolkit: Toolkit; tool: Tool } | null>;
+}
+
+/** The toolkit with this slug, or a 404 that says how to find one. */
+export async function requireToolkit(registry: ToolkitRegistry, slug: string, basePath: string): Promise<Toolkit> {
+  const toolkit = await registry.get(slug);
+  if (!toolkit) throw new ToolsError("not_found", `No toolkit "${slug}". Find toolkits with GET ${basePath}/search?keywords=...`);
+  return toolkit;
+}
+
+/** The tool with this slug and its toolkit, or a 404 that says how to find one. */
+export async function requireTool(registry: ToolkitRegistry, slug: string, basePath: string): Promise<{ toolkit: Toolkit; tool: Tool }> {
+  const found = await registry.getTool(slug);
+  if (!found) throw new ToolsError("not_found", `No tool "${slug}". Find tools with GET ${basePath}/toolkit/{toolkit}/search?query=...`);
+  return found;
 }
 
 /**

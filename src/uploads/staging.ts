@@ -1,3 +1,4 @@
+import { STAGING_KEY_PATTERN } from "../api/staged-file.js";
 import type { BlobInfo, BlobObject } from "../blob/types.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
@@ -6,8 +7,10 @@ import type { Principal } from "../core/principal.js";
 import type { StagedFile } from "../toolkits/define.js";
 import { randomId } from "../util/encoding.js";
 
-/** Shape of every staging key; the same as `stagedFile()` accepts in tool arguments. */
-export const STAGING_KEY = /^stg_[A-Za-z0-9_-]{16,128}$/;
+/** The end of a message about a staged file that is not there. */
+export function uploadAgainHint(basePath: string): string {
+  return `upload it again with POST ${basePath}/upload`;
+}
 
 /** A new staging key: `stg_` and 256 random bits, URL-safe, unguessable. */
 export function newStagingKey(): string {
@@ -35,7 +38,7 @@ export function isOwner(blob: Pick<BlobInfo, "metadata">, principal: Principal):
  * whether another agent's file exists.
  */
 export async function openStagedBlob(ctx: HandlerContext, principal: Principal, key: string): Promise<BlobObject | null> {
-  if (!STAGING_KEY.test(key)) return null;
+  if (!STAGING_KEY_PATTERN.test(key)) return null;
   const blob = await ctx.blobStore.get(key);
   if (!blob) return null;
   if (!isOwner(blob, principal)) {
@@ -51,13 +54,13 @@ export async function openStagedBlob(ctx: HandlerContext, principal: Principal, 
  * blob again, and throws `not_found` if it expired in between.
  */
 export async function openStagedFile(ctx: HandlerContext, principal: Principal, key: string): Promise<StagedFile | null> {
-  if (!STAGING_KEY.test(key)) return null;
+  if (!STAGING_KEY_PATTERN.test(key)) return null;
   const info = await ctx.blobStore.head(key);
   if (!info || !isOwner(info, principal)) return null;
 
   const stream = async (): Promise<ReadableStream<Uint8Array>> => {
     const blob = await openStagedBlob(ctx, principal, key);
-    if (!blob) throw new ToolsError("not_found", `The staged file ${key} has expired; upload it again with POST /upload.`);
+    if (!blob) throw new ToolsError("not_found", `The staged file ${key} has expired; ${uploadAgainHint(ctx.basePath)}.`);
     return blob.body;
   };
   const bytes = async () => new Uint8Array(await new Response(await stream()).arrayBuffer());
