@@ -141,6 +141,9 @@ describe("errors", () => {
     const body = (await (await fetch(`${server.baseUrl}/search`, { headers: { "x-api-key": "pak_not-a-real-key-000000000000000000000000" } })).json()) as { error: string };
     expect(unauthorized.message).toBe(body.error);
 
+    // A "key" shorter than any real one is not redacted from the server's sentence (it would garble "Invalid").
+    expect((await failure(createToolsClient({ baseUrl: server.baseUrl, apiKey: "a" }).verifyKey())).message).toBe(body.error);
+
     const invalid = await failure(client.search({ limit: 500 }));
     expect([invalid.status, invalid.code]).toEqual([400, "invalid_request"]);
     expect(invalid.message).toMatch(/limit/);
