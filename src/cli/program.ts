@@ -9,15 +9,16 @@
  */
 import { createRequire } from "node:module";
 import { CliCommand } from "./command.js";
-import { registerAdmin } from "./commands/admin.js";
 import { registerAuth } from "./commands/auth.js";
 import { registerCatalog } from "./commands/catalog.js";
 import { registerConnections } from "./commands/connections.js";
 import { registerExecute } from "./commands/execute.js";
 import { registerFiles } from "./commands/files.js";
+import { registerKeys } from "./commands/keys.js";
 import { registerLogin } from "./commands/login.js";
 import { registerProxy } from "./commands/proxy.js";
 import { registerServe } from "./commands/serve.js";
+import { registerMigrate } from "./commands/storage.js";
 import { describeFailure, EXIT, UsageError } from "./errors.js";
 import { paint, terminalSafe } from "./output.js";
 import { PROGRAM_HELP } from "./usage.js";
@@ -42,7 +43,8 @@ export function createProgram(): CliCommand {
   registerProxy(program);
   registerFiles(program);
   registerServe(program);
-  registerAdmin(program);
+  registerKeys(program);
+  registerMigrate(program);
   return program;
 }
 

@@ -3,7 +3,7 @@ import { EXIT_CODES_HELP } from "./errors.js";
 import { ENV_VARS } from "./session.js";
 
 /** The storage options, after the help of serve, keys create and migrate. */
-export const STORAGE_HELP = `Storage (the same for serve, keys create and migrate):
+export const STORAGE_HELP = `Storage (the same for serve, keys and migrate):
   --data-dir DIR       Keep data in DIR: the SQLite database tools-proxy.db, staged files in
                        files/, and the generated secret (default ./.tools-proxy;
                        env TOOLS_PROXY_DATA_DIR)
