@@ -1,6 +1,5 @@
 import { checkAnswer, readJsonAnswer } from "./answers.js";
 import { ToolsClientError } from "./errors.js";
-import { API_KEY_LENGTH } from "../credentials/key-shape.js";
 
 /** A fetch function: the global one, or any with its signature (e.g. undici's, or a test's). */
 export type FetchFunction = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
@@ -126,6 +125,13 @@ function checkBaseUrl(value: string, apiKey: string): string {
   if (url.search || url.hash) throw new TypeError('createToolsClient: option "baseUrl" must not have a query string or a fragment.');
   return url.href.replace(/\/+$/, "");
 }
+
+/**
+ * The length of every API key (`pak_`/`psk_` and 43 base64url characters). Written here rather
+ * than imported, so that the client stays free of the server's modules; test/client/client.test.ts
+ * checks it against src/credentials/key-shape.ts.
+ */
+export const API_KEY_LENGTH = 47;
 
 /**
  * Removes the API key from a message. A string shorter than a real key is left alone: it is no
