@@ -1,4 +1,5 @@
 import { isToolsClientError, type ToolsClientError } from "../client/errors.js";
+import { inCliWords } from "./server-words.js";
 
 /**
  * The exit codes of `tools-proxy`, one per kind of outcome a script may want to tell apart.
@@ -79,7 +80,7 @@ export function describeFailure(error: unknown): { message: string; exitCode: nu
   if (isToolsClientError(error)) {
     const retry = error.retryAfter !== undefined ? ` (retry after ${error.retryAfter} s)` : "";
     const what = error.status ? `the server answered ${error.status} ${error.code}` : error.code.replace(/_/g, " ");
-    return { message: `${what}: ${error.message}${retry}`, exitCode: exitCodeOf(error) };
+    return { message: `${what}: ${error.status ? inCliWords(error.message) : error.message}${retry}`, exitCode: exitCodeOf(error) };
   }
   if (error instanceof Error && error.name === "AbortError") return { message: "stopped.", exitCode: EXIT.interrupted };
   const code = (error as NodeJS.ErrnoException | null)?.code;

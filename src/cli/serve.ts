@@ -22,6 +22,7 @@ import { demoToolkit } from "./demo-toolkit.js";
 import { CliError, UsageError } from "./errors.js";
 import { firstAgentKey } from "./keys.js";
 import { describeRateLimit } from "./rate-limit.js";
+import { commandName } from "./usage.js";
 import { openStorage, SettingsError, storageFailure, type Storage, type StorageFlags } from "./settings.js";
 
 /** The checked options of `serve`. */
@@ -122,6 +123,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
   storeSweep.unref();
 
   const toolkits = await tools.context.registry.list();
+  const command = commandName();
   process.stdout.write(
     [
       `tools-proxy: listening on ${origin}${tools.context.basePath}`,
@@ -130,9 +132,9 @@ export async function runServe(settings: ServeSettings): Promise<number> {
       ...(settings.rateLimit ? [rateLimitLine(settings.rateLimit, storage.rateLimitStore ? storage.redisHost : undefined)] : []),
       ...(key
         ? [`agent key ${key.id} for workspace "local", agent "agent" (printed once; only its hash is stored):`, "", `  ${key.key}`, ""]
-        : [`agent keys: the data already has one; make another with "tools-proxy keys create --workspace local --agent agent" (same storage options)`]),
+        : [`agent keys: the data already has one; make another with "${command} keys create --workspace local --agent agent" (same storage options)`]),
       ...(demoApi ? [`demo toolkit: connect it with the API key "${DEMO_API_KEY}"; its API is ${origin}${DEMO_API_PATH}`] : []),
-      `sign in from the command line: tools-proxy login --url ${origin} --workspace local`,
+      `sign in from the command line: ${command} login --url ${origin} --workspace local`,
       "Press Ctrl+C to stop.",
       "",
     ].join("\n"),

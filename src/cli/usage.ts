@@ -46,3 +46,12 @@ Examples:
   tools-proxy search notes
   tools-proxy execute DEMO_CREATE_NOTE --arg text="Buy milk"
 `;
+
+/**
+ * The command as the user can type it: "npx tools-proxy" when npm started this process (`npx
+ * tools-proxy ...`, `npm run serve`), as in a clone, where "tools-proxy" alone is not on PATH;
+ * else "tools-proxy".
+ */
+export function commandName(env: NodeJS.ProcessEnv = process.env): string {
+  return env.npm_command === "exec" || env.npm_command === "run-script" ? "npx tools-proxy" : "tools-proxy";
+}
