@@ -39,7 +39,7 @@ export function registerServe(program: Command): void {
       "requests per API key, e.g. 600/1m, 10/s or 100/1h (a burst of that many, then one every PERIOD/N); over it, 429 with Retry-After. Counted in Redis with --redis-url (shared by instances), else in this process. Default off (env TOOLS_PROXY_RATE_LIMIT)",
     )
     .option("--quiet", "no access log (by default, one line per request on stderr: method, path without the query, status, milliseconds, key id)")
-    .addOption(new Option("--log-format <format>", "the access log's format: text (readable, the default) or json (one JSON object per line)").choices(["text", "json"]));
+    .addOption(new Option("--log-format <format>", "the access log's format: text, one readable line per request (the default), or json, one JSON object per line").choices(["text", "json"]));
   addStorageOptions(serve)
     .addHelpText("after", `\n${STORAGE_HELP}\n\n${SERVE_ENVIRONMENT_HELP}`)
     .action(async (opts: ServeOptions) => {
