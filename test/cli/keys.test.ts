@@ -80,7 +80,7 @@ describe.skipIf(missingBuild)(missingBuild ? `keys (skipped: ${missingBuild})` :
     const unknown = runBin(["keys", "revoke", "key_doesnotexist000000000", "--data-dir", dataDir]);
     expect(unknown.status).toBe(4);
     expect(unknown.stderr).toBe('tools-proxy: there is no API key "key_doesnotexist000000000" in this data; list them with "tools-proxy keys list" (with the same storage options).\n');
-  });
+  }, 60_000);
 
   it("keys with no command, or an unknown one, is a usage error naming the three", () => {
     for (const args of [["keys"], ["keys", "delete"]]) {

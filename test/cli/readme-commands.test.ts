@@ -50,7 +50,7 @@ describe.skipIf(missingBuild)(missingBuild ? `the README's commands (skipped: ${
     for (const line of commands) expect(line, line).not.toMatch(/(^|[|;&(]\s*)tools-proxy\b/);
     const npx = spawnSync("npx", ["--offline", "tools-proxy", "--version"], { cwd: ROOT, encoding: "utf8", timeout: 60_000, env: { ...process.env, npm_config_cache: join(work, "npm-cache") } });
     expect(npx.stdout, npx.stderr).toBe(`${JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version}\n`);
-  });
+  }, 90_000);
 
   it("serve's banner, started by npm, says how to run the commands: npx tools-proxy", () => {
     expect(serve.stdout()).toContain(`sign in from the command line: npx tools-proxy login --url ${serve.origin} --workspace local`);
@@ -72,7 +72,7 @@ describe.skipIf(missingBuild)(missingBuild ? `the README's commands (skipped: ${
     }
     expect(new Set(ran)).toEqual(new Set(["login", "search", "toolkit", "toolkit search", "auth", "connections", "execute", "shell", "upload", "files", "proxy", "connections delete"]));
     expect(readFileSync(join(work, "copy.txt"), "utf8")).toBe("hello tools proxy\nsecond line here\n");
-  });
+  }, 180_000); // some twenty processes, one after the other, on a machine that may be busy
 
   it("an error names the CLI's flags and commands, not the HTTP fields, and keeps the server's sentence", () => {
     const run = (command: string) => spawnSync("bash", ["-c", command], { cwd: work, env, encoding: "utf8", timeout: 30_000 });
@@ -84,7 +84,7 @@ describe.skipIf(missingBuild)(missingBuild ? `the README's commands (skipped: ${
     expect(run(`npx tools-proxy connections delete ${ids.join(" ")}`).status).toBe(0);
     const none = run("npx tools-proxy execute DEMO_LIST_NOTES");
     expect(none.stderr).toBe('tools-proxy: the server answered 409 connection_required: No active connection to "demo". Connect it first with "tools-proxy auth demo".\n');
-  });
+  }, 60_000);
 
   it("npm run serve builds quietly, so the key serve prints once is the last thing on screen", () => {
     expect(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.serve).toMatch(/^tsup --silent && node dist\/cli\/main\.js serve$/);

@@ -41,7 +41,7 @@ describe.skipIf(missingBuild)(missingBuild ? `storage options (skipped: ${missin
       expect(result.stderr + result.stdout).not.toContain("hunter2");
     }
     expect(runBin(["serve", "--refresh-lease-ms", "5"]).status).toBe(2);
-  });
+  }, 90_000); // a dozen processes, one after the other
 
   it("a database that cannot be reached fails serve, migrate and keys create at once, without the password", () => {
     const url = "postgres://app:hunter2-secret@127.0.0.1:1/app";
