@@ -1,4 +1,5 @@
 import { isToolsClientError, type ToolsClientError } from "../client/errors.js";
+import { inCliWords } from "./server-words.js";
 
 /**
  * The exit codes of `tools-proxy`, one per kind of outcome a script may want to tell apart.
@@ -13,7 +14,7 @@ export const EXIT = {
   usage: 2,
   /** Not signed in, or the server refused the API key (401). */
   unauthorized: 3,
-  /** The toolkit, tool, connection, authorization or staged file does not exist (404). */
+  /** The toolkit, tool, connection, authorization or staged file does not exist (404), or the API key `keys revoke` names. */
   notFound: 4,
   /** No answer from the server (connection refused, DNS, reset), or it is unavailable (503). */
   unreachable: 5,
@@ -30,7 +31,8 @@ export const EXIT_CODES_HELP = `Exit codes:
        authorization failed or expired, a local file could not be used
   2    wrong command line (unknown command or option, bad argument)
   3    not signed in, or the server refused the API key
-  4    not found (toolkit, tool, connection, authorization, staged file)
+  4    not found (toolkit, tool, connection, authorization, staged file;
+       the key of keys revoke)
   5    server unreachable or unavailable (503)
   6    a workspace service key needs an agent for this command (--agent A,
        SVC_WORKSPACE_AGENT_ID, or login --agent A)
@@ -78,7 +80,7 @@ export function describeFailure(error: unknown): { message: string; exitCode: nu
   if (isToolsClientError(error)) {
     const retry = error.retryAfter !== undefined ? ` (retry after ${error.retryAfter} s)` : "";
     const what = error.status ? `the server answered ${error.status} ${error.code}` : error.code.replace(/_/g, " ");
-    return { message: `${what}: ${error.message}${retry}`, exitCode: exitCodeOf(error) };
+    return { message: `${what}: ${error.status ? inCliWords(error.message) : error.message}${retry}`, exitCode: exitCodeOf(error) };
   }
   if (error instanceof Error && error.name === "AbortError") return { message: "stopped.", exitCode: EXIT.interrupted };
   const code = (error as NodeJS.ErrnoException | null)?.code;

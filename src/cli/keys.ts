@@ -1,5 +1,9 @@
-import { issueApiKey } from "../credentials/api-keys.js";
-import type { ToolsStore } from "../store/types.js";
+import type { Kysely } from "kysely";
+import { issueApiKey, revokeApiKey } from "../credentials/api-keys.js";
+import { apiKeyRecord } from "../store/sql/rows.js";
+import { DEFAULT_TABLE_PREFIX, tableNames, type StoreDatabase } from "../store/sql/schema.js";
+import type { SqlToolsStore } from "../store/sql/store.js";
+import type { ApiKeyRecord, ToolsStore } from "../store/types.js";
 import { randomId } from "../util/encoding.js";
 
 /** The workspace and agent of the key `serve` creates when its data has none. */
@@ -7,11 +11,11 @@ export const LOCAL_WORKSPACE = "local";
 export const LOCAL_AGENT = "agent";
 
 /**
- * The agent key `serve` prints once: created for workspace "local", agent "agent" when that
- * workspace has no unrevoked key yet, else null. Instances starting together against one database
- * take a lease first, so that only one of them creates it.
+ * The agent key `serve` prints once (and its id): created for workspace "local", agent "agent"
+ * when that workspace has no unrevoked key yet, else null. Instances starting together against
+ * one database take a lease first, so that only one of them creates it.
  */
-export async function firstAgentKey(store: ToolsStore): Promise<string | null> {
+export async function firstAgentKey(store: ToolsStore): Promise<{ key: string; id: string } | null> {
   const holder = randomId("serve_");
   const lease = "tools-proxy:first-agent-key";
   for (let attempt = 0; !(await store.acquireLease(lease, holder, 10_000)); attempt++) {
@@ -21,14 +25,40 @@ export async function firstAgentKey(store: ToolsStore): Promise<string | null> {
   try {
     const keys = await store.listApiKeys(LOCAL_WORKSPACE);
     if (keys.some((key) => key.revokedAt === null)) return null;
-    return (await issueApiKey(store, { workspaceId: LOCAL_WORKSPACE, agentId: LOCAL_AGENT })).key;
+    const { key, record } = await issueApiKey(store, { workspaceId: LOCAL_WORKSPACE, agentId: LOCAL_AGENT });
+    return { key, id: record.id };
   } finally {
     await Promise.resolve(store.releaseLease(lease, holder)).catch(() => {});
   }
 }
 
-/** `tools-proxy keys create`: a new agent key (or a service key, with `agent` null), whose plaintext is returned once. */
-export async function createKey(store: ToolsStore, workspaceId: string, agentId: string | null): Promise<{ key: string; hint: string }> {
-  const { key, record } = agentId === null ? await issueApiKey(store, { kind: "service", workspaceId }) : await issueApiKey(store, { workspaceId, agentId });
-  return { key, hint: record.hint };
+/** `tools-proxy keys create`: a new agent key (or a service key, with `agent` null); the plaintext is returned once. */
+export async function createKey(store: ToolsStore, workspaceId: string, agentId: string | null): Promise<{ key: string; record: ApiKeyRecord }> {
+  return agentId === null ? issueApiKey(store, { kind: "service", workspaceId }) : issueApiKey(store, { workspaceId, agentId });
+}
+
+/**
+ * `tools-proxy keys list`: the keys of one workspace, or of every workspace, oldest first. The
+ * store interface lists one workspace at a time, so "every workspace" reads the table of the
+ * SQL store that the admin commands open.
+ */
+export async function listKeys(store: SqlToolsStore, workspaceId: string | undefined): Promise<ApiKeyRecord[]> {
+  if (workspaceId !== undefined) return store.listApiKeys(workspaceId);
+  const rows = await keysTable(store).selectAll().orderBy("created_at").orderBy("id").execute();
+  return rows.map(apiKeyRecord);
+}
+
+/**
+ * `tools-proxy keys revoke`: "revoked" when it was active, "already" with the key when it was
+ * revoked before, or null when there is no key with this id.
+ */
+export async function revokeKey(store: SqlToolsStore, id: string): Promise<{ outcome: "revoked" | "already"; key: ApiKeyRecord } | null> {
+  const revoked = await revokeApiKey(store, id);
+  const row = await keysTable(store).selectAll().where("id", "=", id).executeTakeFirst();
+  return row ? { outcome: revoked ? "revoked" : "already", key: apiKeyRecord(row) } : null;
+}
+
+/** The store's API key table (the admin commands use the default table prefix). */
+function keysTable(store: SqlToolsStore) {
+  return (store.db as Kysely<StoreDatabase>).selectFrom(tableNames(DEFAULT_TABLE_PREFIX).apiKeys);
 }

@@ -7,19 +7,22 @@
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createUndiciFetch, toNodeHandler } from "../../adapters/node.js";
+import { createUndiciFetch, handleClientError, toNodeHandler } from "../../adapters/node.js";
 import { createToolsHandler, type ToolsHandler } from "../handler.js";
 import { memoryRateLimitStore } from "../limits/memory.js";
 import { rateLimit } from "../limits/rate-limit.js";
 import type { RateLimitRule } from "../limits/types.js";
 import type { Logger } from "../core/logger.js";
+import type { LimitsHook } from "../limits/types.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { parseToolkitFile } from "../toolkits/json.js";
 import { DEMO_API_KEY, DEMO_API_PATH, createDemoApi } from "./demo-api.js";
+import { createAccessLog, type LogFormat } from "./access-log.js";
 import { demoToolkit } from "./demo-toolkit.js";
-import { CliError } from "./errors.js";
+import { CliError, UsageError } from "./errors.js";
 import { firstAgentKey } from "./keys.js";
 import { describeRateLimit } from "./rate-limit.js";
+import { commandName } from "./usage.js";
 import { openStorage, SettingsError, storageFailure, type Storage, type StorageFlags } from "./settings.js";
 
 /** The checked options of `serve`. */
@@ -33,6 +36,8 @@ export interface ServeSettings {
   /** Requests per API key (`--rate-limit`), counted in Redis with --redis-url, else in this process; undefined: no limit. */
   rateLimit: RateLimitRule | undefined;
   storage: StorageFlags;
+  /** The access log's format; null: no access log (`--quiet`). */
+  accessLog: LogFormat | null;
 }
 
 /** Runs the server until SIGINT or SIGTERM and resolves with the exit code; a failure to start throws a CliError (exit 1). */
@@ -56,7 +61,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
   try {
     storage = openStorage(settings.storage);
   } catch (error) {
-    if (error instanceof SettingsError) throw new CliError(error.message);
+    if (error instanceof SettingsError) throw error.usage ? new UsageError(error.message, "serve") : new CliError(error.message);
     throw error;
   }
   try {
@@ -69,12 +74,13 @@ export async function runServe(settings: ServeSettings): Promise<number> {
   const demoApi = settings.demo ? createDemoApi() : null;
   let tools: ToolsHandler | null = null;
   const outboundFetch = createUndiciFetch();
-  const server = createServer(
-    toNodeHandler(async (request) => {
-      if (demoApi && new URL(request.url).pathname.startsWith(`${DEMO_API_PATH}/`)) return demoApi(request);
-      return tools ? tools(request) : Response.json({ error: "The server is starting; retry in a moment.", code: "unavailable" }, { status: 503 });
-    }),
-  );
+  const accessLog = settings.accessLog ? createAccessLog(settings.accessLog) : null;
+  const listener = toNodeHandler(async (request) => {
+    if (demoApi && new URL(request.url).pathname.startsWith(`${DEMO_API_PATH}/`)) return demoApi(request);
+    return tools ? tools(request) : Response.json({ error: "The server is starting; retry in a moment.", code: "unavailable" }, { status: 503 });
+  });
+  const server = createServer(accessLog ? accessLog.wrap(listener) : listener);
+  server.on("clientError", handleClientError);
   const address = await listen(server, settings.port, settings.host);
   if (typeof address === "string") {
     await storage.close();
@@ -88,9 +94,10 @@ export async function runServe(settings: ServeSettings): Promise<number> {
       secret: storage.secret,
       ...(storage.leases ? { leases: storage.leases } : {}),
       ...(settings.refreshLeaseMs !== undefined ? { refreshLeaseMs: settings.refreshLeaseMs } : {}),
-      ...(settings.rateLimit
-        ? { limits: rateLimit({ ...settings.rateLimit, store: storage.rateLimitStore ?? memoryRateLimitStore(), logger: stderrLogger }) }
-        : {}),
+      ...limitsOption(
+        settings.rateLimit ? rateLimit({ ...settings.rateLimit, store: storage.rateLimitStore ?? memoryRateLimitStore(), logger: stderrLogger }) : undefined,
+        accessLog,
+      ),
       publicUrl: settings.publicUrl ?? origin,
       toolkits: [...(demoApi ? [demoToolkit(origin)] : []), ...extra],
       logger: stderrLogger,
@@ -102,7 +109,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
     await storage.close();
     throw new CliError((error as Error).message);
   }
-  let key: string | null;
+  let key: Awaited<ReturnType<typeof firstAgentKey>>;
   try {
     key = await firstAgentKey(storage.store);
   } catch (error) {
@@ -116,6 +123,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
   storeSweep.unref();
 
   const toolkits = await tools.registry.list();
+  const command = commandName();
   process.stdout.write(
     [
       `tools-proxy: listening on ${origin}${tools.basePath}`,
@@ -123,10 +131,10 @@ export async function runServe(settings: ServeSettings): Promise<number> {
       ...storage.describe,
       ...(settings.rateLimit ? [rateLimitLine(settings.rateLimit, storage.rateLimitStore ? storage.redisHost : undefined)] : []),
       ...(key
-        ? [`agent key for workspace "local", agent "agent" (printed once; only its hash is stored):`, "", `  ${key}`, ""]
-        : [`agent keys: the data already has one; make another with "tools-proxy keys create --workspace local --agent agent" (same storage options)`]),
+        ? [`agent key ${key.id} for workspace "local", agent "agent" (printed once; only its hash is stored):`, "", `  ${key.key}`, ""]
+        : [`agent keys: the data already has one; make another with "${command} keys create --workspace local --agent agent" (same storage options)`]),
       ...(demoApi ? [`demo toolkit: connect it with the API key "${DEMO_API_KEY}"; its API is ${origin}${DEMO_API_PATH}`] : []),
-      `sign in from the command line: tools-proxy login --url ${origin} --workspace local`,
+      `sign in from the command line: ${command} login --url ${origin} --workspace local`,
       "Press Ctrl+C to stop.",
       "",
     ].join("\n"),
@@ -154,6 +162,12 @@ export async function runServe(settings: ServeSettings): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+}
+
+/** The handler's `limits`: the rate limit, if any, behind the access log's hook that notes each request's key id. */
+function limitsOption(rateLimited: LimitsHook | undefined, accessLog: ReturnType<typeof createAccessLog> | null): { limits?: LimitsHook } {
+  if (accessLog) return { limits: accessLog.limits(rateLimited) };
+  return rateLimited ? { limits: rateLimited } : {};
 }
 
 /** The banner's rate-limit line: the rule, and where it is counted (never a Redis password). */

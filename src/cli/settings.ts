@@ -21,7 +21,7 @@ import { redisLeaseStore } from "../redis/lease-store.js";
 import { redisRateLimitStore } from "../redis/rate-limit-store.js";
 import type { LeaseStore } from "../store/leases.js";
 import { memoryStore } from "../store/memory.js";
-import { sqlStore } from "../store/sql/store.js";
+import { sqlStore, type SqlToolsStore } from "../store/sql/store.js";
 import type { ToolsStore } from "../store/types.js";
 import { StoreUnavailableError } from "../core/errors.js";
 
@@ -36,6 +36,8 @@ export interface StorageFlags {
 /** Stores opened from the flags; `close()` ends their pools and connections. */
 export interface Storage {
   store: ToolsStore;
+  /** The same store when it is SQL (every storage but --memory), for the admin commands that read its tables. */
+  sql: SqlToolsStore | null;
   blobStore: BlobStore;
   /** The handler's `secret`: TOOLS_PROXY_SECRET, then the data dir's generated one (still decrypting). */
   secret: string | string[] | undefined;
@@ -51,8 +53,21 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-/** A mistake in the settings, reported without a stack (exit 1). */
-export class SettingsError extends Error {}
+/**
+ * A mistake in the settings, reported without a stack: a usage error (exit 2) when a command-line
+ * flag is wrong (`usage`), else a failure to start (exit 1), as for a wrong environment variable.
+ */
+export class SettingsError extends Error {
+  constructor(
+    message: string,
+    readonly usage = false,
+  ) {
+    super(message);
+  }
+}
+
+/** What each storage flag does, for the sentence that refuses it beside --memory. */
+const KEEPS = { "--data-dir": "keeps the data in a directory", "--database-url": "keeps it in a database", "--redis-url": "shares state between instances through Redis" } as const;
 
 export const DEFAULT_DATA_DIR = ".tools-proxy";
 const SECRET_FILE = "secret";
@@ -63,20 +78,27 @@ export function openStorage(flags: StorageFlags, env: NodeJS.ProcessEnv = proces
   const databaseUrl = flags.databaseUrl ?? (env.TOOLS_PROXY_DATABASE_URL || undefined);
   const redisUrl = flags.redisUrl ?? (env.TOOLS_PROXY_REDIS_URL || undefined);
   const envSecret = env.TOOLS_PROXY_SECRET || undefined;
+  const databaseFrom = flags.databaseUrl !== undefined ? "--database-url" : "TOOLS_PROXY_DATABASE_URL";
+  const redisFrom = flags.redisUrl !== undefined ? "--redis-url" : "TOOLS_PROXY_REDIS_URL";
+  // Contradicting flags first: a wrong command line is reported before anything in the environment.
+  const given = { "--data-dir": flags.dataDir, "--database-url": flags.databaseUrl, "--redis-url": flags.redisUrl };
+  const other = flags.memory ? (Object.keys(given) as Array<keyof typeof given>).find((flag) => given[flag] !== undefined) : undefined;
+  if (other) throw new SettingsError(`--memory and ${other} contradict each other: --memory keeps nothing, ${other} ${KEEPS[other]}. Leave out one of them.`, true);
   if (envSecret !== undefined && Buffer.byteLength(envSecret) < 32) {
     throw new SettingsError("TOOLS_PROXY_SECRET must be at least 32 bytes; generate one with `openssl rand -base64 32`.");
   }
   if (flags.memory) {
-    if (databaseUrl || redisUrl || flags.dataDir) throw new SettingsError("--memory keeps everything in memory: leave out --data-dir, --database-url and --redis-url.");
-    return { store: memoryStore(), blobStore: memoryBlobStore(), secret: envSecret, leases: undefined, rateLimitStore: undefined, redisHost: undefined, describe: ["data: in memory (lost at exit)"], migrate: async () => [], close: async () => {} };
+    const fromEnv = [databaseUrl && databaseFrom, redisUrl && redisFrom].filter(Boolean);
+    if (fromEnv.length) throw new SettingsError(`--memory keeps everything in memory, but ${fromEnv.join(" and ")} ${fromEnv.length > 1 ? "are" : "is"} set: unset it, or leave out --memory.`);
+    return { store: memoryStore(), sql: null, blobStore: memoryBlobStore(), secret: envSecret, leases: undefined, rateLimitStore: undefined, redisHost: undefined, describe: ["data: in memory (lost at exit)"], migrate: async () => [], close: async () => {} };
   }
   if (databaseUrl && !/^(postgres|postgresql|mysql|mariadb):\/\//i.test(databaseUrl)) {
-    throw new SettingsError("--database-url must start with postgres://, postgresql://, mysql:// or mariadb://.");
+    throw new SettingsError(`${databaseFrom} must start with postgres://, postgresql://, mysql:// or mariadb://.`, flags.databaseUrl !== undefined);
   }
-  if (redisUrl && !/^rediss?:\/\//i.test(redisUrl)) throw new SettingsError("--redis-url must start with redis:// or rediss://.");
+  if (redisUrl && !/^rediss?:\/\//i.test(redisUrl)) throw new SettingsError(`${redisFrom} must start with redis:// or rediss://.`, flags.redisUrl !== undefined);
   // Keys are stored hashed and migrations touch no credential: only `serve` needs the secret.
   if (databaseUrl && !envSecret && forServe) {
-    throw new SettingsError("--database-url needs TOOLS_PROXY_SECRET (at least 32 bytes, the same on every instance) to encrypt the stored credentials.");
+    throw new SettingsError(`${databaseFrom} needs TOOLS_PROXY_SECRET (at least 32 bytes, the same on every instance) to encrypt the stored credentials.`);
   }
 
   const dataDir = resolve(flags.dataDir ?? (env.TOOLS_PROXY_DATA_DIR || DEFAULT_DATA_DIR));
@@ -89,10 +111,11 @@ export function openStorage(flags: StorageFlags, env: NodeJS.ProcessEnv = proces
   const store = sqlStore({ url: databaseUrl ?? `sqlite:${join(dataDir, "tools-proxy.db")}` });
   const blobStore = filesystemBlobStore({ directory: join(dataDir, "files") });
   // One connection for both stores, made only for serve: keys create and migrate use neither.
-  const redis = redisUrl && forServe ? connectRedisOrExplain(redisUrl) : undefined;
+  const redis = redisUrl && forServe ? connectRedisOrExplain(redisUrl, redisFrom) : undefined;
   const leases = redis ? redisLeaseStore(redis) : undefined;
   return {
     store,
+    sql: store,
     blobStore,
     secret: secrets.length > 1 ? secrets : secrets[0],
     leases,
@@ -165,10 +188,10 @@ function describeCause(cause: unknown): string {
 }
 
 /** `connectRedis`, with a URL it cannot use reported as a settings error (its message never quotes the URL). */
-function connectRedisOrExplain(url: string): ReturnType<typeof connectRedis> {
+function connectRedisOrExplain(url: string, from: "--redis-url" | "TOOLS_PROXY_REDIS_URL"): ReturnType<typeof connectRedis> {
   try {
     return connectRedis(url);
   } catch (error) {
-    throw new SettingsError(`--redis-url: ${(error as Error).message.replace(/^connectRedis: /, "")}`);
+    throw new SettingsError(`${from}: ${(error as Error).message.replace(/^connectRedis: /, "")}`, from === "--redis-url");
   }
 }

@@ -3,7 +3,7 @@ import { EXIT_CODES_HELP } from "./errors.js";
 import { ENV_VARS } from "./session.js";
 
 /** The storage options, after the help of serve, keys create and migrate. */
-export const STORAGE_HELP = `Storage (the same for serve, keys create and migrate):
+export const STORAGE_HELP = `Storage (the same for serve, keys and migrate):
   --data-dir DIR       Keep data in DIR: the SQLite database tools-proxy.db, staged files in
                        files/, and the generated secret (default ./.tools-proxy;
                        env TOOLS_PROXY_DATA_DIR)
@@ -46,3 +46,12 @@ Examples:
   tools-proxy search notes
   tools-proxy execute DEMO_CREATE_NOTE --arg text="Buy milk"
 `;
+
+/**
+ * The command as the user can type it: "npx tools-proxy" when npm started this process (`npx
+ * tools-proxy ...`, `npm run serve`), as in a clone, where "tools-proxy" alone is not on PATH;
+ * else "tools-proxy".
+ */
+export function commandName(env: NodeJS.ProcessEnv = process.env): string {
+  return env.npm_command === "exec" || env.npm_command === "run-script" ? "npx tools-proxy" : "tools-proxy";
+}

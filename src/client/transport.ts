@@ -47,7 +47,7 @@ export function createTransport(options: TransportOptions) {
   }
   const baseUrl = checkBaseUrl(options.baseUrl, apiKey);
   const doFetch: FetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
-  const ctx = { baseUrl, redact: (text: string) => text.split(apiKey).join("[redacted]") };
+  const ctx = { baseUrl, redact: redactor(apiKey) };
 
   function url(path: string, query: SendOptions["query"] = {}): string {
     const search = new URLSearchParams();
@@ -117,11 +117,26 @@ function checkBaseUrl(value: string, apiKey: string): string {
   try {
     url = new URL(value);
   } catch {
-    const got = String(value).split(apiKey).join("[redacted]");
+    const got = redactor(apiKey)(String(value));
     throw new TypeError(`createToolsClient: option "baseUrl" must be an absolute URL such as http://localhost:8787/proxy/tools; got ${JSON.stringify(got)}.`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError('createToolsClient: option "baseUrl" must be an http: or https: URL.');
   if (url.username || url.password) throw new TypeError('createToolsClient: option "baseUrl" must not carry a user name or password; pass the key as "apiKey".');
   if (url.search || url.hash) throw new TypeError('createToolsClient: option "baseUrl" must not have a query string or a fragment.');
   return url.href.replace(/\/+$/, "");
+}
+
+/**
+ * The length of every API key (`pak_`/`psk_` and 43 base64url characters). Written here rather
+ * than imported, so that the client stays free of the server's modules; test/client/client.test.ts
+ * checks it against src/credentials/key-shape.ts.
+ */
+export const API_KEY_LENGTH = 47;
+
+/**
+ * Removes the API key from a message. A string shorter than a real key is left alone: it is no
+ * key, and removing every "a" from "Invalid API key" would garble the sentence instead.
+ */
+function redactor(apiKey: string): (text: string) => string {
+  return apiKey.length < API_KEY_LENGTH ? (text) => text : (text) => text.split(apiKey).join("[redacted]");
 }

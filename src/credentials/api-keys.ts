@@ -1,5 +1,6 @@
 import { ToolsError } from "../core/errors.js";
 import type { ApiKeyRecord, Principal, ToolsStore } from "../store/types.js";
+import { API_KEY_SHAPE } from "./key-shape.js";
 import { randomBytes, randomId, sha256Hex, timingSafeEqual, toBase64Url } from "../util/encoding.js";
 
 /** Prefix of agent keys. */
@@ -7,7 +8,6 @@ export const AGENT_KEY_PREFIX = "pak_";
 /** Prefix of workspace service keys. */
 export const SERVICE_KEY_PREFIX = "psk_";
 
-const KEY_SHAPE = /^(pak|psk)_[A-Za-z0-9_-]{43}$/;
 const KEY_PREFIX = /^(pak|psk)_/;
 const ID_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -89,7 +89,7 @@ export async function authenticate(store: ToolsStore, headers: Headers): Promise
   }
   // Built only when thrown: capturing a stack on every request showed up in profiles.
   const invalid = () => new ToolsError("unauthorized", "Invalid API key. Check that the key is complete and has not been revoked.");
-  if (!KEY_SHAPE.test(key)) throw invalid();
+  if (!API_KEY_SHAPE.test(key)) throw invalid();
   const hash = await sha256Hex(key);
   const record = await store.getApiKeyByHash(hash);
   // The lookup is by hash, so its timing says nothing about the key; the comparison below is

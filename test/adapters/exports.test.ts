@@ -22,7 +22,7 @@ const REQUIRED: Record<string, string[]> = {
   "./express": ["toExpressHandler"],
   "./next": ["toNextHandler"],
   "./bun": ["toBunHandler"],
-  "./node": ["toNodeHandler"],
+  "./node": ["toNodeHandler", "handleClientError"],
   "./fastify": ["toFastifyPlugin"],
   "./testing": ["toolsStoreConformance", "blobStoreConformance"],
 };

@@ -75,7 +75,7 @@ describe.skipIf(missingBuild)(missingBuild ? `commands (skipped: ${missingBuild}
     expect((await json(["toolkit", "search", "demo", "word", "count"])).tools.map((t: { slug: string }) => t.slug)).toEqual(["DEMO_WORD_COUNT"]);
     const unknown = await cli(["toolkit", "nope"]);
     expect(unknown.status).toBe(4);
-    expect(unknown.stderr).toBe('tools-proxy: the server answered 404 not_found: No toolkit "nope". Find toolkits with GET /proxy/tools/search?keywords=...\n');
+    expect(unknown.stderr).toBe('tools-proxy: the server answered 404 not_found: No toolkit "nope". Find toolkits with "tools-proxy search WORDS".\n');
   });
 
   let first: string;

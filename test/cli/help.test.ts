@@ -11,7 +11,7 @@ import { cliEnv, configHome, runCli } from "./run.js";
 
 const COMMANDS = [
   "login", "logout", "whoami", "search", "toolkit", "toolkit show", "toolkit search", "auth", "auth start", "auth status",
-  "connections", "connections list", "connections delete", "execute", "proxy", "upload", "files", "serve", "keys", "keys create", "migrate",
+  "connections", "connections list", "connections delete", "execute", "proxy", "upload", "files", "serve", "keys", "keys create", "keys list", "keys revoke", "migrate",
 ];
 
 describe.skipIf(missingBuild)(missingBuild ? `help and usage (skipped: ${missingBuild})` : "tools-proxy help, usage errors and colours", () => {

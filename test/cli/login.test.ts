@@ -113,6 +113,24 @@ describe.skipIf(missingBuild)(missingBuild ? `login and credentials (skipped: ${
     expect(readFileSync(credentialsFile(home), "utf8")).toBe(saved);
   });
 
+  it("a string that is not shaped like a key is refused before the server is asked (exit 2), saying what a key looks like", async () => {
+    const home = configHome();
+    for (const [text, url] of [["a", serve.origin], [key.slice(0, 30), downUrl], [`pak_${"A".repeat(44)}`, serve.origin]] as const) {
+      const result = await run(["login", "--url", url, "--workspace", "w"], cliEnv(home), `${text}\n`);
+      expect(result.status, text).toBe(2); // not 5: the server that is down was not contacted
+      expect(result.stderr).toBe(
+        `tools-proxy: this is not an API key: a key is pak_ (an agent key) or psk_ (a workspace service key) followed by 43 letters, digits, "-" or "_", 47 characters in all (this has ${text.length}). Copy it again from where it was printed (serve, or keys create). Nothing was saved.\nRun "tools-proxy login --help" for usage.\n`,
+      );
+    }
+    expect(existsSync(credentialsFile(home))).toBe(false);
+  });
+
+  it("a short wrong key in the environment: the server's sentence is printed whole, not garbled by redaction", async () => {
+    const result = await run(["search"], cliEnv(configHome(), { SVC_WORKSPACE_API_URL: serve.origin, SVC_WORKSPACE_API_KEY: "a" }));
+    expect(result.status).toBe(3);
+    expect(result.stderr).toBe("tools-proxy: the server answered 401 unauthorized: Invalid API key. Check that the key is complete and has not been revoked.\n");
+  });
+
   it("a server that is down exits 5 and writes nothing", async () => {
     const home = configHome();
     const result = await run(["login", "--url", downUrl, "--workspace", "local"], cliEnv(home), key);

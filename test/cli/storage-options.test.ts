@@ -1,6 +1,7 @@
 /**
- * The storage options of `serve`, `keys create` and `migrate`: what each refuses (exit 1, a
- * sentence, no password echoed), and `migrate` / `keys create` against a real server database.
+ * The storage options of `serve`, `keys` and `migrate`: what each refuses (exit 2 for a wrong
+ * flag, 1 for a wrong environment variable; a sentence, no password echoed), and `migrate` /
+ * `keys create` against a real server database.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,24 +19,29 @@ describe.skipIf(missingBuild)(missingBuild ? `storage options (skipped: ${missin
   const dir = mkdtempSync(join(tmpdir(), "tools-proxy-opts-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("refuses contradictory or malformed settings with exit 1 and a sentence", () => {
-    const cases: Array<[string[], Record<string, string>, RegExp]> = [
-      [["serve", "--memory", "--data-dir", dir], {}, /--memory keeps everything in memory/],
-      [["serve", "--memory", "--redis-url", "redis://127.0.0.1:6379"], {}, /--memory keeps everything in memory: leave out --data-dir, --database-url and --redis-url/],
-      [["serve", "--database-url", "postgres://u@127.0.0.1:1/db"], {}, /needs TOOLS_PROXY_SECRET/],
-      [["migrate", "--database-url", "ftp://host/db"], {}, /must start with postgres:\/\//],
-      [["serve", "--redis-url", "http://host"], {}, /--redis-url must start with redis:\/\//],
-      [["serve", "--data-dir", dir, "--redis-url", "redis://:hunter2-secret@127.0.0.1:6379/not-a-db"], {}, /--redis-url: the Redis URL may end with a database number only/],
-      [["serve", "--data-dir", dir], { TOOLS_PROXY_SECRET: "short" }, /at least 32 bytes/],
+  it("a wrong storage flag is a usage error (exit 2) naming the flags; a wrong environment variable exits 1 naming it", () => {
+    const cases: Array<[string[], Record<string, string>, number, RegExp]> = [
+      [["serve", "--memory", "--data-dir", dir], {}, 2, /^tools-proxy: --memory and --data-dir contradict each other: .*Leave out one of them\.\nRun "tools-proxy serve --help" for usage\.\n$/],
+      [["serve", "--memory", "--database-url", "postgres://u:hunter2@127.0.0.1:1/db"], {}, 2, /--memory and --database-url contradict each other/],
+      [["serve", "--memory", "--redis-url", "redis://127.0.0.1:6379"], {}, 2, /--memory and --redis-url contradict each other/],
+      [["serve", "--memory"], { TOOLS_PROXY_DATABASE_URL: "postgres://u:hunter2@127.0.0.1:1/db" }, 1, /--memory keeps everything in memory, but TOOLS_PROXY_DATABASE_URL is set: unset it, or leave out --memory\./],
+      [["serve", "--database-url", "postgres://u@127.0.0.1:1/db"], {}, 1, /--database-url needs TOOLS_PROXY_SECRET/],
+      [["migrate", "--database-url", "ftp://host/db"], {}, 2, /--database-url must start with postgres:\/\/.*\nRun "tools-proxy migrate --help"/],
+      [["migrate"], { TOOLS_PROXY_DATABASE_URL: "ftp://host/db" }, 1, /TOOLS_PROXY_DATABASE_URL must start with postgres:\/\//],
+      [["keys", "list", "--database-url", "ftp://host/db"], {}, 2, /--database-url must start with postgres:\/\/.*\nRun "tools-proxy keys list --help"/],
+      [["serve", "--redis-url", "http://host"], {}, 2, /--redis-url must start with redis:\/\//],
+      [["serve", "--data-dir", dir, "--redis-url", "redis://:hunter2-secret@127.0.0.1:6379/not-a-db"], {}, 2, /--redis-url: the Redis URL may end with a database number only/],
+      [["serve", "--data-dir", dir], { TOOLS_PROXY_REDIS_URL: "redis://:hunter2-secret@127.0.0.1:6379/not-a-db" }, 1, /TOOLS_PROXY_REDIS_URL: the Redis URL may end with a database number only/],
+      [["serve", "--data-dir", dir], { TOOLS_PROXY_SECRET: "short" }, 1, /at least 32 bytes/],
     ];
-    for (const [args, env, message] of cases) {
+    for (const [args, env, status, message] of cases) {
       const result = runBin(args, env);
-      expect(result.status, args.join(" ")).toBe(1);
+      expect(result.status, args.join(" ")).toBe(status);
       expect(result.stderr, args.join(" ")).toMatch(message);
       expect(result.stderr + result.stdout).not.toContain("hunter2");
     }
     expect(runBin(["serve", "--refresh-lease-ms", "5"]).status).toBe(2);
-  });
+  }, 90_000); // a dozen processes, one after the other
 
   it("a database that cannot be reached fails serve, migrate and keys create at once, without the password", () => {
     const url = "postgres://app:hunter2-secret@127.0.0.1:1/app";

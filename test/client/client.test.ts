@@ -10,6 +10,8 @@ import { rateLimit } from "../../src/index.js";
 import { CREDENTIALS, createHarness, type Harness } from "../support/harness.js";
 import { TOOLKIT_SLUGS } from "../support/toolkits.js";
 import { startApiServer, type ApiServer } from "./server.js";
+import { API_KEY_LENGTH as CLIENT_KEY_LENGTH } from "../../src/client/transport.js";
+import { API_KEY_LENGTH } from "../../src/credentials/key-shape.js";
 
 let h: Harness;
 let server: ApiServer;
@@ -140,6 +142,10 @@ describe("errors", () => {
     expect([unauthorized.status, unauthorized.code]).toEqual([401, "unauthorized"]);
     const body = (await (await fetch(`${server.baseUrl}/search`, { headers: { "x-api-key": "pak_not-a-real-key-000000000000000000000000" } })).json()) as { error: string };
     expect(unauthorized.message).toBe(body.error);
+
+    // A "key" shorter than any real one is not redacted from the server's sentence (it would garble "Invalid").
+    expect(CLIENT_KEY_LENGTH).toBe(API_KEY_LENGTH);
+    expect((await failure(createToolsClient({ baseUrl: server.baseUrl, apiKey: "a" }).verifyKey())).message).toBe(body.error);
 
     const invalid = await failure(client.search({ limit: 500 }));
     expect([invalid.status, invalid.code]).toEqual([400, "invalid_request"]);

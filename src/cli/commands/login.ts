@@ -1,6 +1,7 @@
 /** `login`, `logout` and `whoami`: the credentials file and what the server thinks of the key. */
 import type { Command } from "commander";
 import { createToolsClient } from "../../client/client.js";
+import { API_KEY_LENGTH, API_KEY_SHAPE } from "../../credentials/key-shape.js";
 import { isToolsClientError } from "../../client/errors.js";
 import { agentOption, jsonOption, usageError, withExamples } from "../command.js";
 import { credentialsPath, removeCredentials, writeCredentials } from "../credentials.js";
@@ -36,10 +37,17 @@ export function registerLogin(program: Command): void {
       const agent = opts.agent === undefined ? undefined : checkAgent(opts.agent, "--agent");
       const apiKey = (opts.key ?? (await readSecret("the API key", "API key: "))).trim();
       if (!apiKey) throw usageError(login, "--key is empty.");
+      if (!/^[\x21-\x7e]+$/.test(apiKey)) throw usageError(login, "the API key may hold only visible ASCII characters (no spaces or line breaks). Nothing was saved.");
+      // Checked before the server is asked: a typo or a half-pasted key gets a sentence about keys, not a 401.
+      if (!API_KEY_SHAPE.test(apiKey)) {
+        throw usageError(
+          login,
+          `this is not an API key: a key is pak_ (an agent key) or psk_ (a workspace service key) followed by 43 letters, digits, "-" or "_", ${API_KEY_LENGTH} characters in all (this has ${apiKey.length}). Copy it again from where it was printed (serve, or keys create). Nothing was saved.`,
+        );
+      }
       if (agent !== undefined && !apiKey.startsWith("psk_")) {
         throw usageError(login, "--agent is for a workspace service key (psk_...); an agent key always acts as its own agent. Nothing was saved.");
       }
-      if (!/^[\x21-\x7e]+$/.test(apiKey)) throw usageError(login, "the API key may hold only visible ASCII characters (no spaces or line breaks). Nothing was saved.");
       const client = createToolsClient({ baseUrl: url, apiKey, ...(agent ? { agentId: agent } : {}) });
       try {
         await client.verifyKey({ signal: interruptSignal() });

@@ -3,7 +3,7 @@ import { type Command, Option } from "commander";
 import { DEMO_API_KEY } from "../demo-api.js";
 import { usageError, withExamples } from "../command.js";
 import { parseRateLimit } from "../rate-limit.js";
-import { addStorageOptions, storageFlags, type StorageOptionValues } from "./admin.js";
+import { addStorageOptions, storageFlags, type StorageOptionValues } from "./storage.js";
 import { SERVE_ENVIRONMENT_HELP, STORAGE_HELP } from "../usage.js";
 
 interface ServeOptions extends StorageOptionValues {
@@ -15,6 +15,8 @@ interface ServeOptions extends StorageOptionValues {
   memory?: boolean;
   refreshLeaseMs?: string;
   rateLimit?: string;
+  quiet?: boolean;
+  logFormat?: string;
 }
 
 /** Adds `serve`. */
@@ -35,7 +37,9 @@ export function registerServe(program: Command): void {
     .option(
       "--rate-limit <rate>",
       "requests per API key, e.g. 600/1m, 10/s or 100/1h (a burst of that many, then one every PERIOD/N); over it, 429 with Retry-After. Counted in Redis with --redis-url (shared by instances), else in this process. Default off (env TOOLS_PROXY_RATE_LIMIT)",
-    );
+    )
+    .option("--quiet", "no access log (by default, one line per request on stderr: method, path without the query, status, milliseconds, key id)")
+    .addOption(new Option("--log-format <format>", "the access log's format: text, one readable line per request (the default), or json, one JSON object per line").choices(["text", "json"]));
   addStorageOptions(serve)
     .addHelpText("after", `\n${STORAGE_HELP}\n\n${SERVE_ENVIRONMENT_HELP}`)
     .action(async (opts: ServeOptions) => {
@@ -52,6 +56,7 @@ export function registerServe(program: Command): void {
       } catch (error) {
         throw usageError(serve, (error as Error).message);
       }
+      if (opts.quiet && opts.logFormat !== undefined) throw usageError(serve, "--quiet and --log-format contradict each other: --quiet turns the access log off, --log-format sets its format. Leave out one of them.");
       const { runServe } = await import("../serve.js");
       process.exitCode = await runServe({
         port,
@@ -62,6 +67,7 @@ export function registerServe(program: Command): void {
         refreshLeaseMs,
         rateLimit,
         storage: { ...storageFlags(opts), memory: opts.memory },
+        accessLog: opts.quiet ? null : opts.logFormat === "json" ? "json" : "text",
       });
     });
   withExamples(

@@ -1,0 +1,58 @@
+/**
+ * `serve`'s access log: one line per request on stderr, when its response has ended or the client
+ * went away, with the method, the path without its query string, the status, the time taken in
+ * milliseconds and the id of the API key (`key_...`, never the key) when the request carried a
+ * valid one. Never a query string, a header or a body: those may hold tokens and personal data.
+ *
+ * The key id comes from the handler's `limits` hook, which it calls with the principal of every
+ * authenticated request; an AsyncLocalStorage ties that call to the request's line, so neither a
+ * second key lookup nor a response header is needed.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { LimitsHook } from "../limits/types.js";
+
+export type LogFormat = "text" | "json";
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** An access log in `format`, written with `write` (stderr by default). */
+export function createAccessLog(format: LogFormat, write: (line: string) => void = (line) => void process.stderr.write(line)) {
+  const current = new AsyncLocalStorage<{ keyId: string | null }>();
+  return {
+    /** `listener`, with a line written for each request it serves. */
+    wrap(listener: Listener): Listener {
+      return (req, res) => {
+        const started = performance.now();
+        const entry = { keyId: null as string | null };
+        res.once("close", () => {
+          const line = {
+            time: new Date().toISOString(),
+            method: req.method ?? "",
+            path: pathOf(req.url ?? ""),
+            status: res.statusCode,
+            durationMs: Math.round((performance.now() - started) * 10) / 10,
+            keyId: entry.keyId,
+            // The client went away before the response ended: the status is what was about to be sent.
+            ...(res.writableFinished ? {} : { aborted: true }),
+          };
+          write(format === "json" ? `${JSON.stringify(line)}\n` : `${line.time} ${line.method} ${line.path} ${line.status} ${line.durationMs}ms ${line.keyId ?? "-"}${line.aborted ? " aborted" : ""}\n`);
+        });
+        current.run(entry, () => listener(req, res));
+      };
+    },
+    /** A `limits` hook that notes the key id of the request it is called for, then asks `inner`, if any. */
+    limits(inner?: LimitsHook): LimitsHook {
+      return (request) => {
+        const entry = current.getStore();
+        if (entry) entry.keyId = request.principal.keyId;
+        return inner?.(request);
+      };
+    },
+  };
+}
+
+/** The request target without its query string or fragment, with anything but visible ASCII percent-encoded. */
+function pathOf(target: string): string {
+  return target.replace(/[?#].*$/s, "").replace(/[^\x21-\x7e]/g, (char) => encodeURIComponent(char));
+}
