@@ -17,7 +17,8 @@ export type FetchHandler = ToolsHandler | ((request: Request) => Promise<Respons
 export function serveNode(tools: FetchHandler, req: IncomingMessage, res: ServerResponse, path: string, replay?: string | Uint8Array): void {
   const target = originForm(path);
   if (target === null) {
-    return fail(res, 400, { error: "The request target must be a path, such as /proxy/tools/search, or an absolute http(s) URL.", code: "invalid_request" });
+    fail(res, 400, { error: "The request target must be a path, such as /proxy/tools/search, or an absolute http(s) URL.", code: "invalid_request" });
+    return;
   }
   const client = new AbortController();
   res.once("close", () => res.writableFinished || client.abort());
@@ -29,7 +30,8 @@ export function serveNode(tools: FetchHandler, req: IncomingMessage, res: Server
     const body = hasBody ? (replay ?? readThenDrain(req)) : undefined;
     request = new Request(`${"encrypted" in req.socket ? "https" : "http"}://${hostOf(req)}${target}`, { method: req.method, headers, body, signal: client.signal, duplex: "half" } as RequestInit);
   } catch {
-    return fail(res, 400, { error: "The request's method or headers are not valid HTTP; correct them and send it again.", code: "invalid_request" });
+    fail(res, 400, { error: "The request's method or headers are not valid HTTP; correct them and send it again.", code: "invalid_request" });
+    return;
   }
   Promise.resolve()
     .then(() => tools(request))

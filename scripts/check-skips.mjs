@@ -18,7 +18,7 @@ const skipped = report.testResults
 
 if (skipped.length > 0) {
   console.error(`${skipped.length} test(s) skipped that CI must run (start the server or install what they name):`);
-  for (const test of skipped.slice(0, 50)) console.error(`  ${test.file.replace(process.cwd() + "/", "")}: ${test.name}`);
+  for (const test of skipped.slice(0, 50)) console.error(`  ${test.file.replace(`${process.cwd()}/`, "")}: ${test.name}`);
   process.exit(1);
 }
 console.log(`check-skips: every test ran except ${report.numPendingTests ?? 0} skipped by design.`);

@@ -197,7 +197,9 @@ describe("createCredentialCipher: fresh IVs and no plaintext in the output", () 
     const columns = Array.from({ length: 12 }, () => new Set<number>());
     for (let i = 0; i < 200; i++) {
       const iv = fromBase64Url(parts(await cipher.encrypt(TOKEN, CONN)).iv);
-      iv.forEach((byte, j) => columns[j]!.add(byte));
+      iv.forEach((byte, j) => {
+        columns[j]!.add(byte);
+      });
     }
     for (const column of columns) expect(column.size).toBeGreaterThan(50);
   });
@@ -227,7 +229,7 @@ describe("createCredentialCipher: associated data (the connection id)", () => {
     const sealed = await cipher.encrypt(TOKEN, CONN);
     await expectDecryptFails(cipher, sealed, OTHER_CONN);
     await expectDecryptFails(cipher, sealed, "");
-    await expectDecryptFails(cipher, sealed, CONN + " ");
+    await expectDecryptFails(cipher, sealed, `${CONN} `);
     await expectDecryptFails(cipher, sealed, CONN.toUpperCase());
     await expectDecryptFails(cipher, sealed, CONN.slice(0, -1));
     // Still fine with the right one.
@@ -367,7 +369,7 @@ describe("createCredentialCipher: key ids", () => {
     expect(a).not.toBe(b);
     const ids = new Set<string>();
     const secrets = Array.from({ length: 50 }, (_, i) => `${SECRET_A}${i}`);
-    secrets.push(SECRET_A.slice(0, -1), SECRET_A + " ", SECRET_A.toUpperCase());
+    secrets.push(SECRET_A.slice(0, -1), `${SECRET_A} `, SECRET_A.toUpperCase());
     for (const secret of secrets) ids.add(parts(await createCredentialCipher(secret).encrypt(TOKEN, CONN)).keyId);
     ids.add(a);
     expect(ids.size).toBe(secrets.length + 1);
@@ -488,7 +490,7 @@ describe("sealCredential / openCredential", () => {
 
   it("seals a credential bound to the connection id, with no token in the stored value", async () => {
     const { ctx } = fakeContext(createCredentialCipher(SECRET_A));
-    const credential = { type: "oauth2" as const, accessToken: TOKEN, refreshToken: "refresh_" + TOKEN.slice(4) };
+    const credential = { type: "oauth2" as const, accessToken: TOKEN, refreshToken: `refresh_${TOKEN.slice(4)}` };
     const stored = await sealCredential(ctx, CONN, credential);
     expect(stored).toMatch(FORMAT);
     for (const form of [...encodedForms(TOKEN), ...encodedForms(credential.refreshToken), ...encodedForms(JSON.stringify(credential))]) {

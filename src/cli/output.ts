@@ -80,7 +80,10 @@ export function clip(text: string, max: number): string {
  * stay one line each. An empty table prints `empty` instead.
  */
 export function printTable(headers: string[], rows: string[][], empty: string): void {
-  if (rows.length === 0) return note(empty);
+  if (rows.length === 0) {
+    note(empty);
+    return;
+  }
   if (process.stdout.isTTY) rows = rows.map((row) => row.map(terminalSafe)); // measured as shown
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => (row[i] ?? "").length)));
   const last = headers.length - 1;

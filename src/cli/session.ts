@@ -131,7 +131,8 @@ let interrupt: AbortController | null = null;
  */
 export function interruptSignal(): AbortSignal {
   if (!interrupt) {
-    const controller = (interrupt = new AbortController());
+    const controller = new AbortController();
+    interrupt = controller;
     process.on("SIGINT", () => {
       if (controller.signal.aborted) process.exit(EXIT.interrupted);
       controller.abort(new CliError("stopped (Ctrl+C).", EXIT.interrupted));

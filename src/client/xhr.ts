@@ -25,7 +25,9 @@ export function xhrUpload<T>(
     let last = -1;
     const report = (sent: number) => {
       const loaded = Math.min(size, Math.max(0, sent - frame.head.byteLength));
-      if (loaded > last) onProgress?.({ loaded: (last = loaded), total: size });
+      if (loaded <= last) return;
+      last = loaded;
+      onProgress?.({ loaded, total: size });
     };
     xhr.upload.onprogress = (event) => report(event.loaded);
     xhr.upload.onload = () => report(Number.POSITIVE_INFINITY);

@@ -70,7 +70,9 @@ export function redactData(value: unknown, forms: readonly string[]): unknown {
     let copy: unknown[] | null = null;
     for (let i = 0; i < value.length; i++) {
       const item = redactData(value[i], forms);
-      if (item !== value[i]) (copy ??= value.slice())[i] = item;
+      if (item === value[i]) continue;
+      copy ??= value.slice();
+      copy[i] = item;
     }
     return copy ?? value;
   }

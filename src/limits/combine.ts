@@ -27,6 +27,7 @@ export interface CreditsOptions {
  * throws fails the request (a `StoreUnavailableError` answers 503).
  */
 export function credits(hasCredits: (request: LimitRequest) => boolean | Promise<boolean>, options: CreditsOptions = {}): LimitsHook {
+  // biome-ignore lint/suspicious/noConfusingVoidType: a limits hook allows by returning nothing.
   return async (request): Promise<LimitDecision | void> => {
     if (await hasCredits(request)) return;
     return { allow: false, reason: "insufficient_credits", ...(options.message ? { message: options.message } : {}) };

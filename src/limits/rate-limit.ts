@@ -2,7 +2,7 @@ import type { LimitsHook } from "./types.js";
 import { StoreUnavailableError } from "../core/errors.js";
 import { createSafeLogger, type Logger } from "../core/logger.js";
 import { memoryRateLimitStore } from "./memory.js";
-import { checkRule, type LimitRequest, type RateLimitStore } from "./types.js";
+import { checkRule, type LimitRequest, type RateLimitResult, type RateLimitStore } from "./types.js";
 
 /** Options of `rateLimit`. */
 export interface RateLimitOptions {
@@ -50,7 +50,7 @@ export function rateLimit(options: RateLimitOptions): LimitsHook {
   return async (request) => {
     const key = keyOf(request);
     if (key === null || key === undefined) return;
-    let result;
+    let result: RateLimitResult;
     try {
       result = await store.hit(`${rule.limit}/${rule.windowMs}:${key}`, rule);
     } catch (error) {

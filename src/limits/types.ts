@@ -15,7 +15,10 @@ export type LimitsHook = (request: {
   /** The route template, e.g. `POST /execute` or `GET /toolkit/:toolkit`. */
   route: string;
   method: string;
-}) => LimitDecision | void | Promise<LimitDecision | void>;
+}) => LimitAnswer | Promise<LimitAnswer>;
+
+// biome-ignore lint/suspicious/noConfusingVoidType: a hook allows a request by returning nothing.
+type LimitAnswer = LimitDecision | void;
 
 /** What a `LimitsHook` is asked about: the caller and the route of one request. */
 export type LimitRequest = Parameters<LimitsHook>[0];

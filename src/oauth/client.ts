@@ -9,7 +9,7 @@ export interface OAuthClient {
   client: oauth.Client;
   clientAuth: oauth.ClientAuth;
   /** Options for every oauth4webapi request: the handler's fetch, a timeout, loopback http. */
-  // Typed loosely: each oauth4webapi call narrows the request options to its own method and body.
+  // biome-ignore lint/suspicious/noExplicitAny: each oauth4webapi call narrows the request options to its own method and body.
   options(signal?: AbortSignal): any;
 }
 

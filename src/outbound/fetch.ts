@@ -1,5 +1,4 @@
 import type { AuthScheme, Credential } from "../credentials/auth-schemes.js";
-import { ToolsError } from "../core/errors.js";
 import { applyCredentialQuery, buildUpstreamHeaders } from "./headers.js";
 import { sendWithRetries, type RetryPolicy } from "./retry.js";
 import { checkOutboundUrl, checkRedirectUrl, resolveAgainstBase } from "./url-policy.js";

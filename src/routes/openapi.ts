@@ -55,7 +55,7 @@ export function buildOpenApiDocument(routes: Route[], ctx: Pick<HandlerContext, 
         },
       ]),
     );
-    (paths[path] ??= {})[route.method.toLowerCase()] = operation;
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
   }
 
   return {

@@ -5,7 +5,7 @@ import type { BlobObject } from "../blob/types.js";
 import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
 import { requireAgent } from "../core/principal.js";
-import { runCall } from "../execution/call.js";
+import { runCall, type CallOutcome } from "../execution/call.js";
 import { upstreamResult, type ProxyResult } from "../execution/upstream-result.js";
 import type { OutboundInit } from "../outbound/fetch.js";
 import { openStagedBlob, uploadAgainHint } from "../uploads/staging.js";
@@ -28,7 +28,7 @@ export const proxyRoutes = [
         throw new ToolsError("invalid_request", `bodyFile: no staged file "${body.bodyFile}" for this agent (unknown or expired); ${uploadAgainHint(ctx.basePath)}.`);
       }
       const init = file ? fileInit(body.headers ?? {}, file) : encodeBody(body.headers ?? {}, body.body);
-      let outcome;
+      let outcome: CallOutcome<ProxyResult>;
       try {
         outcome = await runCall(ctx, {
           kind: "proxy",

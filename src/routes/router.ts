@@ -16,7 +16,7 @@ export type RouteMatch =
 export function createRouter(routes: Route[], basePath: string) {
   const compiled = routes.map((route) => ({
     route,
-    pattern: new RegExp(`^${escape(basePath)}${route.path.split("/").map((part) => (part.startsWith(":") ? `(?<${part.slice(1)}>[^/]+)` : escape(part))).join("/")}/*$`),
+    pattern: new RegExp(`^${escapeRegExp(basePath)}${route.path.split("/").map((part) => (part.startsWith(":") ? `(?<${part.slice(1)}>[^/]+)` : escapeRegExp(part))).join("/")}/*$`),
   }));
   return {
     match(method: string, pathname: string): RouteMatch {
@@ -40,6 +40,6 @@ export function createRouter(routes: Route[], basePath: string) {
   };
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

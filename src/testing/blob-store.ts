@@ -419,7 +419,11 @@ function failingStream(chunks: Uint8Array[], error: Error): ReadableStream<Uint8
 /** A stream the test feeds by hand. */
 function pushStream() {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const stream = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+  const stream = new ReadableStream<Uint8Array>({
+    start: (c) => {
+      controller = c;
+    },
+  });
   return { stream, push: (chunk: Uint8Array) => controller.enqueue(chunk), close: () => controller.close() };
 }
 

@@ -86,6 +86,7 @@ export interface ToolkitDefinition {
   /** Base URL(s) of the toolkit's API. Every proxied or `ctx.fetch` URL must fall under one. */
   baseUrl?: string | string[];
   auth: AuthScheme;
+  // biome-ignore lint/suspicious/noExplicitAny: each tool has its own input schema; `defineTool` checks each one.
   tools: Array<Tool | ToolDefinition<any>>;
   /** Timeout of one tool run or proxied call, in milliseconds. */
   timeoutMs?: number;

@@ -37,7 +37,9 @@ export function openSink(ctx: HandlerContext, target: UploadTarget, contentType:
   let cancelled = false;
   const body = new ReadableStream<Uint8Array>(
     {
-      start: (c) => void (controller = c),
+      start: (c) => {
+        controller = c;
+      },
       pull: wakeUp,
       cancel: () => {
         cancelled = true;

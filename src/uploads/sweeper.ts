@@ -56,7 +56,6 @@ export function createSweeper(blobStore: BlobStore, logger: SafeLogger, interval
 /** Lets the process exit while the timer is pending: Node and Bun have `unref`, Deno `Deno.unrefTimer`. */
 function unref(timer: ReturnType<typeof setInterval>): void {
   const handle = timer as unknown as { unref?: () => void };
-  if (typeof handle.unref === "function") return handle.unref();
-  const deno = (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
-  if (typeof timer === "number") deno?.unrefTimer?.(timer);
+  if (typeof handle.unref === "function") handle.unref();
+  else if (typeof timer === "number") (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno?.unrefTimer?.(timer);
 }

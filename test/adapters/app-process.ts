@@ -43,7 +43,9 @@ export async function startApp(options: StartOptions): Promise<AppProcess> {
   let output = "";
   let exited: string | null = null;
   const waiters = new Set<() => void>();
-  const changed = () => waiters.forEach((notify) => notify());
+  const changed = () => {
+    for (const notify of waiters) notify();
+  };
   child.stdout!.on("data", (chunk: Buffer) => ((output += chunk.toString("utf8")), changed()));
   child.stderr!.on("data", (chunk: Buffer) => ((output += chunk.toString("utf8")), changed()));
   child.on("exit", (code, signal) => ((exited = `exited with ${signal ?? code}`), changed()));

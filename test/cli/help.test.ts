@@ -64,7 +64,7 @@ describe.skipIf(missingBuild)(missingBuild ? `help and usage (skipped: ${missing
     try {
       const signedIn = { SVC_WORKSPACE_API_URL: serve.origin, SVC_WORKSPACE_API_KEY: serve.key! };
       const plain = await runCli(["search"], cliEnv(configHome(), signedIn));
-      expect(plain.stdout).toMatch(/^TOOLKIT  NAME/);
+      expect(plain.stdout).toMatch(/^TOOLKIT {2}NAME/);
       const forced = await runCli(["search"], cliEnv(configHome(), { ...signedIn, FORCE_COLOR: "1" }));
       expect(forced.stdout).toMatch(/^\u001b\[1mTOOLKIT {2}NAME/);
       const refused = await runCli(["search"], cliEnv(configHome(), { ...signedIn, FORCE_COLOR: "1", NO_COLOR: "1" }));

@@ -66,7 +66,7 @@ describe("every status a route answers is in its OpenAPI responses", () => {
       if (op.public) return null;
       storeUp = false;
       try {
-        return (await down.call(op.method, fill(op.path), { key: "pak_" + "A".repeat(43) })).status;
+        return (await down.call(op.method, fill(op.path), { key: `pak_${"A".repeat(43)}` })).status;
       } finally {
         storeUp = true;
       }

@@ -34,7 +34,9 @@ const ROUTES: Record<string, string[]> = {
 
 /** Every `$ref` anywhere in `value`. */
 function refs(value: unknown, found: string[] = []): string[] {
-  if (Array.isArray(value)) value.forEach((v) => refs(v, found));
+  if (Array.isArray(value)) {
+    for (const v of value) refs(v, found);
+  }
   else if (value && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) {
       if (k === "$ref" && typeof v === "string") found.push(v);

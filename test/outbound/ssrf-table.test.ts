@@ -112,7 +112,7 @@ describe("redirects", () => {
   });
 
   it.each([
-    ["one hop too many", "/chain?n=" + (MAX_REDIRECTS + 1)],
+    ["one hop too many", `/chain?n=${MAX_REDIRECTS + 1}`],
     ["a loop", "/loop"],
   ])("stops at %s: the last 3xx comes back", async (_name, path) => {
     const before = s.upstream.requests.length;

@@ -63,7 +63,7 @@ describe("client errors never carry a header's value", () => {
     const client = createToolsClient({
       baseUrl: "http://127.0.0.1:9/proxy/tools",
       apiKey: ` ${SECRET}\n`,
-      fetch: async (input, init) => {
+      fetch: async (_input, init) => {
         sent = new Headers(init?.headers).get("authorization");
         return Response.json({ toolkits: [], nextCursor: null });
       },

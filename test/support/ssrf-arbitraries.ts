@@ -21,7 +21,7 @@ export interface World {
   ports: string[];
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 function world(name: string, baseUrl: string, filled: string, params: Record<string, string>, hosts: string[], ports: string[]): World {
   const url = new URL(filled);
@@ -31,7 +31,7 @@ function world(name: string, baseUrl: string, filled: string, params: Record<str
     baseUrls: [baseUrl],
     params,
     // No `u` flag: then `i` never folds a non-ASCII letter (the Kelvin sign, the long s) to ASCII.
-    authority: new RegExp(`^${escape(url.protocol)}//${escape(url.hostname)}${port}(?=[/?#]|$)`, "i"),
+    authority: new RegExp(`^${escapeRegExp(url.protocol)}//${escapeRegExp(url.hostname)}${port}(?=[/?#]|$)`, "i"),
     origin: url.origin,
     prefix: url.pathname.replace(/\/$/, ""),
     hosts,

@@ -33,7 +33,7 @@ export function registerFiles(program: Command): void {
         throw new CliError(`cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
       }
       const bar = startProgressBar(opts.name ?? (path === "-" ? "stdin" : basename(path)));
-      let staged;
+      let staged: Awaited<ReturnType<typeof client.upload>>;
       try {
         staged = await client.upload(source, {
           filename: opts.name,

@@ -30,7 +30,7 @@ export function registerServe(program: Command): void {
     .option("--port <n>", "port to listen on (0 picks a free port)", "8787")
     .option("--host <addr>", "address to listen on", "127.0.0.1")
     .option("--public-url <url>", "public origin, for OAuth redirects (default: the address listened on)")
-    .option("--toolkits <files...>", "JSON toolkit files (one toolkit or an array each); ${NAME} in a string is replaced by the environment variable NAME. Repeatable")
+    .option("--toolkits <files...>", "JSON toolkit files (one toolkit or an array each); $" + "{NAME} in a string is replaced by the environment variable NAME. Repeatable")
     .option("--no-demo", 'leave out the bundled "demo" toolkit')
     .addOption(new Option("--memory", "keep everything in memory: nothing is written, a new key at every start"))
     .option("--refresh-lease-ms <ms>", "longest hold of an OAuth refresh lease (default 60000): how long a crashed instance can hold up a connection's token refresh")
@@ -50,7 +50,7 @@ export function registerServe(program: Command): void {
       const refreshLeaseMs = leaseText === undefined ? undefined : Number(leaseText);
       if (leaseText !== undefined && (!/^\d+$/.test(leaseText) || refreshLeaseMs! < 100)) throw usageError(serve, "--refresh-lease-ms must be a whole number of milliseconds, at least 100.");
       const rateText = opts.rateLimit ?? (process.env.TOOLS_PROXY_RATE_LIMIT || undefined);
-      let rateLimit;
+      let rateLimit: ReturnType<typeof parseRateLimit> | undefined;
       try {
         rateLimit = rateText === undefined ? undefined : (parseRateLimit(rateText, opts.rateLimit !== undefined ? "--rate-limit" : "TOOLS_PROXY_RATE_LIMIT") ?? undefined);
       } catch (error) {
