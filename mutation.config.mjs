@@ -3,16 +3,41 @@
  * need no database, Redis, S3, browser or child process, so a run fits this machine; each mutant
  * then runs only the tests that cover it (Stryker's per-test coverage).
  */
-const OUTBOUND = ["test/outbound/*.test.ts", "test/http/proxy.test.ts", "test/http/execute.test.ts", "test/http/request-edges.test.ts", "test/http/call-failures.test.ts", "test/security/credential-values.test.ts"];
-const OAUTH = ["test/oauth/flow.test.ts", "test/oauth/refresh.test.ts", "test/oauth/revoke.test.ts", "test/oidc-fixture.test.ts", "test/security/credential-values.test.ts"];
-const LOGS = ["test/redact.test.ts", "test/http/leaks.test.ts", "test/http/call-failures.test.ts", "test/security/credential-values.test.ts", "test/http/execute.test.ts", "test/http/proxy.test.ts"];
+const OUTBOUND = [
+  "test/outbound/*.test.ts",
+  "test/http/proxy.test.ts",
+  "test/http/execute.test.ts",
+  "test/http/request-edges.test.ts",
+  "test/http/call-failures.test.ts",
+  "test/security/credential-values.test.ts",
+];
+const OAUTH = [
+  "test/oauth/flow.test.ts",
+  "test/oauth/refresh.test.ts",
+  "test/oauth/revoke.test.ts",
+  "test/oidc-fixture.test.ts",
+  "test/security/credential-values.test.ts",
+];
+const LOGS = [
+  "test/redact.test.ts",
+  "test/http/leaks.test.ts",
+  "test/http/call-failures.test.ts",
+  "test/security/credential-values.test.ts",
+  "test/http/execute.test.ts",
+  "test/http/proxy.test.ts",
+];
 
 export const SELECTION = {
   "src/outbound/url-policy.ts": OUTBOUND,
   "src/outbound/headers.ts": OUTBOUND,
   "src/outbound/fetch.ts": OUTBOUND,
   "src/outbound/response.ts": [...OUTBOUND, "test/staged-files.test.ts"],
-  "src/credentials/api-keys.ts": ["test/http/auth-keys.test.ts", "test/http/request-edges.test.ts", "test/http/isolation.test.ts", "test/http/errors.test.ts"],
+  "src/credentials/api-keys.ts": [
+    "test/http/auth-keys.test.ts",
+    "test/http/request-edges.test.ts",
+    "test/http/isolation.test.ts",
+    "test/http/errors.test.ts",
+  ],
   "src/credentials/cipher.ts": ["test/cipher.test.ts", "test/security/credential-values.test.ts"],
   "src/credentials/signer.ts": ["test/search.test.ts", "test/http/catalog.test.ts", "test/http/request-edges.test.ts"],
   "src/credentials/cursors.ts": ["test/search.test.ts", "test/http/catalog.test.ts", "test/http/request-edges.test.ts"],

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { serveNode, type FetchHandler } from "./serve-node.js";
+import { type FetchHandler, serveNode } from "./serve-node.js";
 
 /** An Express request, as far as the handler reads it: Node's request and what a body parser left. */
 type ExpressRequest = IncomingMessage & { originalUrl?: string; body?: unknown };

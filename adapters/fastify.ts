@@ -1,5 +1,5 @@
 import type { FastifyPluginCallback } from "fastify";
-import { serveNode, type FetchHandler } from "./serve-node.js";
+import { type FetchHandler, serveNode } from "./serve-node.js";
 
 /**
  * A Fastify plugin serving the handler at the prefix it is registered with, which must be the

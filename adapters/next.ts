@@ -10,7 +10,9 @@ type RouteHandler = (request: Request) => Promise<Response>;
  *
  * Each passes Next's request on as it is and returns the handler's response, which Next streams.
  */
-export function toNextHandler(tools: ToolsHandler | RouteHandler): Record<"GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS", RouteHandler> {
+export function toNextHandler(
+  tools: ToolsHandler | RouteHandler,
+): Record<"GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS", RouteHandler> {
   const handle: RouteHandler = (request) => tools(request);
   return { GET: handle, POST: handle, PUT: handle, PATCH: handle, DELETE: handle, HEAD: handle, OPTIONS: handle };
 }

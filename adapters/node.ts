@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { serveNode, type FetchHandler } from "./serve-node.js";
+import { type FetchHandler, serveNode } from "./serve-node.js";
 
 /**
  * A `node:http` request listener, e.g. `http.createServer(toNodeHandler(tools))`. Both bodies
@@ -12,6 +12,6 @@ export function toNodeHandler(tools: FetchHandler): (req: IncomingMessage, res: 
   return (req, res) => serveNode(tools, req, res, req.url ?? "/");
 }
 
-export { handleClientError } from "./client-error.js";
 export { createUndiciFetch, type UndiciFetch, type UndiciFetchOptions } from "../src/node/undici-fetch.js";
+export { handleClientError } from "./client-error.js";
 export type { FetchHandler } from "./serve-node.js";

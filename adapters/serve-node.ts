@@ -14,10 +14,19 @@ export type FetchHandler = ToolsHandler | ((request: Request) => Promise<Respons
  * reset the connection before the client reads the answer. The `Response` is written as it
  * streams, with backpressure (@whatwg-node/server). A handler that throws gets a JSON 500.
  */
-export function serveNode(tools: FetchHandler, req: IncomingMessage, res: ServerResponse, path: string, replay?: string | Uint8Array): void {
+export function serveNode(
+  tools: FetchHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  replay?: string | Uint8Array,
+): void {
   const target = originForm(path);
   if (target === null) {
-    fail(res, 400, { error: "The request target must be a path, such as /proxy/tools/search, or an absolute http(s) URL.", code: "invalid_request" });
+    fail(res, 400, {
+      error: "The request target must be a path, such as /proxy/tools/search, or an absolute http(s) URL.",
+      code: "invalid_request",
+    });
     return;
   }
   const client = new AbortController();
@@ -28,15 +37,28 @@ export function serveNode(tools: FetchHandler, req: IncomingMessage, res: Server
     for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
     const hasBody = req.method !== "GET" && req.method !== "HEAD";
     const body = hasBody ? (replay ?? readThenDrain(req)) : undefined;
-    request = new Request(`${"encrypted" in req.socket ? "https" : "http"}://${hostOf(req)}${target}`, { method: req.method, headers, body, signal: client.signal, duplex: "half" } as RequestInit);
+    request = new Request(`${"encrypted" in req.socket ? "https" : "http"}://${hostOf(req)}${target}`, {
+      method: req.method,
+      headers,
+      body,
+      signal: client.signal,
+      duplex: "half",
+    } as RequestInit);
   } catch {
-    fail(res, 400, { error: "The request's method or headers are not valid HTTP; correct them and send it again.", code: "invalid_request" });
+    fail(res, 400, {
+      error: "The request's method or headers are not valid HTTP; correct them and send it again.",
+      code: "invalid_request",
+    });
     return;
   }
   Promise.resolve()
     .then(() => tools(request))
     .then((response) => sendNodeResponse(response, res, req, true))
-    .catch(() => (res.headersSent ? res.destroy() : fail(res, 500, { error: "The server failed to answer this request; try again later.", code: "internal" })));
+    .catch(() =>
+      res.headersSent
+        ? res.destroy()
+        : fail(res, 500, { error: "The server failed to answer this request; try again later.", code: "internal" }),
+    );
 }
 
 function fail(res: ServerResponse, status: number, body: { error: string; code: string }): void {

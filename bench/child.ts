@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { ServerConfig, ServerReady } from "./servers.js";
 
@@ -15,7 +15,11 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** Forks `bench/servers.ts` under tsx with `execArgv` (e.g. --cpu-prof) and sends it `config`. */
 export async function startChild(config: ServerConfig, execArgv: string[] = []): Promise<ChildServer> {
-  const child: ChildProcess = fork(SERVERS, [], { cwd: ROOT, execArgv: ["--import", "tsx", ...execArgv], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child: ChildProcess = fork(SERVERS, [], {
+    cwd: ROOT,
+    execArgv: ["--import", "tsx", ...execArgv],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const ready = await new Promise<ServerReady>((resolve, reject) => {
     child.once("message", (message) => resolve(message as ServerReady));

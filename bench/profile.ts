@@ -53,7 +53,9 @@ async function profile(): Promise<string> {
     const target = targets[route] ?? targets.proxy!;
     await runLoad(target, connections, 2); // warm-up, so the profile shows steady state more than JIT
     const sample = await runLoad(target, connections, seconds);
-    console.log(`profiled ${route} (fetch=${fetch}) at ${connections} connection(s) for ${seconds}s: ${sample.rps.toFixed(0)} req/s, p50 ${sample.p50.toFixed(3)} ms, p99 ${sample.p99.toFixed(3)} ms`);
+    console.log(
+      `profiled ${route} (fetch=${fetch}) at ${connections} connection(s) for ${seconds}s: ${sample.rps.toFixed(0)} req/s, p50 ${sample.p50.toFixed(3)} ms, p99 ${sample.p99.toFixed(3)} ms`,
+    );
   } finally {
     await tools.stop();
     await upstream.stop();

@@ -12,7 +12,7 @@
  * adapters/node.ts does not export createUndiciFetch).
  */
 import { cpus, loadavg } from "node:os";
-import { startChild, type ChildServer } from "./child.js";
+import { type ChildServer, startChild } from "./child.js";
 import { runLoad, type Sample, type Target } from "./load.js";
 import { median, positive, progress } from "./report.js";
 import { BENCH_TOOL, BENCH_TOOLKIT, UPSTREAM_KEY_HEADER } from "./servers.js";
@@ -20,7 +20,10 @@ import { BENCH_TOOL, BENCH_TOOLKIT, UPSTREAM_KEY_HEADER } from "./servers.js";
 const SECONDS = positive("BENCH_SECONDS", 3);
 const RUNS = positive("BENCH_RUNS", 3);
 const WARMUP = positive("BENCH_WARMUP", 2);
-const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "1,10").split(",").map(Number).filter((n) => Number.isInteger(n) && n > 0);
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "1,10")
+  .split(",")
+  .map(Number)
+  .filter((n) => Number.isInteger(n) && n > 0);
 const FETCH = process.env.BENCH_FETCH ?? "both";
 const UPSTREAM_KEY = "upstream-secret-key";
 
@@ -98,7 +101,10 @@ async function main(): Promise<void> {
     }
     progress("");
     printTable(scenarios);
-    printRatios(scenarios, toolServers.map((t) => (toolServers.length > 1 || t.fetch !== "global" ? `[${t.fetch}]` : "")));
+    printRatios(
+      scenarios,
+      toolServers.map((t) => (toolServers.length > 1 || t.fetch !== "global" ? `[${t.fetch}]` : "")),
+    );
   } finally {
     await Promise.all(children.map((c) => c.stop()));
   }
@@ -121,12 +127,20 @@ async function checkAnswers(scenarios: Scenario[]): Promise<void> {
 function printSetup(children: ChildServer[], notes: string[]): void {
   const cpu = cpus();
   console.log("tools-proxy benchmark (issue #4): loopback, 127.0.0.1");
-  console.log(`node ${process.version}, ${cpu.length} CPU(s) (${cpu[0]?.model.trim() ?? "?"}), load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  console.log(
+    `node ${process.version}, ${cpu.length} CPU(s) (${cpu[0]?.model.trim() ?? "?"}), load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
   console.log(`load generator: autocannon 9 in the parent process (pid ${process.pid}), pipelining 1, keep-alive`);
-  console.log(`servers: one child process each (pids ${children.map((c) => c.pid).join(", ")}): upstream, pipe proxy, tools-proxy (toNodeHandler on node:http), bare`);
+  console.log(
+    `servers: one child process each (pids ${children.map((c) => c.pid).join(", ")}): upstream, pipe proxy, tools-proxy (toNodeHandler on node:http), bare`,
+  );
   console.log(`note: on ${cpu.length} cores, (a) uses 2 busy processes (load generator + upstream) and (b)-(d) use 3 (+ the proxy),`);
   console.log("      so the hop shares CPU with the upstream and the load generator; (b) is the reference for that cost.");
-  console.log(`runs: warm-up ${WARMUP}s per scenario, then ${RUNS} interleaved round(s) x ${SECONDS}s per scenario and connection count (${CONNECTIONS.join(", ")})`);
+  console.log(
+    `runs: warm-up ${WARMUP}s per scenario, then ${RUNS} interleaved round(s) x ${SECONDS}s per scenario and connection count (${CONNECTIONS.join(", ")})`,
+  );
   console.log("figures: medians over rounds; latencies in ms, measured per response (not autocannon's 1 ms histogram)");
   for (const note of notes) console.log(`note: ${note}`);
   console.log("");
@@ -198,11 +212,15 @@ function printRatios(scenarios: Scenario[], tags: string[]): void {
   for (const tag of tags) {
     for (const connections of CONNECTIONS) {
       const ratio = paired(`c${tag}`, "a", connections, throughput);
-      console.log(`  (c${tag}) >= ${TARGET_RATIO} x (a) throughput @${connections}: ${verdict(ratio >= TARGET_RATIO)} (${ratio.toFixed(2)})`);
+      console.log(
+        `  (c${tag}) >= ${TARGET_RATIO} x (a) throughput @${connections}: ${verdict(ratio >= TARGET_RATIO)} (${ratio.toFixed(2)})`,
+      );
     }
     if (one) {
       const added = paired(`c${tag}`, "a", 1, addedP50);
-      console.log(`  (c${tag}) added p50 <= ${TARGET_ADDED_P50_MS} ms @1: ${verdict(added <= TARGET_ADDED_P50_MS)} (${added.toFixed(3)} ms)`);
+      console.log(
+        `  (c${tag}) added p50 <= ${TARGET_ADDED_P50_MS} ms @1: ${verdict(added <= TARGET_ADDED_P50_MS)} (${added.toFixed(3)} ms)`,
+      );
     } else {
       console.log(`  (c${tag}) added p50 @1: not measured (BENCH_CONNECTIONS has no 1)`);
     }
@@ -211,7 +229,9 @@ function printRatios(scenarios: Scenario[], tags: string[]): void {
   for (const connections of CONNECTIONS) {
     const pipe = paired("b", "a", connections, throughput);
     if (pipe < TARGET_RATIO) {
-      console.log(`  note: the minimal pipe proxy (b) itself reaches ${pipe.toFixed(2)} x (a) @${connections}: a 0.5 target is out of reach of a node:http hop here, whatever the handler does`);
+      console.log(
+        `  note: the minimal pipe proxy (b) itself reaches ${pipe.toFixed(2)} x (a) @${connections}: a 0.5 target is out of reach of a node:http hop here, whatever the handler does`,
+      );
     }
   }
 }
@@ -220,10 +240,10 @@ function verdict(met: boolean): string {
   return met ? "MET" : "NOT MET";
 }
 
-
-
-main().catch((error: unknown) => {
-  console.error("bench failed:", error);
-}).finally(() => {
-  process.exitCode = 0;
-});
+main()
+  .catch((error: unknown) => {
+    console.error("bench failed:", error);
+  })
+  .finally(() => {
+    process.exitCode = 0;
+  });

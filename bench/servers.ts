@@ -62,10 +62,13 @@ function pipeProxy(origin: string, key: string): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     const headers = { ...req.headers, host: target.host, [UPSTREAM_KEY_HEADER]: key };
     delete headers.connection;
-    const outbound = httpRequest({ hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers, agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const outbound = httpRequest(
+      { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers, agent },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     outbound.on("error", () => {
       if (!res.headersSent) res.writeHead(502);
       res.end();
@@ -125,7 +128,13 @@ async function tools(config: Extract<ServerConfig, { role: "tools" }>): Promise<
   const { key } = await issueApiKey(store, { workspaceId: "bench", agentId: "agent" });
   const headers = { "x-api-key": key, "content-type": "application/json" };
   const base = "http://bench.invalid/proxy/tools";
-  const auth = await handler(new Request(`${base}/auth`, { method: "POST", headers, body: JSON.stringify({ toolkit: BENCH_TOOLKIT, credentials: { apiKey: config.key } }) }));
+  const auth = await handler(
+    new Request(`${base}/auth`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ toolkit: BENCH_TOOLKIT, credentials: { apiKey: config.key } }),
+    }),
+  );
   if (auth.status !== 201) return { port: 0, error: `POST /auth answered ${auth.status}: ${await auth.text()}` };
   const connections = await handler(new Request(`${base}/connections`, { headers }));
   const ready = await listen(toNodeHandler(handler));

@@ -94,7 +94,10 @@ process.once("message", (config: UploadServerConfig) => {
     const made = config.role === "bare" ? { listener: bare(config.directory), agentKey: undefined } : await tools(config);
     const server = createServer(made.listener);
     server.listen(0, "127.0.0.1", () => {
-      const ready: UploadServerReady = { port: (server.address() as AddressInfo).port, ...(made.agentKey ? { agentKey: made.agentKey } : {}) };
+      const ready: UploadServerReady = {
+        port: (server.address() as AddressInfo).port,
+        ...(made.agentKey ? { agentKey: made.agentKey } : {}),
+      };
       process.send!(ready);
     });
   })();

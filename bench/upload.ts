@@ -14,7 +14,7 @@
  * Environment: BENCH_UPLOAD_MIB, BENCH_UPLOAD_RUNS (default 3), BENCH_UPLOAD_FSYNC (0, the store's
  * default, like the bare server; 1: each blob is flushed to disk before it is announced).
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { request } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -60,7 +60,8 @@ async function start(config: UploadServerConfig): Promise<Child> {
   return {
     role: config.role,
     ...ready,
-    ask: <T>(message: string) => new Promise<T>((resolve) => (child.once("message", (answer) => resolve(answer as T)), child.send(message))),
+    ask: <T>(message: string) =>
+      new Promise<T>((resolve) => (child.once("message", (answer) => resolve(answer as T)), child.send(message))),
     stop: () => void (child.connected && child.send("exit")),
   };
 }
@@ -98,7 +99,8 @@ function upload(child: Child, fileBytes: number): Promise<number> {
         const seconds = (performance.now() - started) / 1000;
         const text = Buffer.concat(body).toString();
         if (res.statusCode !== 200) return reject(new Error(`${child.role} answered ${res.statusCode}: ${text.slice(0, 300)}`));
-        if (child.role === "tools" && (JSON.parse(text) as { size: number }).size !== fileBytes) return reject(new Error(`tools stored the wrong size: ${text}`));
+        if (child.role === "tools" && (JSON.parse(text) as { size: number }).size !== fileBytes)
+          return reject(new Error(`tools stored the wrong size: ${text}`));
         resolve(seconds);
       });
     });
@@ -122,7 +124,8 @@ async function measure(child: Child): Promise<Sample> {
   const seconds = await upload(child, FILE_BYTES);
   const report = await child.ask<UploadServerReport>("report");
   const expected = child.role === "bare" ? FILE_BYTES : FILE_BYTES + 1; // bare: the raw body, larger still
-  if (report.files.length !== 1 || report.files[0]! < expected) throw new Error(`${child.role} left ${JSON.stringify(report.files)} on disk`);
+  if (report.files.length !== 1 || report.files[0]! < expected)
+    throw new Error(`${child.role} left ${JSON.stringify(report.files)} on disk`);
   return {
     mibps: SIZE_MIB / seconds,
     growthMib: (report.peak - report.baseline) / MiB,
@@ -165,10 +168,20 @@ async function main(): Promise<void> {
 function printSetup(children: Child[]): void {
   const cpu = cpus();
   console.log(`\ntools-proxy upload benchmark (issue #5): one ${SIZE_MIB} MiB multipart upload over loopback`);
-  console.log(`node ${process.version}, ${cpu.length} CPU(s) (${cpu[0]?.model.trim() ?? "?"}), load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-  console.log(`client: this process, Content-Length set, body generated on the fly; servers: one child process each (${children.map((c) => c.role).join(", ")})`);
-  console.log(`tools: toNodeHandler + filesystemBlobStore (fsync ${FSYNC ? "on" : "off, the default"}); bare: node:http piping the body to a file (no fsync)`);
-  console.log(`runs: 1 warm-up upload of the same size per server, then ${RUNS} alternating round(s); figures are medians; RSS sampled every 10 ms`);
+  console.log(
+    `node ${process.version}, ${cpu.length} CPU(s) (${cpu[0]?.model.trim() ?? "?"}), load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  console.log(
+    `client: this process, Content-Length set, body generated on the fly; servers: one child process each (${children.map((c) => c.role).join(", ")})`,
+  );
+  console.log(
+    `tools: toNodeHandler + filesystemBlobStore (fsync ${FSYNC ? "on" : "off, the default"}); bare: node:http piping the body to a file (no fsync)`,
+  );
+  console.log(
+    `runs: 1 warm-up upload of the same size per server, then ${RUNS} alternating round(s); figures are medians; RSS sampled every 10 ms`,
+  );
   console.log("in each server; growth = peak RSS during the upload - RSS just before it; array buffers = peak bytes of buffers not yet");
   console.log("collected; server CPU = user + system time of the server process, all threads (steadier than MiB/s on a busy machine)\n");
 }
@@ -176,7 +189,12 @@ function printSetup(children: Child[]): void {
 function printResults(bare: Sample[], tools: Sample[]): void {
   const rows = [
     ["server", "MiB/s", "(min-max)", "server CPU s/GiB", "peak RSS growth MiB", "(max)", "array buffers MiB"],
-    ...([["bare node:http pipe to file", bare], ["tools-proxy POST /upload", tools]] as const).map(([label, s]) => [
+    ...(
+      [
+        ["bare node:http pipe to file", bare],
+        ["tools-proxy POST /upload", tools],
+      ] as const
+    ).map(([label, s]) => [
       label,
       median(s.map((x) => x.mibps)).toFixed(0),
       `${Math.min(...s.map((x) => x.mibps)).toFixed(0)}-${Math.max(...s.map((x) => x.mibps)).toFixed(0)}`,
@@ -197,12 +215,11 @@ function printResults(bare: Sample[], tools: Sample[]): void {
   console.log(`\nratio tools/bare throughput (median of per-round ratios): ${ratio.toFixed(2)}`);
   console.log("targets (issue #5)");
   console.log(`  throughput >= ${TARGET_RATIO} x bare: ${ratio >= TARGET_RATIO ? "MET" : "NOT MET"} (${ratio.toFixed(2)})`);
-  console.log(`  peak RSS growth < ${TARGET_GROWTH_MIB} MiB (median of rounds): ${growth < TARGET_GROWTH_MIB ? "MET" : "NOT MET"} (${growth.toFixed(1)} MiB; worst round ${worst.toFixed(1)} MiB)`);
+  console.log(
+    `  peak RSS growth < ${TARGET_GROWTH_MIB} MiB (median of rounds): ${growth < TARGET_GROWTH_MIB ? "MET" : "NOT MET"} (${growth.toFixed(1)} MiB; worst round ${worst.toFixed(1)} MiB)`,
+  );
   console.log("  (growth is mostly buffers the garbage collector has not freed yet: it does not grow with the file's size)");
 }
-
-
-
 
 main()
   .catch((error: unknown) => console.error("upload bench failed:", error))

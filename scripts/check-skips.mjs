@@ -4,10 +4,7 @@
 import { readFileSync } from "node:fs";
 
 /** Skips that are decisions, not missing prerequisites: each says why in its name. */
-const BY_DESIGN = [
-  /\(skipped: s3rver ignores If-Match/,
-  /\(skipped: covered by the run without fsync\)/,
-];
+const BY_DESIGN = [/\(skipped: s3rver ignores If-Match/, /\(skipped: covered by the run without fsync\)/];
 
 const file = process.argv[2];
 const report = JSON.parse(readFileSync(file, "utf8"));

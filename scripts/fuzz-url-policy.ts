@@ -9,10 +9,11 @@
  *
  * Prints each property's count, seed and time, and any counterexample; exits 1 on a failure.
  */
-import fc from "fast-check";
+
 import { parseArgs } from "node:util";
+import fc from "fast-check";
 import { WORLDS } from "../test/support/ssrf-arbitraries.js";
-import { headerPolicyProperty, plainUrlProperty, urlPolicyProperty, type UrlStats } from "../test/support/ssrf-properties.js";
+import { headerPolicyProperty, plainUrlProperty, type UrlStats, urlPolicyProperty } from "../test/support/ssrf-properties.js";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "1000000" }, seed: { type: "string" } } });
 const runs = Number(values.runs);

@@ -28,7 +28,15 @@ for (const file of files) {
   const name = file.replace(/^src\//, "").replace(/[/.]/g, "-");
   const mutants = JSON.parse(readFileSync(`reports/mutation/${name}.json`, "utf8")).files[file]?.mutants ?? [];
   const count = (status) => mutants.filter((m) => m.status === status).length;
-  rows.push({ file, total: mutants.length, killed: count("Killed"), timeout: count("Timeout"), survived: count("Survived"), noCoverage: count("NoCoverage"), seconds: (Date.now() - started) / 1000 });
+  rows.push({
+    file,
+    total: mutants.length,
+    killed: count("Killed"),
+    timeout: count("Timeout"),
+    survived: count("Survived"),
+    noCoverage: count("NoCoverage"),
+    seconds: (Date.now() - started) / 1000,
+  });
 }
 
 let failed = false;

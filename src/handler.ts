@@ -1,14 +1,14 @@
 import { memoryBlobStore } from "./blob/memory.js";
 import type { HandlerContext, ToolsEvents } from "./context/context.js";
 import { createCors } from "./core/cors.js";
-import { ToolsError, errorResponse, toToolsError } from "./core/errors.js";
+import { errorResponse, ToolsError, toToolsError } from "./core/errors.js";
 import { cut } from "./core/http.js";
 import { createSafeLogger, type SafeLogger } from "./core/logger.js";
 import { authenticate } from "./credentials/api-keys.js";
 import { createCredentialCipher } from "./credentials/cipher.js";
 import { createCursors } from "./credentials/cursors.js";
 import { createSigner } from "./credentials/signer.js";
-import { resolveOptions, type ResolvedOptions, type ToolsHandlerOptions } from "./options.js";
+import { type ResolvedOptions, resolveOptions, type ToolsHandlerOptions } from "./options.js";
 import { resolveRetryPolicy } from "./outbound/retry.js";
 import { createRoutes } from "./routes/index.js";
 import type { Route } from "./routes/route.js";
@@ -59,12 +59,20 @@ export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHand
       return request.method === "HEAD" ? withoutBody(response) : response;
     }
     if (match.kind === "method") {
-      if (request.method === "OPTIONS") return cors?.preflight(request, match.allow) ?? new Response(null, { status: 204, headers: { allow: match.allow.join(", ") } });
-      throw new ToolsError("method_not_allowed", `${cut(request.method, 16)} is not a method of ${cut(url.pathname, 200)}; it answers ${match.allow.join(", ")}.`, {
-        headers: { allow: match.allow.join(", ") },
-      });
+      if (request.method === "OPTIONS")
+        return cors?.preflight(request, match.allow) ?? new Response(null, { status: 204, headers: { allow: match.allow.join(", ") } });
+      throw new ToolsError(
+        "method_not_allowed",
+        `${cut(request.method, 16)} is not a method of ${cut(url.pathname, 200)}; it answers ${match.allow.join(", ")}.`,
+        {
+          headers: { allow: match.allow.join(", ") },
+        },
+      );
     }
-    throw new ToolsError("not_found", `No route ${cut(request.method, 16)} ${cut(url.pathname, 200)}. The routes are listed at ${context.basePath}/openapi.json.`);
+    throw new ToolsError(
+      "not_found",
+      `No route ${cut(request.method, 16)} ${cut(url.pathname, 200)}. The routes are listed at ${context.basePath}/openapi.json.`,
+    );
   };
   const handle = async (request: Request): Promise<Response> => {
     sweeper.start();
@@ -86,17 +94,30 @@ export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHand
   });
 }
 
-async function serve(route: Route, request: Request, url: URL, rawParams: Record<string, string>, context: HandlerContext): Promise<Response> {
+async function serve(
+  route: Route,
+  request: Request,
+  url: URL,
+  rawParams: Record<string, string>,
+  context: HandlerContext,
+): Promise<Response> {
   const principal = route.public ? null : await authenticate(context.store, request.headers);
   if (principal && context.limits) {
     const decision = await context.limits({ principal, route: `${route.method} ${route.path}`, method: request.method });
     if (decision && !decision.allow) {
       if (decision.reason === "rate_limited") {
-        throw new ToolsError("rate_limited", decision.message ?? "Too many requests for this API key; wait for the Retry-After seconds and retry.", {
-          retryAfter: decision.retryAfterSeconds,
-        });
+        throw new ToolsError(
+          "rate_limited",
+          decision.message ?? "Too many requests for this API key; wait for the Retry-After seconds and retry.",
+          {
+            retryAfter: decision.retryAfterSeconds,
+          },
+        );
       }
-      throw new ToolsError("insufficient_credits", decision.message ?? "The workspace has no credits left for this request; add credits and retry.");
+      throw new ToolsError(
+        "insufficient_credits",
+        decision.message ?? "The workspace has no credits left for this request; add credits and retry.",
+      );
     }
   }
   if (request.bodyUsed) {
@@ -125,7 +146,8 @@ function decodeParams(params: Record<string, string>): Record<string, string> {
     } catch {
       throw new ToolsError("invalid_request", `The path parameter ${name} is not valid percent-encoding.`);
     }
-    if (decoded[name]!.length > MAX_PARAM_LENGTH) throw new ToolsError("not_found", `No ${name} is longer than ${MAX_PARAM_LENGTH} characters; check the path.`);
+    if (decoded[name]!.length > MAX_PARAM_LENGTH)
+      throw new ToolsError("not_found", `No ${name} is longer than ${MAX_PARAM_LENGTH} characters; check the path.`);
   }
   return decoded;
 }
@@ -147,8 +169,11 @@ function resolveContext(options: ResolvedOptions): HandlerContext {
   const store = options.store ?? memoryStore();
   const blobStore = options.blobStore ?? memoryBlobStore();
   const logger = createSafeLogger(options.logger);
-  const registry: ToolkitRegistry = Array.isArray(options.toolkits) ? createToolkitRegistry(options.toolkits) : (options.toolkits ?? createToolkitRegistry([]));
-  const secret = options.secret ?? ephemeralSecret(store.persistent === false && blobStore.persistent === false, options.logger?.warn ? logger : null);
+  const registry: ToolkitRegistry = Array.isArray(options.toolkits)
+    ? createToolkitRegistry(options.toolkits)
+    : (options.toolkits ?? createToolkitRegistry([]));
+  const secret =
+    options.secret ?? ephemeralSecret(store.persistent === false && blobStore.persistent === false, options.logger?.warn ? logger : null);
   const hooks = options.hooks;
   return {
     store,
@@ -189,7 +214,8 @@ function ephemeralSecret(inMemory: boolean, logger: SafeLogger | null): string {
       'createToolsHandler: option "secret" is required with a persistent store: pass at least 32 random bytes, e.g. from `openssl rand -base64 32`, kept outside the code.',
     );
   }
-  const message = "tools-proxy: no secret given; using a random one, so stored credentials are unreadable after a restart. Pass `secret` in production.";
+  const message =
+    "tools-proxy: no secret given; using a random one, so stored credentials are unreadable after a restart. Pass `secret` in production.";
   if (logger) logger.log("warn", message);
   else console.warn(message);
   return toBase64Url(randomBytes(32));

@@ -32,12 +32,20 @@ const withMethods = <T>(methods: readonly string[], what: string) =>
     `must be ${what} with the methods ${methods.join(", ")}`,
   );
 const timer = (what: string) =>
-  z.number().int(`must be a whole number of ${what}`).max(2 ** 31 - 1, "must fit a timer (at most about 24 days)");
+  z
+    .number()
+    .int(`must be a whole number of ${what}`)
+    .max(2 ** 31 - 1, "must fit a timer (at most about 24 days)");
 const secretString = z
   .string()
   .refine((s) => new TextEncoder().encode(s).length >= 32, "must be at least 32 bytes; generate one with `openssl rand -base64 32`");
 const origin = (example: string) =>
-  z.string().refine((o) => URL.canParse(o) && new URL(o).origin === o.replace(/\/$/, ""), `must be origins such as ${example} (scheme, host and port only)`);
+  z
+    .string()
+    .refine(
+      (o) => URL.canParse(o) && new URL(o).origin === o.replace(/\/$/, ""),
+      `must be origins such as ${example} (scheme, host and port only)`,
+    );
 
 // The shape is its own declaration so that each option's doc comment reaches the published types.
 const optionsShape = {
@@ -45,7 +53,15 @@ const optionsShape = {
   store: withMethods<ToolsStore>(TOOLS_STORE_METHODS, "a ToolsStore").optional(),
   /** The toolkits served: a registry, or an array wrapped in the built-in registry. Default: none. */
   toolkits: z
-    .union([z.array(z.custom<Toolkit | ToolkitDefinition>((v) => typeof v === "object" && v !== null && typeof (v as { slug?: unknown }).slug === "string", "must be toolkits (each with a slug)")), withMethods<ToolkitRegistry>(["list", "get", "getTool"], "a ToolkitRegistry")])
+    .union([
+      z.array(
+        z.custom<Toolkit | ToolkitDefinition>(
+          (v) => typeof v === "object" && v !== null && typeof (v as { slug?: unknown }).slug === "string",
+          "must be toolkits (each with a slug)",
+        ),
+      ),
+      withMethods<ToolkitRegistry>(["list", "get", "getTool"], "a ToolkitRegistry"),
+    ])
     .optional(),
   /** Staged files. Default: in-memory (`memoryBlobStore()`). */
   blobStore: withMethods<BlobStore>(BLOB_STORE_METHODS, "a BlobStore").optional(),
@@ -63,7 +79,10 @@ const optionsShape = {
   /** Where the routes live. Default `/proxy/tools`. */
   basePath: z
     .string()
-    .regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'must be a path such as "/proxy/tools": segments of letters, digits, ".", "_", "~" or "-", no trailing slash')
+    .regex(
+      /^(\/[A-Za-z0-9._~-]+)*$/,
+      'must be a path such as "/proxy/tools": segments of letters, digits, ".", "_", "~" or "-", no trailing slash',
+    )
     .default("/proxy/tools"),
   /** Origins an OAuth `returnUrl` may point to, besides the `publicUrl` origin. Default: none. */
   allowedReturnOrigins: z.array(origin("https://app.example.com")).default([]),
@@ -79,13 +98,16 @@ const optionsShape = {
   hooks: z
     .custom<ToolsHooks>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "must map event names to functions")
     .superRefine((hooks, ctx) => {
-      for (const [event, hook] of Object.entries(hooks)) if (typeof hook !== "function") ctx.addIssue({ code: "custom", path: [event], message: "must be a function" });
+      for (const [event, hook] of Object.entries(hooks))
+        if (typeof hook !== "function") ctx.addIssue({ code: "custom", path: [event], message: "must be a function" });
     })
     .default({}),
   /** The fetch used for outbound calls. Default: the global fetch (on Node, prefer `createUndiciFetch()`). */
   fetch: fn<typeof fetch>("a fetch function").optional(),
   /** Where log lines go. Default: nowhere. Secrets are redacted before the logger sees them. */
-  logger: z.custom<Logger>((v) => typeof v === "object" && v !== null, "must be an object with debug, info, warn or error methods").optional(),
+  logger: z
+    .custom<Logger>((v) => typeof v === "object" && v !== null, "must be an object with debug, info, warn or error methods")
+    .optional(),
   /** Timeouts in milliseconds of one tool run and one proxied call (default 30 000 each). Toolkits may set their own. */
   timeouts: z
     .strictObject({
@@ -100,8 +122,16 @@ const optionsShape = {
    */
   uploads: z
     .strictObject({
-      maxBytes: z.number().int().positive().default(100 * 1024 * 1024),
-      ttlMs: z.number().int().positive().default(60 * 60 * 1000),
+      maxBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(100 * 1024 * 1024),
+      ttlMs: z
+        .number()
+        .int()
+        .positive()
+        .default(60 * 60 * 1000),
       allowedContentTypes: z
         .array(z.string().regex(/^[a-z0-9!#$&^_.+-]+\/([a-z0-9!#$&^_.+-]+\*?|\*)$/i, "must be a media type like image/png or image/*"))
         .default(DEFAULT_ALLOWED_CONTENT_TYPES),
@@ -112,7 +142,11 @@ const optionsShape = {
    * Largest upstream response body, in bytes, the proxy reads and a tool can read through
    * `ctx.fetch`; past it the call fails with code `response_too_large`. Default 10 MiB.
    */
-  maxResponseBytes: z.number().int().positive().default(10 * 1024 * 1024),
+  maxResponseBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
   /**
    * Retries of outbound calls (the proxy and tools' `ctx.fetch`). Off by default. Only GET, HEAD,
    * PUT, DELETE and OPTIONS without a stream body are retried, after a network error or a 408,
@@ -164,7 +198,8 @@ export function resolveOptions(options: ToolsHandlerOptions | undefined): Resolv
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {
     const path = issue.path.join(".") || "(options)";
-    if (issue.code === "unrecognized_keys") return `unknown option ${issue.keys.map((k) => `"${[...issue.path, k].join(".")}"`).join(", ")}; check the spelling`;
+    if (issue.code === "unrecognized_keys")
+      return `unknown option ${issue.keys.map((k) => `"${[...issue.path, k].join(".")}"`).join(", ")}; check the spelling`;
     return `option "${path}" ${issue.message}`;
   });
   throw new TypeError(`createToolsHandler: ${lines.join("; ")}.`);

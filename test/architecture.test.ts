@@ -69,7 +69,9 @@ describe("architecture", () => {
 
   it("the directories of src/ import each other without a cycle", () => {
     const explained = cycles(graph).map((component) =>
-      component.flatMap((from) => [...(graph.get(from) ?? [])].filter(([to]) => component.includes(to)).flatMap(([, why]) => why)).join("\n"),
+      component
+        .flatMap((from) => [...(graph.get(from) ?? [])].filter(([to]) => component.includes(to)).flatMap(([, why]) => why))
+        .join("\n"),
     );
     expect(explained, "each cycle with the imports that make it").toEqual([]);
   });

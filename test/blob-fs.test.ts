@@ -35,7 +35,11 @@ blobStoreConformance(
     directories.set(store, directory);
     return store;
   },
-  { cleanup: (store) => rm(directories.get(store)!, { recursive: true, force: true }), largeBytes: 1024 * 1024, skip: { expiryTransition: "covered by the run without fsync" } },
+  {
+    cleanup: (store) => rm(directories.get(store)!, { recursive: true, force: true }),
+    largeBytes: 1024 * 1024,
+    skip: { expiryTransition: "covered by the run without fsync" },
+  },
 );
 
 const HOUR = 60 * 60 * 1000;
@@ -170,11 +174,14 @@ describe("filesystemBlobStore on disk", () => {
     for (let i = 0; i < expired; i++) await store.put(`stg_old${i}`, text(`old ${i}`), options(PAST));
     for (let i = 0; i < 5; i++) await store.put(`stg_new${i}`, text(`new ${i}`), options());
     const script = fileURLToPath(new URL("./support/sweep-child.ts", import.meta.url));
-    const children = [0, 1, 2].map(() => fork(script, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }));
-    const message = (child: (typeof children)[number]) => new Promise<unknown>((resolve, reject) => {
-      child.once("message", resolve);
-      child.once("exit", (code) => reject(new Error(`sweeper exited with ${code}`)));
-    });
+    const children = [0, 1, 2].map(() =>
+      fork(script, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }),
+    );
+    const message = (child: (typeof children)[number]) =>
+      new Promise<unknown>((resolve, reject) => {
+        child.once("message", resolve);
+        child.once("exit", (code) => reject(new Error(`sweeper exited with ${code}`)));
+      });
     const ready = children.map(message);
     for (const child of children) child.send({ directory, at: Date.now() });
     await Promise.all(ready);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { openCredential, sealCredential } from "../src/credentials/sealing.js";
 import type { HandlerContext } from "../src/context/context.js";
-import { createCredentialCipher, type CredentialCipher } from "../src/credentials/cipher.js";
 import { ToolsError } from "../src/core/errors.js";
+import { type CredentialCipher, createCredentialCipher } from "../src/credentials/cipher.js";
+import { openCredential, sealCredential } from "../src/credentials/sealing.js";
 import type { ConnectionRecord } from "../src/store/types.js";
 import { fromBase64Url, sha256Hex, toBase64, toBase64Url } from "../src/util/encoding.js";
 
@@ -56,7 +56,10 @@ async function expectDecryptFails(cipher: CredentialCipher, ciphertext: string, 
   } catch (error) {
     result = { ok: false, error };
   }
-  if (result.ok) throw new Error(`expected decrypt(${JSON.stringify(ciphertext.slice(0, 80))}) to fail, it returned ${JSON.stringify(result.value.slice(0, 40))}`);
+  if (result.ok)
+    throw new Error(
+      `expected decrypt(${JSON.stringify(ciphertext.slice(0, 80))}) to fail, it returned ${JSON.stringify(result.value.slice(0, 40))}`,
+    );
   expect(result.error).toBeInstanceOf(Error);
   expect((result.error as Error).message).not.toBe("timed out (hang)");
   return result.error;

@@ -2,7 +2,7 @@
  * The `tools-proxy` bin as a user runs it: `node dist/cli/main.js serve --port 0`, then the
  * README's flow over real HTTP. Needs `npm run build` first (`npm test` runs it).
  */
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,7 +40,11 @@ describe("tools-proxy command line", () => {
   });
 
   it("keys create needs --workspace and exactly one of --agent and --service (exit 2)", () => {
-    for (const args of [["--agent", "a"], ["--workspace", "w"], ["--workspace", "w", "--agent", "a", "--service"]]) {
+    for (const args of [
+      ["--agent", "a"],
+      ["--workspace", "w"],
+      ["--workspace", "w", "--agent", "a", "--service"],
+    ]) {
       const result = run("keys", "create", ...args);
       expect(result.status, args.join(" ")).toBe(2);
       expect(result.stderr).toMatch(/--workspace|--agent|--service/);
@@ -70,14 +74,25 @@ describe("tools-proxy serve: the README flow", () => {
   let stagingKey = "";
 
   const call = (path: string, init: RequestInit = {}, apiKey: string | null = key) =>
-    fetch(`${api}${path}`, { ...init, headers: { ...(apiKey ? { "x-api-key": apiKey } : {}), ...(init.headers as Record<string, string>) } });
-  const post = (path: string, body: unknown) => call(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    fetch(`${api}${path}`, {
+      ...init,
+      headers: { ...(apiKey ? { "x-api-key": apiKey } : {}), ...(init.headers as Record<string, string>) },
+    });
+  const post = (path: string, body: unknown) =>
+    call(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
   beforeAll(async () => {
     requireBuild();
     const dir = mkdtempSync(join(tmpdir(), "tools-proxy-cli-"));
     const file = join(dir, "extra.json");
-    const extra = { slug: "extra", name: "Extra", description: "${EXTRA_DESCRIPTION}", baseUrl: "https://extra.invalid", auth: { type: "none" }, tools: [] };
+    const extra = {
+      slug: "extra",
+      name: "Extra",
+      description: "${EXTRA_DESCRIPTION}",
+      baseUrl: "https://extra.invalid",
+      auth: { type: "none" },
+      tools: [],
+    };
     writeFileSync(file, JSON.stringify(extra));
     child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--data-dir", join(dir, "data"), "--toolkits", file], {
       env: { ...process.env, TOOLS_PROXY_SECRET: "", EXTRA_DESCRIPTION: "From a toolkit file" },
@@ -139,7 +154,11 @@ describe("tools-proxy serve: the README flow", () => {
     stagingKey = staged.stagingKey;
 
     const result = await (await post("/execute", { tool: "DEMO_WORD_COUNT", arguments: { file: stagingKey } })).json();
-    expect(result).toEqual({ data: { filename: "notes.txt", contentType: "text/plain", lines: 2, words: 6, bytes: 35 }, error: null, successful: true });
+    expect(result).toEqual({
+      data: { filename: "notes.txt", contentType: "text/plain", lines: 2, words: 6, bytes: 35 },
+      error: null,
+      successful: true,
+    });
     expect(await (await call(`/files/${stagingKey}`)).text()).toBe("hello tools proxy\nsecond line here\n");
   });
 

@@ -1,17 +1,22 @@
-import { bufferedFormRequest } from "./support/form-body.js";
 import { describe, expect, it } from "vitest";
 import type { ToolsEvents } from "../src/context/context.js";
 import { issueApiKey } from "../src/credentials/api-keys.js";
 import { createToolsHandler } from "../src/handler.js";
 import { attachment } from "../src/routes/files.js";
 import { memoryStore } from "../src/store/memory.js";
+import { bufferedFormRequest } from "./support/form-body.js";
 
 const BASE = "http://localhost/proxy/tools";
 
 async function setup(uploads?: { maxBytes?: number; ttlMs?: number; allowedContentTypes?: string[] }) {
   const store = memoryStore();
   const staged: Array<ToolsEvents["file.staged"]> = [];
-  const tools = createToolsHandler({ store, secret: "x".repeat(32), uploads, hooks: { "file.staged": (event) => void staged.push(event) } });
+  const tools = createToolsHandler({
+    store,
+    secret: "x".repeat(32),
+    uploads,
+    hooks: { "file.staged": (event) => void staged.push(event) },
+  });
   const agentA = (await issueApiKey(store, { workspaceId: "ws1", agentId: "agent-a" })).key;
   const agentB = (await issueApiKey(store, { workspaceId: "ws1", agentId: "agent-b" })).key;
   const otherWorkspaceA = (await issueApiKey(store, { workspaceId: "ws2", agentId: "agent-a" })).key;
@@ -45,7 +50,12 @@ describe("POST /upload and GET /files/:stagingKey", () => {
     expect(new Date(body.expiresAt).getTime()).toBeGreaterThan(Date.now() + 59 * 60 * 1000);
     await Promise.resolve();
     expect(staged).toEqual([
-      { principal: expect.objectContaining({ workspaceId: "ws1", agentId: "agent-a" }), stagingKey: body.stagingKey, size: bytes.byteLength, contentType: "text/plain" },
+      {
+        principal: expect.objectContaining({ workspaceId: "ws1", agentId: "agent-a" }),
+        stagingKey: body.stagingKey,
+        size: bytes.byteLength,
+        contentType: "text/plain",
+      },
     ]);
 
     const file = await tools(download(agentA, body.stagingKey));
@@ -59,7 +69,9 @@ describe("POST /upload and GET /files/:stagingKey", () => {
 
   it("answers 404 to another agent, another workspace, an unknown and a malformed key", async () => {
     const { tools, agentA, agentB, otherWorkspaceA } = await setup();
-    const { stagingKey } = (await (await tools(await upload(agentA, new Blob(["secret"], { type: "text/plain" })))).json()) as { stagingKey: string };
+    const { stagingKey } = (await (await tools(await upload(agentA, new Blob(["secret"], { type: "text/plain" })))).json()) as {
+      stagingKey: string;
+    };
     for (const [key, staging] of [
       [agentB, stagingKey],
       [otherWorkspaceA, stagingKey],
@@ -75,10 +87,15 @@ describe("POST /upload and GET /files/:stagingKey", () => {
 
   it("lets a service key act for the agent named in x-agent-id, and asks for it otherwise", async () => {
     const { tools, agentA, service } = await setup();
-    const { stagingKey } = (await (await tools(await upload(agentA, new Blob(["x"], { type: "text/plain" })))).json()) as { stagingKey: string };
+    const { stagingKey } = (await (await tools(await upload(agentA, new Blob(["x"], { type: "text/plain" })))).json()) as {
+      stagingKey: string;
+    };
     expect((await tools(download(service, stagingKey, { "x-agent-id": "agent-a" }))).status).toBe(200);
     expect((await tools(download(service, stagingKey, { "x-agent-id": "agent-b" }))).status).toBe(404);
-    for (const response of [await tools(download(service, stagingKey)), await tools(await upload(service, new Blob(["x"], { type: "text/plain" })))]) {
+    for (const response of [
+      await tools(download(service, stagingKey)),
+      await tools(await upload(service, new Blob(["x"], { type: "text/plain" }))),
+    ]) {
       expect(response.status).toBe(400);
       expect(((await response.json()) as { error: string }).error).toContain("x-agent-id");
     }
@@ -86,7 +103,9 @@ describe("POST /upload and GET /files/:stagingKey", () => {
 
   it("answers 404 once the staged file has expired", async () => {
     const { tools, agentA } = await setup({ ttlMs: 50 });
-    const { stagingKey } = (await (await tools(await upload(agentA, new Blob(["x"], { type: "text/plain" })))).json()) as { stagingKey: string };
+    const { stagingKey } = (await (await tools(await upload(agentA, new Blob(["x"], { type: "text/plain" })))).json()) as {
+      stagingKey: string;
+    };
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect((await tools(download(agentA, stagingKey))).status).toBe(404);
   });
@@ -96,7 +115,11 @@ describe("POST /upload and GET /files/:stagingKey", () => {
     const cases: Array<[Request, number, string]> = [
       [await upload(null, new Blob(["x"], { type: "text/plain" })), 401, "unauthorized"],
       [await upload(agentA, null), 400, "invalid_request"],
-      [new Request(`${BASE}/upload`, { method: "POST", body: "{}", headers: { "x-api-key": agentA, "content-type": "application/json" } }), 400, "invalid_request"],
+      [
+        new Request(`${BASE}/upload`, { method: "POST", body: "{}", headers: { "x-api-key": agentA, "content-type": "application/json" } }),
+        400,
+        "invalid_request",
+      ],
       [await upload(agentA, new Blob([new Uint8Array(1001)], { type: "text/plain" })), 413, "payload_too_large"],
       [await upload(agentA, new Blob(["<html>"], { type: "text/html" }), "page.html"), 415, "unsupported_media_type"],
     ];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { parseRetryAfter, ToolRunError } from "../src/core/tool-error.js";
 import type { Tool, ToolContext } from "../src/toolkits/define.js";
 import { defineJsonToolkit, parseToolkitFile } from "../src/toolkits/json.js";
-import { parseRetryAfter, ToolRunError } from "../src/core/tool-error.js";
 
 const env = { ACME_CLIENT_ID: "client-123", ACME_CLIENT_SECRET: "s3cr3t-value" };
 
@@ -27,7 +27,11 @@ function acme(overrides: Record<string, unknown> = {}) {
         description: "Reads one item.",
         method: "GET",
         path: "/items/{id}",
-        inputParameters: { type: "object", properties: { id: { type: "string" }, expand: { type: "array", items: { type: "string" } }, verbose: { type: "boolean" } }, required: ["id"] },
+        inputParameters: {
+          type: "object",
+          properties: { id: { type: "string" }, expand: { type: "array", items: { type: "string" } }, verbose: { type: "boolean" } },
+          required: ["id"],
+        },
         annotations: { readOnly: true },
       },
       {
@@ -59,7 +63,11 @@ function fakeContext(answer: () => Response = () => Response.json({ ok: true }))
       requests.push(new Request(input, init));
       return answer();
     },
-    files: { get: async () => { throw new Error("no files"); } },
+    files: {
+      get: async () => {
+        throw new Error("no files");
+      },
+    },
     connection: null,
     principal: { workspaceId: "w", agentId: "a", keyId: "k", kind: "agent" },
     signal: new AbortController().signal,
@@ -92,7 +100,12 @@ async function rejected(promise: Promise<unknown>): Promise<Error> {
 describe("defineJsonToolkit: loading", () => {
   it("builds a Toolkit with the auth scheme, base URLs and tools", () => {
     const toolkit = defineJsonToolkit(acme(), { env });
-    expect(toolkit).toMatchObject({ slug: "acme", name: "Acme", icon: "https://acme.test/icon.svg", baseUrls: ["https://api.acme.test/v1/"] });
+    expect(toolkit).toMatchObject({
+      slug: "acme",
+      name: "Acme",
+      icon: "https://acme.test/icon.svg",
+      baseUrls: ["https://api.acme.test/v1/"],
+    });
     expect(toolkit.auth).toEqual({
       type: "oauth2",
       authorizationUrl: "https://acme.test/oauth/authorize",
@@ -132,9 +145,12 @@ describe("defineJsonToolkit: loading", () => {
 
 describe("defineJsonToolkit: environment variables", () => {
   it("replaces ${NAME} anywhere in a string, and $${NAME} stays literal", () => {
-    const toolkit = defineJsonToolkit(acme({ description: "Acme in ${REGION} (write $${REGION})", baseUrl: "https://${REGION}.acme.test" }), {
-      env: { ...env, REGION: "eu" },
-    });
+    const toolkit = defineJsonToolkit(
+      acme({ description: "Acme in ${REGION} (write $${REGION})", baseUrl: "https://${REGION}.acme.test" }),
+      {
+        env: { ...env, REGION: "eu" },
+      },
+    );
     expect(toolkit.description).toBe("Acme in eu (write ${REGION})");
     expect(toolkit.baseUrls).toEqual(["https://eu.acme.test"]);
   });
@@ -149,7 +165,9 @@ describe("defineJsonToolkit: environment variables", () => {
   it("reads process.env by default", () => {
     process.env.TOOLS_PROXY_TEST_CLIENT_ID = "from-process";
     try {
-      const toolkit = defineJsonToolkit(acme({ auth: { ...acme().auth, clientId: "${TOOLS_PROXY_TEST_CLIENT_ID}", clientSecret: "plain" } }));
+      const toolkit = defineJsonToolkit(
+        acme({ auth: { ...acme().auth, clientId: "${TOOLS_PROXY_TEST_CLIENT_ID}", clientSecret: "plain" } }),
+      );
       expect(toolkit.auth).toMatchObject({ clientId: "from-process" });
     } finally {
       delete process.env.TOOLS_PROXY_TEST_CLIENT_ID;
@@ -290,7 +308,9 @@ describe("parseToolkitFile", () => {
   });
 
   it("says when the file is not JSON, and which toolkit of an array fails", () => {
-    expect(thrown(() => parseToolkitFile("{ nope", { env, source: "acme.json" })).message).toMatch(/^acme\.json: the toolkit file is not valid JSON/);
+    expect(thrown(() => parseToolkitFile("{ nope", { env, source: "acme.json" })).message).toMatch(
+      /^acme\.json: the toolkit file is not valid JSON/,
+    );
     const bad = [acme(), acme({ slug: "beta", name: "" })];
     expect(thrown(() => parseToolkitFile(JSON.stringify(bad), { env, source: "kits.json" })).message).toMatch(
       /^kits\.json: toolkit at index 1: Invalid toolkit "beta": name: must not be empty/,

@@ -8,11 +8,12 @@ import { describe, expect, it } from "vitest";
 import { createToolsHandler, memoryStore, storeLeases } from "../src/index.js";
 import { leaseStoreConformance } from "../src/testing/lease-store.js";
 
-
 leaseStoreConformance("storeLeases(memoryStore())", () => storeLeases(memoryStore()));
 
 describe("the leases option", () => {
   it("refuses a value without acquire and release, naming the option", () => {
-    expect(() => createToolsHandler({ leases: { acquire: () => true } as never })).toThrow(/option "leases" must be a LeaseStore with the methods acquire, release/);
+    expect(() => createToolsHandler({ leases: { acquire: () => true } as never })).toThrow(
+      /option "leases" must be a LeaseStore with the methods acquire, release/,
+    );
   });
 });

@@ -1,11 +1,11 @@
-import { concatBytes } from "../src/util/bytes.js";
 import { describe, expect, it } from "vitest";
 import { memoryBlobStore } from "../src/blob/memory.js";
 import type { BlobStore } from "../src/blob/types.js";
 import type { HandlerContext, UploadSettings } from "../src/context/context.js";
 import { StoreUnavailableError } from "../src/core/errors.js";
-import { MAX_PARTS, isAllowedContentType, receiveUpload } from "../src/uploads/multipart.js";
+import { isAllowedContentType, MAX_PARTS, receiveUpload } from "../src/uploads/multipart.js";
 import { newStagingKey } from "../src/uploads/staging.js";
+import { concatBytes } from "../src/util/bytes.js";
 
 const BOUNDARY = "----toolsProxyBoundary7MA4YWxkTrZu0gW";
 
@@ -105,7 +105,13 @@ describe("receiveUpload", () => {
       { name: "other", body: "ignored after the file too" },
     ]);
     const info = await receiveUpload(uploadRequest(body), ctx, t);
-    expect(info).toMatchObject({ key: t.key, size: file.byteLength, contentType: "image/png", filename: "photo.png", metadata: t.metadata });
+    expect(info).toMatchObject({
+      key: t.key,
+      size: file.byteLength,
+      contentType: "image/png",
+      filename: "photo.png",
+      metadata: t.metadata,
+    });
     expect(info.expiresAt.getTime()).toBe(t.expiresAt.getTime());
     expect(await readBlob(ctx, t.key)).toEqual(file);
   });
@@ -117,13 +123,18 @@ describe("receiveUpload", () => {
       { name: "file", filename: "photo.png", type: "image/png", body: bytes(20_000) },
       { name: "file", filename: "second.png", type: "image/png", body: bytes(10, 9) },
     ]);
-    await expect(receiveUpload(uploadRequest(body), ctx, t)).rejects.toMatchObject({ code: "invalid_request", message: expect.stringMatching(/more than one part named `file`/) });
+    await expect(receiveUpload(uploadRequest(body), ctx, t)).rejects.toMatchObject({
+      code: "invalid_request",
+      message: expect.stringMatching(/more than one part named `file`/),
+    });
     expect(await ctx.blobStore.get(t.key)).toBeNull();
   });
 
   it("parses the body whatever its chunking, including one byte at a time", async () => {
     const file = bytes(3000, 5);
-    const body = formBody([{ name: "file", filename: "a.bin", type: "application/octet-stream", body: file }], { epilogue: "trailing epilogue" });
+    const body = formBody([{ name: "file", filename: "a.bin", type: "application/octet-stream", body: file }], {
+      epilogue: "trailing epilogue",
+    });
     for (const chunkSize of [1, 7, 64, 4096]) {
       const ctx = context();
       const t = target();
@@ -138,7 +149,11 @@ describe("receiveUpload", () => {
     await receiveUpload(uploadRequest(formBody([{ name: "file", body: "raw" }])), ctx, untyped);
     expect((await ctx.blobStore.head(untyped.key))!.contentType).toBe("application/octet-stream");
     const text = target();
-    await receiveUpload(uploadRequest(formBody([{ name: "file", filename: "a.txt", type: "Text/Plain; charset=UTF-8", body: "héllo" }])), ctx, text);
+    await receiveUpload(
+      uploadRequest(formBody([{ name: "file", filename: "a.txt", type: "Text/Plain; charset=UTF-8", body: "héllo" }])),
+      ctx,
+      text,
+    );
     expect((await ctx.blobStore.head(text.key))!.contentType).toBe("text/plain; charset=utf-8");
   });
 
@@ -313,16 +328,19 @@ describe("receiveUpload", () => {
       ...memory,
       put(key, body, options) {
         const reader = body.getReader();
-        const slow = new ReadableStream<Uint8Array>({
-          async pull(controller) {
-            await new Promise((resolve) => setTimeout(resolve, 1));
-            const { done, value } = await reader.read();
-            if (done) return controller.close();
-            consumed += value.byteLength;
-            maxLead = Math.max(maxLead, source.stats.pulled - consumed);
-            controller.enqueue(value);
+        const slow = new ReadableStream<Uint8Array>(
+          {
+            async pull(controller) {
+              await new Promise((resolve) => setTimeout(resolve, 1));
+              const { done, value } = await reader.read();
+              if (done) return controller.close();
+              consumed += value.byteLength;
+              maxLead = Math.max(maxLead, source.stats.pulled - consumed);
+              controller.enqueue(value);
+            },
           },
-        }, { highWaterMark: 0 });
+          { highWaterMark: 0 },
+        );
         return memory.put(key, slow, options);
       },
     };

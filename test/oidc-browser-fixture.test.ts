@@ -9,8 +9,8 @@ import type { AddressInfo } from "node:net";
 import * as oauth from "oauth4webapi";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumAvailable, CHROMIUM_MISSING, keepBrowserLocal, launchChromium, signInAndConsent } from "./support/oidc-browser.js";
-import { startOidcServer, type OidcServer } from "./support/oidc-server.js";
+import { CHROMIUM_MISSING, chromiumAvailable, keepBrowserLocal, launchChromium, signInAndConsent } from "./support/oidc-browser.js";
+import { type OidcServer, startOidcServer } from "./support/oidc-server.js";
 
 const CALLBACK_PATH = "/proxy/tools/auth/callback";
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -79,9 +79,22 @@ describe("OIDC fixture in Chromium", () => {
       const tokens = await oauth.processAuthorizationCodeResponse(
         as,
         client,
-        await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretBasic(oidc.clientSecret), params, redirectUri, codeVerifier, insecure),
+        await oauth.authorizationCodeGrantRequest(
+          as,
+          client,
+          oauth.ClientSecretBasic(oidc.clientSecret),
+          params,
+          redirectUri,
+          codeVerifier,
+          insecure,
+        ),
       );
-      const info = await oauth.processUserInfoResponse(as, client, "alice", await oauth.userInfoRequest(as, client, tokens.access_token, insecure));
+      const info = await oauth.processUserInfoResponse(
+        as,
+        client,
+        "alice",
+        await oauth.userInfoRequest(as, client, tokens.access_token, insecure),
+      );
       expect(info).toEqual(oidc.userinfoFor("alice"));
       expect(oidc.tokenRequests.map((r) => [r.grantType, r.status])).toEqual([["authorization_code", 200]]);
       expect(oidc.serverErrors).toEqual([]);
@@ -90,4 +103,3 @@ describe("OIDC fixture in Chromium", () => {
     }
   });
 });
-

@@ -6,7 +6,7 @@
  */
 import * as oauth from "oauth4webapi";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { authorizeWithFetch, startOidcServer, type OidcServer } from "./support/oidc-server.js";
+import { authorizeWithFetch, type OidcServer, startOidcServer } from "./support/oidc-server.js";
 
 const REDIRECT_URI = "https://app.test/proxy/tools/auth/callback";
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -94,7 +94,15 @@ describe("OIDC fixture", () => {
     const params = oauth.validateAuthResponse(as, client, callback, request.state);
     expect(params.get("code")).toBeTruthy();
 
-    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, REDIRECT_URI, request.codeVerifier, insecure);
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      clientAuth,
+      params,
+      REDIRECT_URI,
+      request.codeVerifier,
+      insecure,
+    );
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
     expect(tokens.token_type.toLowerCase()).toBe("bearer");
     expect(tokens.access_token).toBeTruthy();
@@ -124,12 +132,28 @@ describe("OIDC fixture", () => {
   it("fails the code exchange for a wrong PKCE verifier, a replayed code, and a wrong secret", async () => {
     const request = await authorizationRequest();
     const params = oauth.validateAuthResponse(as, client, await authorizeWithFetch(request.url), request.state);
-    const wrongVerifier = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, REDIRECT_URI, oauth.generateRandomCodeVerifier(), insecure);
+    const wrongVerifier = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      clientAuth,
+      params,
+      REDIRECT_URI,
+      oauth.generateRandomCodeVerifier(),
+      insecure,
+    );
     await expect(oauth.processAuthorizationCodeResponse(as, client, wrongVerifier)).rejects.toMatchObject({ error: "invalid_grant" });
 
     const again = await authorizationRequest();
     const againParams = oauth.validateAuthResponse(as, client, await authorizeWithFetch(again.url), again.state);
-    const badSecret = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretBasic("nope"), againParams, REDIRECT_URI, again.codeVerifier, insecure);
+    const badSecret = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.ClientSecretBasic("nope"),
+      againParams,
+      REDIRECT_URI,
+      again.codeVerifier,
+      insecure,
+    );
     // A 401 with WWW-Authenticate: oauth4webapi reports it as a challenge error.
     await expect(oauth.processAuthorizationCodeResponse(as, client, badSecret)).rejects.toMatchObject({
       status: 401,
@@ -137,7 +161,15 @@ describe("OIDC fixture", () => {
     });
     const ok = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, againParams, REDIRECT_URI, again.codeVerifier, insecure);
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, ok);
-    const replay = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, againParams, REDIRECT_URI, again.codeVerifier, insecure);
+    const replay = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      clientAuth,
+      againParams,
+      REDIRECT_URI,
+      again.codeVerifier,
+      insecure,
+    );
     await expect(oauth.processAuthorizationCodeResponse(as, client, replay)).rejects.toMatchObject({ error: "invalid_grant" });
     // A replayed code revokes what it issued (RFC 6749 §4.1.2).
     expect(await server.isAccessTokenActive(tokens.access_token)).toBe(false);
@@ -194,7 +226,10 @@ describe("OIDC fixture", () => {
     const before = server.revocations.length;
 
     const a = await connect();
-    const atRevocation = await oauth.revocationRequest(as, client, clientAuth, a.access_token, { ...insecure, additionalParameters: { token_type_hint: "access_token" } });
+    const atRevocation = await oauth.revocationRequest(as, client, clientAuth, a.access_token, {
+      ...insecure,
+      additionalParameters: { token_type_hint: "access_token" },
+    });
     await oauth.processRevocationResponse(atRevocation);
     await expect(userinfo(a.access_token)).rejects.toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
     expect(await server.isAccessTokenActive(a.access_token)).toBe(false);
@@ -290,12 +325,19 @@ describe("OIDC fixture", () => {
     server.setAccessTokenTtl(1);
     const tokens = await connect("alice", "openid notes:read");
     const api = (path: string, token?: string, init: RequestInit = {}) =>
-      fetch(`${server.apiBaseUrl}${path}`, { ...init, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.headers ?? {}) } });
+      fetch(`${server.apiBaseUrl}${path}`, {
+        ...init,
+        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.headers ?? {}) },
+      });
 
     const notes = await api("/notes", tokens.access_token);
     expect(notes.status).toBe(200);
     expect(await notes.json()).toMatchObject({ sub: "alice", notes: expect.any(Array) });
-    expect(await (await api("/me", tokens.access_token)).json()).toEqual({ sub: "alice", scope: "openid notes:read", clientId: server.clientId });
+    expect(await (await api("/me", tokens.access_token)).json()).toEqual({
+      sub: "alice",
+      scope: "openid notes:read",
+      clientId: server.clientId,
+    });
 
     const write = await api("/notes", tokens.access_token, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
     expect(write.status).toBe(403);

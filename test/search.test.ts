@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ToolsError } from "../src/core/errors.js";
-import { createSigner } from "../src/credentials/signer.js";
 import { createCursors } from "../src/credentials/cursors.js";
+import { createSigner } from "../src/credentials/signer.js";
 import { rank } from "../src/toolkits/search.js";
 
 const items = [
@@ -79,13 +79,20 @@ describe("signed cursors", () => {
       pages.push(page);
       cursor = nextCursor ?? undefined;
     } while (cursor);
-    expect(pages).toEqual([[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [10, 11]]);
+    expect(pages).toEqual([
+      [0, 1, 2, 3, 4],
+      [5, 6, 7, 8, 9],
+      [10, 11],
+    ]);
   });
 
   it("gives a null cursor when everything fits, including an exact fit", async () => {
     expect(await paginate(numbers, { limit: 50, fingerprint: "q" })).toEqual({ page: numbers, nextCursor: null });
     const first = await paginate(numbers, { limit: 6, fingerprint: "q" });
-    expect(await paginate(numbers, { limit: 6, cursor: first.nextCursor!, fingerprint: "q" })).toEqual({ page: [6, 7, 8, 9, 10, 11], nextCursor: null });
+    expect(await paginate(numbers, { limit: 6, cursor: first.nextCursor!, fingerprint: "q" })).toEqual({
+      page: [6, 7, 8, 9, 10, 11],
+      nextCursor: null,
+    });
     expect(await paginate([], { limit: 5, fingerprint: "q" })).toEqual({ page: [], nextCursor: null });
   });
 
@@ -97,7 +104,15 @@ describe("signed cursors", () => {
 
   it("rejects a tampered or malformed cursor with a 400 ToolsError", async () => {
     const { nextCursor } = await paginate(numbers, { limit: 5, fingerprint: "q" });
-    for (const bad of [`${nextCursor}!`, "not-a-cursor", "e30", btoa('{"o":-1,"f":"x"}'), nextCursor!.slice(0, -3), `${nextCursor}.x`, `.${nextCursor!.split(".")[1]}`]) {
+    for (const bad of [
+      `${nextCursor}!`,
+      "not-a-cursor",
+      "e30",
+      btoa('{"o":-1,"f":"x"}'),
+      nextCursor!.slice(0, -3),
+      `${nextCursor}.x`,
+      `.${nextCursor!.split(".")[1]}`,
+    ]) {
       const error = await cursors.decode(bad, "q").catch((e: unknown) => e);
       expect(error, bad).toBeInstanceOf(ToolsError);
       expect((error as ToolsError).status).toBe(400);
@@ -120,7 +135,9 @@ describe("signed cursors", () => {
 
   it("accepts cursors signed with an older secret of a rotation list", async () => {
     const old = createCursors(createSigner("old-secret-of-at-least-32-bytes-long!!", "cursor"));
-    const rotated = createCursors(createSigner(["new-secret-of-at-least-32-bytes-long!!", "old-secret-of-at-least-32-bytes-long!!"], "cursor"));
+    const rotated = createCursors(
+      createSigner(["new-secret-of-at-least-32-bytes-long!!", "old-secret-of-at-least-32-bytes-long!!"], "cursor"),
+    );
     expect(await rotated.decode(await old.encode(5, "q"), "q")).toBe(5);
   });
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { resolveStagedFiles } from "../src/execution/staged-args.js";
-import { stagedFile, toInputParameters, type StagedFile } from "../src/toolkits/define.js";
+import { type StagedFile, stagedFile, toInputParameters } from "../src/toolkits/define.js";
 
 const key = (c: string) => `stg_${c.repeat(22)}`;
 const opened = (stagingKey: string, path: string) => ({ stagingKey, path }) as unknown as StagedFile;
@@ -28,7 +28,13 @@ describe("resolveStagedFiles", () => {
       nested: z.object({ cover: stagedFile(), caption: z.string() }),
       table: z.array(z.object({ scan: stagedFile() })),
     });
-    const args = { file: key("a"), title: key("t"), many: [key("b"), key("c")], nested: { cover: key("d"), caption: "x" }, table: [{ scan: key("e") }] };
+    const args = {
+      file: key("a"),
+      title: key("t"),
+      many: [key("b"), key("c")],
+      nested: { cover: key("d"), caption: "x" },
+      table: [{ scan: key("e") }],
+    };
     const copy = structuredClone(args);
     const { out, paths } = await resolve(schema, args);
     expect(paths).toEqual(["file", "many.0", "many.1", "nested.cover", "table.0.scan"]);

@@ -9,7 +9,17 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { filesystemBlobStore } from "../src/blob/fs.js";
-import { createToolsHandler, defineTool, defineToolkit, issueApiKey, memoryStore, none, stagedFile, type StagedFile, type ToolsHandler } from "../src/index.js";
+import {
+  createToolsHandler,
+  defineTool,
+  defineToolkit,
+  issueApiKey,
+  memoryStore,
+  none,
+  type StagedFile,
+  stagedFile,
+  type ToolsHandler,
+} from "../src/index.js";
 import { bufferedFormRequest } from "./support/form-body.js";
 
 const BASE = "http://localhost/proxy/tools";
@@ -51,7 +61,8 @@ function setup(options: { ttlMs?: number; sweepIntervalMs?: number } = {}) {
           const file: StagedFile = args.file;
           const reader = (await file.stream()).getReader();
           let streamed = "";
-          for (let read = await reader.read(); !read.done; read = await reader.read()) streamed += new TextDecoder().decode(read.value, { stream: true });
+          for (let read = await reader.read(); !read.done; read = await reader.read())
+            streamed += new TextDecoder().decode(read.value, { stream: true });
           received.push({
             name: file.name,
             filename: file.filename,
@@ -68,7 +79,13 @@ function setup(options: { ttlMs?: number; sweepIntervalMs?: number } = {}) {
       }),
     ],
   });
-  const tools = createToolsHandler({ store, blobStore, secret: "s".repeat(32), toolkits: [toolkit], uploads: { ttlMs: options.ttlMs ?? HOUR, sweepIntervalMs: options.sweepIntervalMs ?? 0 } });
+  const tools = createToolsHandler({
+    store,
+    blobStore,
+    secret: "s".repeat(32),
+    toolkits: [toolkit],
+    uploads: { ttlMs: options.ttlMs ?? HOUR, sweepIntervalMs: options.sweepIntervalMs ?? 0 },
+  });
   const key = (workspaceId: string, agentId: string) => issueApiKey(store, { workspaceId, agentId }).then((k) => k.key);
   return { tools, key };
 }
@@ -82,8 +99,15 @@ async function upload(tools: ToolsHandler, apiKey: string, bytes: Uint8Array, ty
 }
 
 const execute = (tools: ToolsHandler, apiKey: string, args: Record<string, unknown>) =>
-  tools(new Request(`${BASE}/execute`, { method: "POST", headers: { "x-api-key": apiKey, "content-type": "application/json" }, body: JSON.stringify({ tool: "DOCS_READ", arguments: args }) }));
-const download = (tools: ToolsHandler, apiKey: string, stagingKey: string) => tools(new Request(`${BASE}/files/${stagingKey}`, { headers: { "x-api-key": apiKey } }));
+  tools(
+    new Request(`${BASE}/execute`, {
+      method: "POST",
+      headers: { "x-api-key": apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ tool: "DOCS_READ", arguments: args }),
+    }),
+  );
+const download = (tools: ToolsHandler, apiKey: string, stagingKey: string) =>
+  tools(new Request(`${BASE}/files/${stagingKey}`, { headers: { "x-api-key": apiKey } }));
 const blobFiles = async () => (await readdir(directory).catch(() => [] as string[])).filter((name) => name.endsWith(".blob"));
 
 beforeEach(async () => {
@@ -99,7 +123,12 @@ describe("a tool with stagedFile() inputs", () => {
     const response = await tools(new Request(`${BASE}/toolkit/docs`, { headers: { "x-api-key": await key("ws", "a") } }));
     const { tools: list } = (await response.json()) as { tools: Array<{ inputParameters: any }> };
     const { properties } = list[0]!.inputParameters;
-    expect(properties.file).toMatchObject({ type: "string", format: "tools-proxy-staging-key", "x-tools-proxy-file": true, description: "The document." });
+    expect(properties.file).toMatchObject({
+      type: "string",
+      format: "tools-proxy-staging-key",
+      "x-tools-proxy-file": true,
+      description: "The document.",
+    });
     expect(properties.file.pattern).toBe("^stg_[A-Za-z0-9_-]{16,128}$");
     expect(properties.attachments.items).toMatchObject({ type: "string", format: "tools-proxy-staging-key" });
   });
@@ -181,7 +210,10 @@ describe("expiry and the sweeper", () => {
     const form = new FormData();
     form.append("file", new Blob([PDF], { type: "application/pdf" }));
     const before = Date.now();
-    const staged = (await (await tools(await bufferedFormRequest(`${BASE}/upload`, form, { "x-api-key": a }))).json()) as { stagingKey: string; expiresAt: string };
+    const staged = (await (await tools(await bufferedFormRequest(`${BASE}/upload`, form, { "x-api-key": a }))).json()) as {
+      stagingKey: string;
+      expiresAt: string;
+    };
     const lifetime = new Date(staged.expiresAt).getTime() - before;
     expect(lifetime).toBeGreaterThanOrEqual(HOUR - 1000);
     expect(lifetime).toBeLessThanOrEqual(HOUR + 1000);

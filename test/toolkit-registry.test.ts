@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { apiKey, none } from "../src/credentials/auth-schemes.js";
+import { toolkitRegistryConformance } from "../src/testing/toolkit-registry.js";
 import { defineTool, defineToolkit, STAGED_FILE_FORMAT, stagedFile, type ToolkitDefinition } from "../src/toolkits/define.js";
 import { createToolkitRegistry } from "../src/toolkits/registry.js";
-import { toolkitRegistryConformance } from "../src/testing/toolkit-registry.js";
 
 const listNotes = defineTool({
   slug: "NOTES_LIST",
@@ -37,7 +37,15 @@ const weather = defineToolkit({
   description: "Forecasts.",
   baseUrl: ["https://{region}.weather.test", "https://static.weather.test/maps"],
   auth: none(),
-  tools: [defineTool({ slug: "weather.forecast", name: "Forecast", description: "Forecast for a city.", input: z.object({ city: z.string() }), run: () => ({}) })],
+  tools: [
+    defineTool({
+      slug: "weather.forecast",
+      name: "Forecast",
+      description: "Forecast for a city.",
+      input: z.object({ city: z.string() }),
+      run: () => ({}),
+    }),
+  ],
 });
 
 const tool = (slug: string) => ({ slug, name: slug, description: slug, input: z.object({}), run: () => null });

@@ -4,7 +4,7 @@
  * pass untouched.
  */
 import { describe, expect, it } from "vitest";
-import { signatureGate, SIGNATURE_WINDOW } from "../src/uploads/signatures.js";
+import { SIGNATURE_WINDOW, signatureGate } from "../src/uploads/signatures.js";
 
 const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 const bytes = (...parts: Array<number[] | string>) => {
@@ -69,7 +69,9 @@ describe("signatureGate", () => {
   it.each(Object.keys(STARTS))("refuses %s when the bytes are another format's", (type) => {
     const impostors = [bytes("MZ\x90\0\x03\0\0\0"), bytes("<!DOCTYPE html><script>"), bytes("#!/bin/sh\nrm -rf /\n")];
     for (const impostor of impostors) {
-      expect(() => pass(type, withBody(impostor))).toThrow(expect.objectContaining({ code: "unsupported_media_type", message: expect.stringContaining(type.split(";")[0]!) }));
+      expect(() => pass(type, withBody(impostor))).toThrow(
+        expect.objectContaining({ code: "unsupported_media_type", message: expect.stringContaining(type.split(";")[0]!) }),
+      );
     }
   });
 
@@ -85,7 +87,8 @@ describe("signatureGate", () => {
   });
 
   it("knows other names of the same types, and ignores case and parameters", () => {
-    for (const type of ["image/jpg", "IMAGE/JPEG", "image/jpeg; q=1", "image/pjpeg"]) expect(pass(type, withBody(STARTS["image/jpeg"]!))).toHaveLength(3000);
+    for (const type of ["image/jpg", "IMAGE/JPEG", "image/jpeg; q=1", "image/pjpeg"])
+      expect(pass(type, withBody(STARTS["image/jpeg"]!))).toHaveLength(3000);
     expect(pass("audio/x-wav", withBody(STARTS["audio/wav"]!))).toHaveLength(3000);
     expect(() => pass("application/x-zip-compressed", withBody(STARTS["image/png"]!))).toThrow(/application\/x-zip-compressed/);
     // An MPEG audio frame without an ID3 tag: 11 sync bits.

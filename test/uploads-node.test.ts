@@ -24,7 +24,10 @@ describe("uploads through node:http into filesystemBlobStore", () => {
   let server: UploadServer;
   let key: string;
   beforeAll(async () => {
-    server = await startUploadServer({ maxBytes: 64 * MiB, allowedContentTypes: ["video/*", "image/*", "application/pdf", "text/plain", "application/octet-stream"] });
+    server = await startUploadServer({
+      maxBytes: 64 * MiB,
+      allowedContentTypes: ["video/*", "image/*", "application/pdf", "text/plain", "application/octet-stream"],
+    });
     key = await server.key();
   });
   afterAll(() => server.close());
@@ -102,20 +105,87 @@ describe("every limit and error through node:http, leaving nothing on disk", () 
   });
   afterAll(() => server.close());
 
-  const fields = (n: number) => Array.from({ length: n }, (_, i) => text(`------uploadTestBoundary3f9a\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`));
+  const fields = (n: number) =>
+    Array.from({ length: n }, (_, i) => text(`------uploadTestBoundary3f9a\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`));
   type Case = [string, () => { chunks: Iterable<Uint8Array>; contentLength?: number; contentType?: string }, number, string, RegExp];
   const table: Case[] = [
-    ["a file over maxBytes, chunked (counted as it arrives)", () => ({ chunks: form(MiB + 1, "image/png", PNG_START) }), 413, "payload_too_large", /upload limit of 1048576 bytes/],
-    ["a Content-Length over the limit (refused before reading)", () => ({ chunks: form(2 * MiB, "image/png", PNG_START), contentLength: 2 * MiB + 300 }), 413, "payload_too_large", /upload limit/],
-    ["a Content-Length that cuts the form short", () => ({ chunks: [Buffer.concat([...form(10_000, "image/png", PNG_START)]).subarray(0, 5000)], contentLength: 5000 }), 400, "invalid_request", /malformed or ended/],
-    ["more than 10 parts", () => ({ chunks: [...fields(11), ...form(100, "image/png", PNG_START)] }), 413, "payload_too_large", /more than 10 parts/],
-    ["part headers over 16 KiB", () => ({ chunks: [partHead("image/png", "a.png", [`X-Pad: ${"a".repeat(17 * 1024)}`]), ...generated(100, PNG_START), CLOSING] }), 413, "payload_too_large", /headers of a form part/],
-    ["a type outside the allowlist", () => ({ chunks: form(100, "text/html", text("<script>")) }), 415, "unsupported_media_type", /not accepted here/],
-    ["a declared type the first bytes contradict", () => ({ chunks: form(5000, "image/png", text("MZ\x90\0 an executable")) }), 415, "unsupported_media_type", /first bytes are not those of image\/png/],
-    ["a PDF that is not one", () => ({ chunks: form(3000, "application/pdf", text("<html>")) }), 415, "unsupported_media_type", /application\/pdf/],
-    ["no part named file", () => ({ chunks: [partHead("image/png", "a.png", [], "upload"), ...generated(100, PNG_START), CLOSING] }), 400, "invalid_request", /no part named `file`/],
-    ["a body that is not multipart", () => ({ chunks: [text("{}")], contentType: "application/json" }), 400, "invalid_request", /multipart\/form-data/],
-    ["a body without its closing boundary", () => ({ chunks: [partHead("image/png"), ...generated(5000, PNG_START)] }), 400, "invalid_request", /closing boundary/],
+    [
+      "a file over maxBytes, chunked (counted as it arrives)",
+      () => ({ chunks: form(MiB + 1, "image/png", PNG_START) }),
+      413,
+      "payload_too_large",
+      /upload limit of 1048576 bytes/,
+    ],
+    [
+      "a Content-Length over the limit (refused before reading)",
+      () => ({ chunks: form(2 * MiB, "image/png", PNG_START), contentLength: 2 * MiB + 300 }),
+      413,
+      "payload_too_large",
+      /upload limit/,
+    ],
+    [
+      "a Content-Length that cuts the form short",
+      () => ({ chunks: [Buffer.concat([...form(10_000, "image/png", PNG_START)]).subarray(0, 5000)], contentLength: 5000 }),
+      400,
+      "invalid_request",
+      /malformed or ended/,
+    ],
+    [
+      "more than 10 parts",
+      () => ({ chunks: [...fields(11), ...form(100, "image/png", PNG_START)] }),
+      413,
+      "payload_too_large",
+      /more than 10 parts/,
+    ],
+    [
+      "part headers over 16 KiB",
+      () => ({ chunks: [partHead("image/png", "a.png", [`X-Pad: ${"a".repeat(17 * 1024)}`]), ...generated(100, PNG_START), CLOSING] }),
+      413,
+      "payload_too_large",
+      /headers of a form part/,
+    ],
+    [
+      "a type outside the allowlist",
+      () => ({ chunks: form(100, "text/html", text("<script>")) }),
+      415,
+      "unsupported_media_type",
+      /not accepted here/,
+    ],
+    [
+      "a declared type the first bytes contradict",
+      () => ({ chunks: form(5000, "image/png", text("MZ\x90\0 an executable")) }),
+      415,
+      "unsupported_media_type",
+      /first bytes are not those of image\/png/,
+    ],
+    [
+      "a PDF that is not one",
+      () => ({ chunks: form(3000, "application/pdf", text("<html>")) }),
+      415,
+      "unsupported_media_type",
+      /application\/pdf/,
+    ],
+    [
+      "no part named file",
+      () => ({ chunks: [partHead("image/png", "a.png", [], "upload"), ...generated(100, PNG_START), CLOSING] }),
+      400,
+      "invalid_request",
+      /no part named `file`/,
+    ],
+    [
+      "a body that is not multipart",
+      () => ({ chunks: [text("{}")], contentType: "application/json" }),
+      400,
+      "invalid_request",
+      /multipart\/form-data/,
+    ],
+    [
+      "a body without its closing boundary",
+      () => ({ chunks: [partHead("image/png"), ...generated(5000, PNG_START)] }),
+      400,
+      "invalid_request",
+      /closing boundary/,
+    ],
   ];
 
   const cases = table.map(([name, make, status, code, message]) => ({ name, make, status, code, message }));

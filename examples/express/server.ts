@@ -1,5 +1,5 @@
-import express from "express";
 import type { AddressInfo } from "node:net";
+import express from "express";
 import { toExpressHandler } from "tools-proxy/express";
 import { announce, basePath, port, tools } from "../shared/tools.ts";
 

@@ -15,9 +15,9 @@
  * Data lives in memory, so an agent key is made when the module loads and printed once.
  */
 import { createHash } from "node:crypto";
-import { z } from "zod";
 import { createToolsHandler, defineTool, defineToolkit, issueApiKey, memoryStore, none, parseToolkitFile, stagedFile } from "tools-proxy";
 import { filesystemBlobStore } from "tools-proxy/fs";
+import { z } from "zod";
 
 const env = process.env;
 

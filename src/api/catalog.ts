@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ToolSchema, cursorParam, idParam, limitParam } from "./common.js";
+import { cursorParam, idParam, limitParam, ToolSchema } from "./common.js";
 
 /** `GET /search`, `GET /toolkit/:toolkit` and `GET /toolkit/:toolkit/search`. */
 
@@ -42,7 +42,8 @@ export const ToolkitDetailsSchema = z
     authScheme: z.string(),
     auth: ToolkitAuthSchema,
     baseUrls: z.array(z.string()).meta({
-      description: "Where POST /proxy may send requests: every URL must fall under one of these. `{name}` is filled from the connection's params.",
+      description:
+        "Where POST /proxy may send requests: every URL must fall under one of these. `{name}` is filled from the connection's params.",
     }),
     tools: z.array(ToolSchema),
     nextCursor: z.string().nullable(),

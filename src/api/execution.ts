@@ -6,7 +6,10 @@ import { STAGED_FILE_FORMAT } from "./staged-file.js";
 
 export const ExecuteBodySchema = z.object({
   tool: idParam.meta({ description: "Tool slug." }),
-  arguments: z.record(z.string(), z.unknown()).default({}).meta({ description: "The tool's arguments, checked against its inputParameters." }),
+  arguments: z
+    .record(z.string(), z.unknown())
+    .default({})
+    .meta({ description: "The tool's arguments, checked against its inputParameters." }),
   connection_id: idParam.optional().meta({ description: "Connection to use; required when the agent has several." }),
 });
 
@@ -16,20 +19,22 @@ export const ProxyBodySchema = z.object({
   url: z
     .string()
     .max(8192)
-    .refine((url) => url === url.trim() && !/[\u0000-\u001f\u007f]/.test(url), "must not contain whitespace at either end, line breaks or control characters")
+    .refine(
+      (url) => url === url.trim() && !/[\u0000-\u001f\u007f]/.test(url),
+      "must not contain whitespace at either end, line breaks or control characters",
+    )
     .refine((url) => URL.canParse(url), "must be a full URL such as https://api.example.com/v1/items")
     .meta({ description: "Full URL; must fall under one of the toolkit's base URLs." }),
   headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
-  body: z.unknown().optional().meta({ description: "JSON value sent as the body (POST, PUT, PATCH). A string is sent as text unless Content-Type says JSON." }),
-  bodyFile: z
-    .string()
-    .max(160)
+  body: z
+    .unknown()
     .optional()
-    .meta({
-      description:
-        "Staging key of a file the agent uploaded (POST /upload), sent as the raw body (POST, PUT, PATCH) with its stored content type unless headers set Content-Type. Not with body.",
-      format: STAGED_FILE_FORMAT,
-    }),
+    .meta({ description: "JSON value sent as the body (POST, PUT, PATCH). A string is sent as text unless Content-Type says JSON." }),
+  bodyFile: z.string().max(160).optional().meta({
+    description:
+      "Staging key of a file the agent uploaded (POST /upload), sent as the raw body (POST, PUT, PATCH) with its stored content type unless headers set Content-Type. Not with body.",
+    format: STAGED_FILE_FORMAT,
+  }),
   connection_id: idParam.optional(),
 });
 

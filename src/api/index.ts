@@ -4,9 +4,10 @@
  * (`tools-proxy/client`) takes its types from them. Modules here import nothing but zod and the
  * error-code table, so importing a schema never pulls in server code.
  */
-export * from "./common.js";
-export * from "./catalog.js";
+
 export * from "./auth.js";
+export * from "./catalog.js";
+export * from "./common.js";
 export * from "./execution.js";
 export * from "./files.js";
 export * from "./staged-file.js";

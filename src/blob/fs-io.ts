@@ -71,7 +71,11 @@ export async function writeAll(handle: FileHandle, chunks: Uint8Array[]): Promis
  * rejects with the stream's error, the abort reason or the write's error, after the last write
  * in flight has settled (the caller may then close the handle).
  */
-export async function copyToFile(reader: ReadableStreamDefaultReader<Uint8Array>, handle: FileHandle, signal?: AbortSignal): Promise<number> {
+export async function copyToFile(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  handle: FileHandle,
+  signal?: AbortSignal,
+): Promise<number> {
   let size = 0;
   let batch: Uint8Array[] = [];
   let batchBytes = 0;
@@ -125,7 +129,9 @@ export function storageError(error: unknown): StoreUnavailableError {
   const code = (error as { code?: unknown } | null)?.code;
   const full = code === "ENOSPC" || code === "EDQUOT";
   return new StoreUnavailableError(
-    full ? "The server has no room left to stage files; retry later or send a smaller file." : "Staged file storage is temporarily unavailable; retry shortly.",
+    full
+      ? "The server has no room left to stage files; retry later or send a smaller file."
+      : "Staged file storage is temporarily unavailable; retry shortly.",
     { cause: error, retryAfter: full ? 60 : 5 },
   );
 }

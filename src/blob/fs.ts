@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, rename, rm, unlink, type FileHandle } from "node:fs/promises";
+import { type FileHandle, mkdir, open, rename, rm, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { encodeHeader, encodeTrailer, readHeader, type BlobHeader } from "./fs-format.js";
+import { type BlobHeader, encodeHeader, encodeTrailer, readHeader } from "./fs-format.js";
 import { absentOr, copyToFile, fail, fileStream, storageError } from "./fs-io.js";
 import { sweepDirectory, TEMP_PREFIX } from "./fs-sweep.js";
 import type { BlobObject, BlobStore } from "./types.js";
@@ -59,10 +59,11 @@ export function filesystemBlobStore(options: FilesystemBlobStoreOptions): BlobSt
   const staleTempMs = options.staleTempMs ?? 60 * 60 * 1000;
   const now = options.now ?? (() => new Date());
   let created: Promise<unknown> | null = null;
-  const ready = () => (created ??= mkdir(directory, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
-    created = null;
-    throw storageError(error);
-  }));
+  const ready = () =>
+    (created ??= mkdir(directory, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+      created = null;
+      throw storageError(error);
+    }));
   const pathOf = (key: string) => join(directory, `${createHash("sha256").update(key).digest("hex")}.blob`);
 
   // A directory removed while the store is in use (a tmp cleaner, say) is made again.

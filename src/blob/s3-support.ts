@@ -24,7 +24,8 @@ export function encodeFields(fields: S3BlobFields): Record<string, string> {
     [INFO]: toBase64Url(JSON.stringify({ filename: fields.filename, metadata: fields.metadata })),
   };
   const size = Object.entries(encoded).reduce((n, [name, value]) => n + name.length + value.length, 0);
-  if (size > MAX_METADATA_BYTES) throw new TypeError(`s3BlobStore: the file name and metadata take ${size} bytes as S3 metadata; S3 keeps at most 2 KB.`);
+  if (size > MAX_METADATA_BYTES)
+    throw new TypeError(`s3BlobStore: the file name and metadata take ${size} bytes as S3 metadata; S3 keeps at most 2 KB.`);
   return encoded;
 }
 

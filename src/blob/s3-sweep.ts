@@ -1,4 +1,10 @@
-import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command, type HeadObjectCommandOutput, type ListObjectsV2CommandOutput } from "@aws-sdk/client-s3";
+import {
+  DeleteObjectCommand,
+  HeadObjectCommand,
+  type HeadObjectCommandOutput,
+  ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
+} from "@aws-sdk/client-s3";
 import { decodeFields, isNotFound, isPreconditionFailed, type layout } from "./s3-support.js";
 
 /** A marker without its blob is left this long: the blob may still be uploading. */
@@ -30,7 +36,9 @@ export async function sweepExpired(input: SweepInput): Promise<number> {
   let deleted = 0;
   let token: string | undefined;
   do {
-    const page = await send<ListObjectsV2CommandOutput>(new ListObjectsV2Command({ Bucket, Prefix: paths.expiryPrefix, ContinuationToken: token }));
+    const page = await send<ListObjectsV2CommandOutput>(
+      new ListObjectsV2Command({ Bucket, Prefix: paths.expiryPrefix, ContinuationToken: token }),
+    );
     const due = [];
     let past = false;
     for (const object of page.Contents ?? []) {
@@ -54,7 +62,9 @@ export async function sweepExpired(input: SweepInput): Promise<number> {
 async function sweepOne(input: SweepInput, marker: { name: string; key: string; writtenAt: number }): Promise<number> {
   const { send, Bucket, paths } = input;
   const Key = paths.blob(marker.key);
-  const head = await send<HeadObjectCommandOutput>(new HeadObjectCommand({ Bucket, Key })).catch((error: unknown) => (isNotFound(error) ? null : Promise.reject(error)));
+  const head = await send<HeadObjectCommandOutput>(new HeadObjectCommand({ Bucket, Key })).catch((error: unknown) =>
+    isNotFound(error) ? null : Promise.reject(error),
+  );
   if (!head && input.now.getTime() - marker.writtenAt < ORPHAN_MARKER_GRACE_MS) return 0;
   let count = 0;
   const fields = head ? decodeFields(head.Metadata) : null;

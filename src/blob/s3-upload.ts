@@ -3,8 +3,8 @@ import {
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
   PutObjectCommand,
-  UploadPartCommand,
   type S3Client,
+  UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import { concatBytes } from "../util/bytes.js";
 import { toStoreError } from "./s3-support.js";
@@ -26,7 +26,13 @@ export interface UploadTarget {
  * upload is aborted (so S3 drops its parts), no object is written, and the promise rejects with
  * the body's error or the abort reason.
  */
-export async function uploadStream(client: S3Client, target: UploadTarget, body: ReadableStream<Uint8Array>, partSize: number, signal?: AbortSignal): Promise<number> {
+export async function uploadStream(
+  client: S3Client,
+  target: UploadTarget,
+  body: ReadableStream<Uint8Array>,
+  partSize: number,
+  signal?: AbortSignal,
+): Promise<number> {
   const controller = new AbortController();
   const abort = () => controller.abort(signal?.reason);
   signal?.addEventListener("abort", abort, { once: true });
@@ -59,7 +65,16 @@ export async function uploadStream(client: S3Client, target: UploadTarget, body:
       const previous = uploading;
       uploading = (async () => {
         await previous;
-        const { ETag } = await send<{ ETag?: string }>(new UploadPartCommand({ Bucket: target.Bucket, Key: target.Key, UploadId: uploadId, PartNumber: number, Body: bytes, ContentLength: bytes.byteLength }));
+        const { ETag } = await send<{ ETag?: string }>(
+          new UploadPartCommand({
+            Bucket: target.Bucket,
+            Key: target.Key,
+            UploadId: uploadId,
+            PartNumber: number,
+            Body: bytes,
+            ContentLength: bytes.byteLength,
+          }),
+        );
         if (!ETag) throw new Error(`S3 accepted part ${number} without an ETag.`);
         parts.push({ PartNumber: number, ETag });
       })();
@@ -70,7 +85,9 @@ export async function uploadStream(client: S3Client, target: UploadTarget, body:
     }
     await uploading;
     signal?.throwIfAborted();
-    await send(new CompleteMultipartUploadCommand({ Bucket: target.Bucket, Key: target.Key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+    await send(
+      new CompleteMultipartUploadCommand({ Bucket: target.Bucket, Key: target.Key, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
+    );
     return size;
   } catch (error) {
     reader.cancel(error).catch(() => {});

@@ -1,4 +1,11 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, type HeadObjectCommandOutput } from "@aws-sdk/client-s3";
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  type HeadObjectCommandOutput,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
 import { decodeFields, encodeFields, isNotFound, layout, toStoreError } from "./s3-support.js";
 import { sweepExpired } from "./s3-sweep.js";
 import { uploadStream } from "./s3-upload.js";
@@ -55,16 +62,21 @@ const KEY = /^[A-Za-z0-9_-]{1,128}$/;
  *   access denied or no such bucket is rethrown as it is (500, logged).
  */
 export function s3BlobStore(options: S3BlobStoreOptions): BlobStore {
-  if (!options?.bucket || typeof options.bucket !== "string") throw new TypeError('s3BlobStore: option "bucket" must be the name of an existing bucket.');
+  if (!options?.bucket || typeof options.bucket !== "string")
+    throw new TypeError('s3BlobStore: option "bucket" must be the name of an existing bucket.');
   const partSize = options.partSizeBytes ?? 8 * MIB;
-  if (!Number.isSafeInteger(partSize) || partSize < 5 * MIB) throw new TypeError('s3BlobStore: option "partSizeBytes" must be a whole number of bytes, at least 5 MiB (S3\'s smallest part).');
+  if (!Number.isSafeInteger(partSize) || partSize < 5 * MIB)
+    throw new TypeError('s3BlobStore: option "partSizeBytes" must be a whole number of bytes, at least 5 MiB (S3\'s smallest part).');
   const Bucket = options.bucket;
   const paths = layout(options.prefix ?? "tools-proxy/");
   const now = options.now ?? (() => new Date());
   const client = options.client ?? createClient(options);
-  const send = <T>(command: unknown): Promise<T> => (client.send(command as never) as Promise<T>).catch((error: unknown) => Promise.reject(toStoreError(error)));
+  const send = <T>(command: unknown): Promise<T> =>
+    (client.send(command as never) as Promise<T>).catch((error: unknown) => Promise.reject(toStoreError(error)));
   const headOf = (key: string) =>
-    send<HeadObjectCommandOutput>(new HeadObjectCommand({ Bucket, Key: paths.blob(key) })).catch((error: unknown) => (isNotFound(error) ? null : Promise.reject(error)));
+    send<HeadObjectCommandOutput>(new HeadObjectCommand({ Bucket, Key: paths.blob(key) })).catch((error: unknown) =>
+      isNotFound(error) ? null : Promise.reject(error),
+    );
   const infoOf = (key: string, head: Pick<HeadObjectCommandOutput, "Metadata" | "ContentLength" | "ContentType">): BlobInfo | null => {
     const fields = decodeFields(head.Metadata);
     if (!fields || fields.expiresAt.getTime() <= now().getTime()) return null;
@@ -77,13 +89,24 @@ export function s3BlobStore(options: S3BlobStoreOptions): BlobStore {
         body.cancel().catch(() => {});
         throw new TypeError(`A blob key must match ${KEY}; the library makes keys of that shape.`);
       }
-      const fields = { filename: put.filename ?? null, metadata: { ...put.metadata }, createdAt: now(), expiresAt: new Date(put.expiresAt) };
+      const fields = {
+        filename: put.filename ?? null,
+        metadata: { ...put.metadata },
+        createdAt: now(),
+        expiresAt: new Date(put.expiresAt),
+      };
       try {
         const Metadata = encodeFields(fields);
         put.signal?.throwIfAborted();
         // The marker first: a blob is never without one, so deleteExpired always finds it.
         await send(new PutObjectCommand({ Bucket, Key: paths.marker(key, fields.expiresAt), Body: new Uint8Array(0) }));
-        const size = await uploadStream(client, { Bucket, Key: paths.blob(key), ContentType: put.contentType, Metadata }, body, partSize, put.signal);
+        const size = await uploadStream(
+          client,
+          { Bucket, Key: paths.blob(key), ContentType: put.contentType, Metadata },
+          body,
+          partSize,
+          put.signal,
+        );
         return { key, size, contentType: put.contentType, ...fields, metadata: { ...fields.metadata } };
       } catch (error) {
         body.cancel(error).catch(() => {});
@@ -137,6 +160,10 @@ function createClient(options: S3BlobStoreOptions): S3Client {
     ...((options.region ?? (options.endpoint ? "us-east-1" : undefined)) ? { region: options.region ?? "us-east-1" } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
     ...(options.forcePathStyle !== undefined ? { forcePathStyle: options.forcePathStyle } : {}),
-    requestHandler: { connectionTimeout: options.timeouts?.connectMs ?? 5000, requestTimeout: options.timeouts?.idleMs ?? 30_000, throwOnRequestTimeout: true },
+    requestHandler: {
+      connectionTimeout: options.timeouts?.connectMs ?? 5000,
+      requestTimeout: options.timeouts?.idleMs ?? 30_000,
+      throwOnRequestTimeout: true,
+    },
   });
 }

@@ -61,4 +61,6 @@ export interface BlobStore {
 }
 
 /** The methods every `BlobStore` has (the handler checks for them when it is created). */
-export const BLOB_STORE_METHODS = ["put", "get", "head", "delete", "deleteExpired"] as const satisfies ReadonlyArray<RequiredMethods<BlobStore>>;
+export const BLOB_STORE_METHODS = ["put", "get", "head", "delete", "deleteExpired"] as const satisfies ReadonlyArray<
+  RequiredMethods<BlobStore>
+>;

@@ -36,7 +36,11 @@ export function createAccessLog(format: LogFormat, write: (line: string) => void
             // The client went away before the response ended: the status is what was about to be sent.
             ...(res.writableFinished ? {} : { aborted: true }),
           };
-          write(format === "json" ? `${JSON.stringify(line)}\n` : `${line.time} ${line.method} ${line.path} ${line.status} ${line.durationMs}ms ${line.keyId ?? "-"}${line.aborted ? " aborted" : ""}\n`);
+          write(
+            format === "json"
+              ? `${JSON.stringify(line)}\n`
+              : `${line.time} ${line.method} ${line.path} ${line.status} ${line.durationMs}ms ${line.keyId ?? "-"}${line.aborted ? " aborted" : ""}\n`,
+          );
         });
         current.run(entry, () => listener(req, res));
       };

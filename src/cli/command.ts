@@ -46,7 +46,10 @@ export const jsonOption = () => new Option("--json", "print the JSON answer, for
  * for (sent as x-agent-id), over SVC_WORKSPACE_AGENT_ID and the agent saved by `login --agent`.
  */
 export const agentOption = () =>
-  new Option("--agent <id>", "with a workspace service key (psk_...): act for this agent (default $SVC_WORKSPACE_AGENT_ID, else the agent saved by login)");
+  new Option(
+    "--agent <id>",
+    "with a workspace service key (psk_...): act for this agent (default $SVC_WORKSPACE_AGENT_ID, else the agent saved by login)",
+  );
 
 /** A usage error for `command`'s help. */
 export function usageError(command: Command, message: string): UsageError {
@@ -62,6 +65,7 @@ export function collect(value: string, previous: string[] = []): string[] {
 export function wholeNumber(command: Command, flag: string, text: string | undefined, min: number, max: number): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) throw usageError(command, `${flag} must be a whole number from ${min} to ${max}, not "${text}".`);
+  if (!/^\d+$/.test(text) || value < min || value > max)
+    throw usageError(command, `${flag} must be a whole number from ${min} to ${max}, not "${text}".`);
   return value;
 }

@@ -7,7 +7,19 @@
  * atomically: a reader sees the old file or the new one, never a partial one.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { CliError } from "./errors.js";
@@ -42,7 +54,9 @@ export function readCredentials(path: string): StoredCredentials | null {
     text = readFileSync(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new CliError(`cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? "error"}); fix its permissions, or run "tools-proxy logout" and sign in again.`);
+    throw new CliError(
+      `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? "error"}); fix its permissions, or run "tools-proxy logout" and sign in again.`,
+    );
   }
   let parsed: Partial<StoredCredentials> | null = null;
   try {

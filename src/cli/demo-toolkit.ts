@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { upstreamError } from "../core/tool-error.js";
 import { apiKey } from "../credentials/auth-schemes.js";
 import { defineTool, defineToolkit, stagedFile, type Toolkit } from "../toolkits/define.js";
-import { upstreamError } from "../core/tool-error.js";
 import { DEMO_API_PATH, DEMO_KEY_HEADER } from "./demo-api.js";
 
 /**
@@ -17,7 +17,8 @@ export function demoToolkit(origin: string): Toolkit {
   return defineToolkit({
     slug: "demo",
     name: "Demo",
-    description: "An offline demo: notes kept by a small API inside the server, and a word count of an uploaded file. Connect with the API key demo-key.",
+    description:
+      "An offline demo: notes kept by a small API inside the server, and a word count of an uploaded file. Connect with the API key demo-key.",
     baseUrl: `${origin}${DEMO_API_PATH}`,
     auth: apiKey({ in: "header", name: DEMO_KEY_HEADER }),
     tools: [

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { issueApiKey, revokeApiKey } from "../credentials/api-keys.js";
 import { apiKeyRecord } from "../store/sql/rows.js";
-import { DEFAULT_TABLE_PREFIX, tableNames, type StoreDatabase } from "../store/sql/schema.js";
+import { DEFAULT_TABLE_PREFIX, type StoreDatabase, tableNames } from "../store/sql/schema.js";
 import type { SqlToolsStore } from "../store/sql/store.js";
 import type { ApiKeyRecord, ToolsStore } from "../store/types.js";
 import { randomId } from "../util/encoding.js";
@@ -33,7 +33,11 @@ export async function firstAgentKey(store: ToolsStore): Promise<{ key: string; i
 }
 
 /** `tools-proxy keys create`: a new agent key (or a service key, with `agent` null); the plaintext is returned once. */
-export async function createKey(store: ToolsStore, workspaceId: string, agentId: string | null): Promise<{ key: string; record: ApiKeyRecord }> {
+export async function createKey(
+  store: ToolsStore,
+  workspaceId: string,
+  agentId: string | null,
+): Promise<{ key: string; record: ApiKeyRecord }> {
   return agentId === null ? issueApiKey(store, { kind: "service", workspaceId }) : issueApiKey(store, { workspaceId, agentId });
 }
 

@@ -7,5 +7,7 @@ import type { Storage } from "./settings.js";
  */
 export async function runMigrate(storage: Storage): Promise<string> {
   const applied = await storage.migrate();
-  return applied.length ? `applied ${applied.length} migration${applied.length === 1 ? "" : "s"}: ${applied.join(", ")}` : "the database is up to date";
+  return applied.length
+    ? `applied ${applied.length} migration${applied.length === 1 ? "" : "s"}: ${applied.join(", ")}`
+    : "the database is up to date";
 }

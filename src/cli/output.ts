@@ -29,7 +29,11 @@ export function paint(stream: Stream, style: Style, text: string): string {
 // the cursor, set the window title or the clipboard. The colours `paint` adds are kept.
 // eslint-disable-next-line no-control-regex
 const TERMINAL_UNSAFE = /\u001b\[(?:1|2|22|31|32|33|36|39)m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-const OWN_STYLES = new Set(Object.values(CODES).flat().map((code) => `\u001b[${code}m`));
+const OWN_STYLES = new Set(
+  Object.values(CODES)
+    .flat()
+    .map((code) => `\u001b[${code}m`),
+);
 
 /** `\x1b`, `\u202e`: a character as escaped text. */
 function escapeCharacter(char: string): string {

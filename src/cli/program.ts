@@ -21,8 +21,8 @@ import { registerServe } from "./commands/serve.js";
 import { registerMigrate } from "./commands/storage.js";
 import { describeFailure, EXIT, UsageError } from "./errors.js";
 import { paint, terminalSafe } from "./output.js";
-import { PROGRAM_HELP } from "./usage.js";
 import { agentRequired } from "./session.js";
+import { PROGRAM_HELP } from "./usage.js";
 
 /** The program with every command; exported for tests that inspect the help. */
 export function createProgram(): CliCommand {
@@ -70,7 +70,9 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 main(process.argv.slice(2)).then(exit, (error: unknown) => {
   const prefix = paint(process.stderr, "red", "tools-proxy:");
   if (error instanceof UsageError) {
-    process.stderr.write(`${prefix} ${terminalSafe(error.message)}\nRun "tools-proxy ${error.command ? `${error.command} ` : ""}--help" for usage.\n`);
+    process.stderr.write(
+      `${prefix} ${terminalSafe(error.message)}\nRun "tools-proxy ${error.command ? `${error.command} ` : ""}--help" for usage.\n`,
+    );
     return exit(EXIT.usage);
   }
   const { message, exitCode } = describeFailure(agentRequired(error) ?? error);

@@ -16,7 +16,8 @@ const MAX_REQUESTS = 1_000_000_000;
 const MAX_PERIOD_MS = 31 * UNITS.d!.ms;
 
 /** What a `--rate-limit` value must look like, for error sentences. */
-export const RATE_LIMIT_FORM = "REQUESTS/PERIOD, such as 600/1m, 10/s or 100/1h (PERIOD: an optional whole number and s, m, h or d), or off";
+export const RATE_LIMIT_FORM =
+  "REQUESTS/PERIOD, such as 600/1m, 10/s or 100/1h (PERIOD: an optional whole number and s, m, h or d), or off";
 
 /**
  * The rule of a `--rate-limit` value; null for `off`. A malformed value throws an Error whose
@@ -31,7 +32,8 @@ export function parseRateLimit(text: string, from: string): RateLimitRule | null
   if (!match || !unit) throw new Error(`${from} must be ${RATE_LIMIT_FORM}; got "${text}".`);
   const limit = Number(match[1]);
   const count = match[2] ? Number(match[2]) : 1;
-  if (limit < 1 || limit > MAX_REQUESTS) throw new Error(`${from} must allow from 1 to ${MAX_REQUESTS} requests per period; got "${text}".`);
+  if (limit < 1 || limit > MAX_REQUESTS)
+    throw new Error(`${from} must allow from 1 to ${MAX_REQUESTS} requests per period; got "${text}".`);
   const windowMs = count * UNITS[unit]!.ms;
   if (count < 1 || windowMs > MAX_PERIOD_MS) throw new Error(`${from} must have a period from 1 s to 31 d; got "${text}".`);
   return { limit, windowMs };

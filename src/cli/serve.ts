@@ -8,22 +8,21 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createUndiciFetch, handleClientError, toNodeHandler } from "../../adapters/node.js";
+import type { Logger } from "../core/logger.js";
 import { createToolsHandler, type ToolsHandler } from "../handler.js";
 import { memoryRateLimitStore } from "../limits/memory.js";
 import { rateLimit } from "../limits/rate-limit.js";
-import type { RateLimitRule } from "../limits/types.js";
-import type { Logger } from "../core/logger.js";
-import type { LimitsHook } from "../limits/types.js";
+import type { LimitsHook, RateLimitRule } from "../limits/types.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { parseToolkitFile } from "../toolkits/json.js";
-import { DEMO_API_KEY, DEMO_API_PATH, createDemoApi } from "./demo-api.js";
 import { createAccessLog, type LogFormat } from "./access-log.js";
+import { createDemoApi, DEMO_API_KEY, DEMO_API_PATH } from "./demo-api.js";
 import { demoToolkit } from "./demo-toolkit.js";
 import { CliError, UsageError } from "./errors.js";
 import { firstAgentKey } from "./keys.js";
 import { describeRateLimit } from "./rate-limit.js";
+import { openStorage, SettingsError, type Storage, type StorageFlags, storageFailure } from "./settings.js";
 import { commandName } from "./usage.js";
-import { openStorage, SettingsError, storageFailure, type Storage, type StorageFlags } from "./settings.js";
 
 /** The checked options of `serve`. */
 export interface ServeSettings {
@@ -77,7 +76,9 @@ export async function runServe(settings: ServeSettings): Promise<number> {
   const accessLog = settings.accessLog ? createAccessLog(settings.accessLog) : null;
   const listener = toNodeHandler(async (request) => {
     if (demoApi && new URL(request.url).pathname.startsWith(`${DEMO_API_PATH}/`)) return demoApi(request);
-    return tools ? tools(request) : Response.json({ error: "The server is starting; retry in a moment.", code: "unavailable" }, { status: 503 });
+    return tools
+      ? tools(request)
+      : Response.json({ error: "The server is starting; retry in a moment.", code: "unavailable" }, { status: 503 });
   });
   const server = createServer(accessLog ? accessLog.wrap(listener) : listener);
   server.on("clientError", handleClientError);
@@ -95,7 +96,9 @@ export async function runServe(settings: ServeSettings): Promise<number> {
       ...(storage.leases ? { leases: storage.leases } : {}),
       ...(settings.refreshLeaseMs !== undefined ? { refreshLeaseMs: settings.refreshLeaseMs } : {}),
       ...limitsOption(
-        settings.rateLimit ? rateLimit({ ...settings.rateLimit, store: storage.rateLimitStore ?? memoryRateLimitStore(), logger: stderrLogger }) : undefined,
+        settings.rateLimit
+          ? rateLimit({ ...settings.rateLimit, store: storage.rateLimitStore ?? memoryRateLimitStore(), logger: stderrLogger })
+          : undefined,
         accessLog,
       ),
       publicUrl: settings.publicUrl ?? origin,
@@ -132,7 +135,9 @@ export async function runServe(settings: ServeSettings): Promise<number> {
       ...(settings.rateLimit ? [rateLimitLine(settings.rateLimit, storage.rateLimitStore ? storage.redisHost : undefined)] : []),
       ...(key
         ? [`agent key ${key.id} for workspace "local", agent "agent" (printed once; only its hash is stored):`, "", `  ${key.key}`, ""]
-        : [`agent keys: the data already has one; make another with "${command} keys create --workspace local --agent agent" (same storage options)`]),
+        : [
+            `agent keys: the data already has one; make another with "${command} keys create --workspace local --agent agent" (same storage options)`,
+          ]),
       ...(demoApi ? [`demo toolkit: connect it with the API key "${DEMO_API_KEY}"; its API is ${origin}${DEMO_API_PATH}`] : []),
       `sign in from the command line: ${command} login --url ${origin} --workspace local`,
       "Press Ctrl+C to stop.",

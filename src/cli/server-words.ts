@@ -18,7 +18,7 @@ const SWAPS: Array<[RegExp, string]> = [
   [/\b([Uu]pload it(?: again)?) with POST \S*\/upload\b/, '$1 with "tools-proxy upload FILE"'],
   [/\bpass the nextCursor of a previous answer unchanged\./, "pass a cursor that an earlier page printed, unchanged."],
   [/\bneeds "params": \{ "([^"]+)": "\.\.\." \}\./, "needs --param $1=VALUE."],
-  [/\bparams\.([\w-]+) is not a placeholder\b/, '--param $1 is not a placeholder'],
+  [/\bparams\.([\w-]+) is not a placeholder\b/, "--param $1 is not a placeholder"],
   [/^bodyFile: /, "--body-file: "],
   [/, or drop "body"\./, ", or leave out --body."],
   [/, or drop "bodyFile"\./, ", or leave out --body-file."],

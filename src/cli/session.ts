@@ -6,8 +6,8 @@
  * not read (so CI needs none, and a file's agent never joins a key it was not saved with).
  */
 import { createToolsClient, type ToolsClient } from "../client/client.js";
-import { credentialsPath, readCredentials, tooOpen, type StoredCredentials } from "./credentials.js";
 import { isToolsClientError } from "../client/errors.js";
+import { credentialsPath, readCredentials, type StoredCredentials, tooOpen } from "./credentials.js";
 import { CliError, EXIT } from "./errors.js";
 import { warn } from "./output.js";
 
@@ -15,7 +15,12 @@ import { warn } from "./output.js";
  * The environment variables, each overriding one field of the credentials file: the server's URL,
  * the workspace, the API key, and the agent a workspace service key acts for.
  */
-export const ENV_VARS = { url: "SVC_WORKSPACE_API_URL", workspace: "SVC_WORKSPACE_ID", apiKey: "SVC_WORKSPACE_API_KEY", agent: "SVC_WORKSPACE_AGENT_ID" } as const;
+export const ENV_VARS = {
+  url: "SVC_WORKSPACE_API_URL",
+  workspace: "SVC_WORKSPACE_ID",
+  apiKey: "SVC_WORKSPACE_API_KEY",
+  agent: "SVC_WORKSPACE_AGENT_ID",
+} as const;
 
 type Field = keyof StoredCredentials;
 const REQUIRED: Field[] = ["url", "workspace", "apiKey"];
@@ -38,7 +43,8 @@ const AGENT_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** Checks an agent id given by `from` (a flag, a variable, the file); a wrong one is a usage error (exit 2). */
 export function checkAgent(agent: string, from: string): string {
-  if (!AGENT_SHAPE.test(agent)) throw new CliError(`${from} must be an agent id of 1 to 128 letters, digits, "_" or "-"; got "${agent}".`, EXIT.usage);
+  if (!AGENT_SHAPE.test(agent))
+    throw new CliError(`${from} must be an agent id of 1 to 128 letters, digits, "_" or "-"; got "${agent}".`, EXIT.usage);
   return agent;
 }
 
@@ -75,7 +81,8 @@ export function apiUrl(text: string, from: string): string {
     throw new CliError(`${from} must be the server's URL, such as http://127.0.0.1:8787${looksLikeKey}.`, EXIT.usage);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new CliError(`${from} must be an http:// or https:// URL.`, EXIT.usage);
-  if (url.username || url.password || url.search || url.hash) throw new CliError(`${from} must have no user name, password, query or fragment.`, EXIT.usage);
+  if (url.username || url.password || url.search || url.hash)
+    throw new CliError(`${from} must have no user name, password, query or fragment.`, EXIT.usage);
   if (url.pathname === "/") url.pathname = "/proxy/tools";
   return url.href.replace(/\/+$/, "");
 }
@@ -88,7 +95,10 @@ let serviceKeyWithoutAgent = false;
  * service key acts for the agent in effect (sent as x-agent-id); an agent key always acts as its
  * own agent, so an agent given with one is left out, with a warning.
  */
-export function openClient(flags: SessionFlags = {}, env: NodeJS.ProcessEnv = process.env): { client: ToolsClient; credentials: ResolvedCredentials } {
+export function openClient(
+  flags: SessionFlags = {},
+  env: NodeJS.ProcessEnv = process.env,
+): { client: ToolsClient; credentials: ResolvedCredentials } {
   const credentials = resolveCredentials(env, flags);
   const { url, apiKey } = credentials.values;
   if (!url || !apiKey) {
@@ -102,8 +112,11 @@ export function openClient(flags: SessionFlags = {}, env: NodeJS.ProcessEnv = pr
   const service = apiKey.startsWith("psk_");
   let agent = credentials.values.agent;
   if (agent !== undefined && !service) {
-    const source = credentials.sources.agent === "flag" ? "--agent" : credentials.sources.agent === "env" ? ENV_VARS.agent : credentials.file;
-    warn(`the agent "${agent}" (from ${source}) is not used: this is an agent key, which always acts as its own agent; --agent is for a workspace service key (psk_...).`);
+    const source =
+      credentials.sources.agent === "flag" ? "--agent" : credentials.sources.agent === "env" ? ENV_VARS.agent : credentials.file;
+    warn(
+      `the agent "${agent}" (from ${source}) is not used: this is an agent key, which always acts as its own agent; --agent is for a workspace service key (psk_...).`,
+    );
     agent = undefined;
   }
   serviceKeyWithoutAgent = service && agent === undefined;

@@ -15,15 +15,15 @@ import { join, resolve } from "node:path";
 import { filesystemBlobStore } from "../blob/fs.js";
 import { memoryBlobStore } from "../blob/memory.js";
 import type { BlobStore } from "../blob/types.js";
+import { StoreUnavailableError } from "../core/errors.js";
 import type { RateLimitStore } from "../limits/types.js";
 import { connectRedis } from "../redis/connection.js";
 import { redisLeaseStore } from "../redis/lease-store.js";
 import { redisRateLimitStore } from "../redis/rate-limit-store.js";
 import type { LeaseStore } from "../store/leases.js";
 import { memoryStore } from "../store/memory.js";
-import { sqlStore, type SqlToolsStore } from "../store/sql/store.js";
+import { type SqlToolsStore, sqlStore } from "../store/sql/store.js";
 import type { ToolsStore } from "../store/types.js";
-import { StoreUnavailableError } from "../core/errors.js";
 
 /** The storage flags, as parsed. */
 export interface StorageFlags {
@@ -67,7 +67,11 @@ export class SettingsError extends Error {
 }
 
 /** What each storage flag does, for the sentence that refuses it beside --memory. */
-const KEEPS = { "--data-dir": "keeps the data in a directory", "--database-url": "keeps it in a database", "--redis-url": "shares state between instances through Redis" } as const;
+const KEEPS = {
+  "--data-dir": "keeps the data in a directory",
+  "--database-url": "keeps it in a database",
+  "--redis-url": "shares state between instances through Redis",
+} as const;
 
 export const DEFAULT_DATA_DIR = ".tools-proxy";
 const SECRET_FILE = "secret";
@@ -83,22 +87,46 @@ export function openStorage(flags: StorageFlags, env: NodeJS.ProcessEnv = proces
   // Contradicting flags first: a wrong command line is reported before anything in the environment.
   const given = { "--data-dir": flags.dataDir, "--database-url": flags.databaseUrl, "--redis-url": flags.redisUrl };
   const other = flags.memory ? (Object.keys(given) as Array<keyof typeof given>).find((flag) => given[flag] !== undefined) : undefined;
-  if (other) throw new SettingsError(`--memory and ${other} contradict each other: --memory keeps nothing, ${other} ${KEEPS[other]}. Leave out one of them.`, true);
+  if (other)
+    throw new SettingsError(
+      `--memory and ${other} contradict each other: --memory keeps nothing, ${other} ${KEEPS[other]}. Leave out one of them.`,
+      true,
+    );
   if (envSecret !== undefined && Buffer.byteLength(envSecret) < 32) {
     throw new SettingsError("TOOLS_PROXY_SECRET must be at least 32 bytes; generate one with `openssl rand -base64 32`.");
   }
   if (flags.memory) {
     const fromEnv = [databaseUrl && databaseFrom, redisUrl && redisFrom].filter(Boolean);
-    if (fromEnv.length) throw new SettingsError(`--memory keeps everything in memory, but ${fromEnv.join(" and ")} ${fromEnv.length > 1 ? "are" : "is"} set: unset it, or leave out --memory.`);
-    return { store: memoryStore(), sql: null, blobStore: memoryBlobStore(), secret: envSecret, leases: undefined, rateLimitStore: undefined, redisHost: undefined, describe: ["data: in memory (lost at exit)"], migrate: async () => [], close: async () => {} };
+    if (fromEnv.length)
+      throw new SettingsError(
+        `--memory keeps everything in memory, but ${fromEnv.join(" and ")} ${fromEnv.length > 1 ? "are" : "is"} set: unset it, or leave out --memory.`,
+      );
+    return {
+      store: memoryStore(),
+      sql: null,
+      blobStore: memoryBlobStore(),
+      secret: envSecret,
+      leases: undefined,
+      rateLimitStore: undefined,
+      redisHost: undefined,
+      describe: ["data: in memory (lost at exit)"],
+      migrate: async () => [],
+      close: async () => {},
+    };
   }
   if (databaseUrl && !/^(postgres|postgresql|mysql|mariadb):\/\//i.test(databaseUrl)) {
-    throw new SettingsError(`${databaseFrom} must start with postgres://, postgresql://, mysql:// or mariadb://.`, flags.databaseUrl !== undefined);
+    throw new SettingsError(
+      `${databaseFrom} must start with postgres://, postgresql://, mysql:// or mariadb://.`,
+      flags.databaseUrl !== undefined,
+    );
   }
-  if (redisUrl && !/^rediss?:\/\//i.test(redisUrl)) throw new SettingsError(`${redisFrom} must start with redis:// or rediss://.`, flags.redisUrl !== undefined);
+  if (redisUrl && !/^rediss?:\/\//i.test(redisUrl))
+    throw new SettingsError(`${redisFrom} must start with redis:// or rediss://.`, flags.redisUrl !== undefined);
   // Keys are stored hashed and migrations touch no credential: only `serve` needs the secret.
   if (databaseUrl && !envSecret && forServe) {
-    throw new SettingsError(`${databaseFrom} needs TOOLS_PROXY_SECRET (at least 32 bytes, the same on every instance) to encrypt the stored credentials.`);
+    throw new SettingsError(
+      `${databaseFrom} needs TOOLS_PROXY_SECRET (at least 32 bytes, the same on every instance) to encrypt the stored credentials.`,
+    );
   }
 
   const dataDir = resolve(flags.dataDir ?? (env.TOOLS_PROXY_DATA_DIR || DEFAULT_DATA_DIR));
@@ -137,7 +165,9 @@ function ensureDirectory(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new SettingsError(`cannot create the data directory ${dir} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another with --data-dir.`);
+    throw new SettingsError(
+      `cannot create the data directory ${dir} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another with --data-dir.`,
+    );
   }
 }
 
@@ -157,11 +187,13 @@ function dataDirSecret(dataDir: string, create: boolean): string | undefined {
   try {
     writeFileSync(file, `${randomBytes(32).toString("base64url")}\n`, { flag: "wx", mode: 0o600 });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new SettingsError(`cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}).`);
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST")
+      throw new SettingsError(`cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}).`);
   }
   chmodSync(file, 0o600);
   const secret = readFileSync(file, "utf8").trim();
-  if (Buffer.byteLength(secret) < 32) throw new SettingsError(`${file} holds a secret shorter than 32 bytes; restore it, or set TOOLS_PROXY_SECRET.`);
+  if (Buffer.byteLength(secret) < 32)
+    throw new SettingsError(`${file} holds a secret shorter than 32 bytes; restore it, or set TOOLS_PROXY_SECRET.`);
   return secret;
 }
 
@@ -177,8 +209,16 @@ function hostOf(url: string): string {
 
 /** A sentence for a storage failure at start: the driver's reason, never a URL with its password. */
 export function storageFailure(error: unknown): string {
-  const reason = error instanceof StoreUnavailableError ? `${error.message}${describeCause(error.cause)}` : error instanceof Error ? error.message : String(error);
-  const sentence = reason.replace(/^tools-proxy: /, "").replace(/\/\/[^@/\s]*@/g, "//***@").replace(/([^.])$/, "$1.");
+  const reason =
+    error instanceof StoreUnavailableError
+      ? `${error.message}${describeCause(error.cause)}`
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  const sentence = reason
+    .replace(/^tools-proxy: /, "")
+    .replace(/\/\/[^@/\s]*@/g, "//***@")
+    .replace(/([^.])$/, "$1.");
   return `the database could not be used: ${sentence} Check the storage options (--data-dir, --database-url) and that the database is running.`;
 }
 

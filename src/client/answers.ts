@@ -35,7 +35,10 @@ export async function readJsonAnswer<T>(response: Response, ctx: AnswerContext):
   try {
     return (await response.json()) as T;
   } catch (error) {
-    throw new ToolsClientError("unexpected_response", "The answer's JSON body could not be read completely; retry.", { status: response.status, cause: error });
+    throw new ToolsClientError("unexpected_response", "The answer's JSON body could not be read completely; retry.", {
+      status: response.status,
+      cause: error,
+    });
   }
 }
 

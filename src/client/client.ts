@@ -1,8 +1,8 @@
-import { downloadFile, type DownloadedFile } from "./download.js";
+import { type DownloadedFile, downloadFile } from "./download.js";
 import { createTransport, type FetchFunction } from "./transport.js";
 import type * as T from "./types.js";
-import { uploadFile, type UploadOptions, type UploadSource } from "./upload.js";
-import { waitForAuthorization, type WaitOptions } from "./wait.js";
+import { type UploadOptions, type UploadSource, uploadFile } from "./upload.js";
+import { type WaitOptions, waitForAuthorization } from "./wait.js";
 
 /** Options of `createToolsClient`. */
 export interface ToolsClientOptions {
@@ -81,7 +81,8 @@ export interface ToolsClient {
 export function createToolsClient(options: ToolsClientOptions): ToolsClient {
   const t = createTransport(options);
   const seg = encodeURIComponent;
-  const getAuthorization = (id: string, o?: T.CallOptions) => t.json<T.AuthorizationStatus>("GET", `/auth/${seg(id)}`, { signal: o?.signal });
+  const getAuthorization = (id: string, o?: T.CallOptions) =>
+    t.json<T.AuthorizationStatus>("GET", `/auth/${seg(id)}`, { signal: o?.signal });
   return {
     baseUrl: t.baseUrl,
     forAgent: (agentId) => createToolsClient({ ...options, agentId }),

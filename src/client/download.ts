@@ -17,7 +17,10 @@ export interface DownloadedFile {
 
 /** `GET /files/{stagingKey}`: resolves once the headers arrived; the bytes stream after. */
 export async function downloadFile(transport: Transport, stagingKey: string, options: CallOptions = {}): Promise<DownloadedFile> {
-  const response = await transport.send("GET", `/files/${encodeURIComponent(stagingKey)}`, { signal: options.signal, headers: { accept: "*/*" } });
+  const response = await transport.send("GET", `/files/${encodeURIComponent(stagingKey)}`, {
+    signal: options.signal,
+    headers: { accept: "*/*" },
+  });
   const length = response.headers.get("content-length");
   return {
     stagingKey,

@@ -33,5 +33,8 @@ export class ToolsClientError extends Error {
 
 /** Whether `error` is a ToolsClientError (by name too, so it works across duplicated copies of the package). */
 export function isToolsClientError(error: unknown): error is ToolsClientError {
-  return error instanceof ToolsClientError || (error instanceof Error && error.name === "ToolsClientError" && "code" in error && "status" in error);
+  return (
+    error instanceof ToolsClientError ||
+    (error instanceof Error && error.name === "ToolsClientError" && "code" in error && "status" in error)
+  );
 }

@@ -8,10 +8,10 @@
  * ```
  */
 export { createToolsClient, type ToolsClient, type ToolsClientOptions } from "./client.js";
-export { ToolsClientError, isToolsClientError, type ToolsClientErrorCode } from "./errors.js";
-export type { FetchFunction } from "./transport.js";
-export type { UploadOptions, UploadSource } from "./upload.js";
-export type { UploadProgress } from "./multipart.js";
 export type { DownloadedFile } from "./download.js";
-export type { WaitOptions } from "./wait.js";
+export { isToolsClientError, ToolsClientError, type ToolsClientErrorCode } from "./errors.js";
+export type { UploadProgress } from "./multipart.js";
+export type { FetchFunction } from "./transport.js";
 export type * from "./types.js";
+export type { UploadOptions, UploadSource } from "./upload.js";
+export type { WaitOptions } from "./wait.js";

@@ -26,7 +26,10 @@ const MEDIA_TYPE = /^[!#$%&'*+.^\w|~-]+\/[!#$%&'*+.^\w|~-]+(\s*;[\x20-\x7e]*)?$/
  */
 export function multipartFrame(filename: string | undefined, contentType: string): MultipartFrame {
   if (!MEDIA_TYPE.test(contentType)) {
-    throw new ToolsClientError("invalid_argument", `The content type ${JSON.stringify(contentType)} is not a media type such as text/plain or image/png.`);
+    throw new ToolsClientError(
+      "invalid_argument",
+      `The content type ${JSON.stringify(contentType)} is not a media type such as text/plain or image/png.`,
+    );
   }
   const random = crypto.getRandomValues(new Uint8Array(16));
   const boundary = `tools-proxy-${Array.from(random, (b) => b.toString(16).padStart(2, "0")).join("")}`;
@@ -45,7 +48,11 @@ export function multipartFrame(filename: string | undefined, contentType: string
  * or fewer bytes errors the stream with `invalid_argument`; `failure()` then returns that error
  * (fetch reports its own, vaguer one).
  */
-export function multipartStream(frame: MultipartFrame, source: ReadableStream<Uint8Array>, options: { size?: number; onProgress?: (progress: UploadProgress) => void }) {
+export function multipartStream(
+  frame: MultipartFrame,
+  source: ReadableStream<Uint8Array>,
+  options: { size?: number; onProgress?: (progress: UploadProgress) => void },
+) {
   const { size, onProgress } = options;
   let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   let rest: Uint8Array = new Uint8Array(0);

@@ -33,7 +33,9 @@ export function createTransport(options: TransportOptions) {
   const apiKey = options.apiKey.trim();
   // Checked here, because fetch's own error for a bad header value quotes the value: the key.
   if (!/^[\x21-\x7e]+$/.test(apiKey)) {
-    throw new TypeError('createToolsClient: option "apiKey" holds a space, a line break, a control or a non-ASCII character, which no API key has; copy the key again.');
+    throw new TypeError(
+      'createToolsClient: option "apiKey" holds a space, a line break, a control or a non-ASCII character, which no API key has; copy the key again.',
+    );
   }
   if (options.agentId !== undefined && !/^[\x21-\x7e]*$/.test(options.agentId)) {
     throw new TypeError('createToolsClient: option "agentId" must be an agent id of letters, digits, "_" or "-".');
@@ -42,7 +44,9 @@ export function createTransport(options: TransportOptions) {
     try {
       new Headers({ [name]: value });
     } catch {
-      throw new TypeError(`createToolsClient: option "headers": the header ${JSON.stringify(name.replace(/[^\x20-\x7e]/g, "?"))} has a name or value HTTP cannot carry (a line break, NUL or non-Latin-1 character).`);
+      throw new TypeError(
+        `createToolsClient: option "headers": the header ${JSON.stringify(name.replace(/[^\x20-\x7e]/g, "?"))} has a name or value HTTP cannot carry (a line break, NUL or non-Latin-1 character).`,
+      );
     }
   }
   const baseUrl = checkBaseUrl(options.baseUrl, apiKey);
@@ -67,7 +71,12 @@ export function createTransport(options: TransportOptions) {
   function networkError(error: unknown, target: string, signal?: AbortSignal): unknown {
     if (signal?.aborted) return signal.reason;
     const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-    const detail = typeof cause?.code === "string" ? cause.code : typeof cause?.message === "string" ? cause.message : String((error as Error)?.message ?? error);
+    const detail =
+      typeof cause?.code === "string"
+        ? cause.code
+        : typeof cause?.message === "string"
+          ? cause.message
+          : String((error as Error)?.message ?? error);
     const where = new URL(target);
     const message = `Could not reach the Tools API at ${where.origin}${where.pathname} (${detail}). Check the URL and that the server is running, then retry.`;
     return new ToolsClientError("network_error", ctx.redact(message), { cause: error });
@@ -118,10 +127,14 @@ function checkBaseUrl(value: string, apiKey: string): string {
     url = new URL(value);
   } catch {
     const got = redactor(apiKey)(String(value));
-    throw new TypeError(`createToolsClient: option "baseUrl" must be an absolute URL such as http://localhost:8787/proxy/tools; got ${JSON.stringify(got)}.`);
+    throw new TypeError(
+      `createToolsClient: option "baseUrl" must be an absolute URL such as http://localhost:8787/proxy/tools; got ${JSON.stringify(got)}.`,
+    );
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError('createToolsClient: option "baseUrl" must be an http: or https: URL.');
-  if (url.username || url.password) throw new TypeError('createToolsClient: option "baseUrl" must not carry a user name or password; pass the key as "apiKey".');
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new TypeError('createToolsClient: option "baseUrl" must be an http: or https: URL.');
+  if (url.username || url.password)
+    throw new TypeError('createToolsClient: option "baseUrl" must not carry a user name or password; pass the key as "apiKey".');
   if (url.search || url.hash) throw new TypeError('createToolsClient: option "baseUrl" must not have a query string or a fragment.');
   return url.href.replace(/\/+$/, "");
 }

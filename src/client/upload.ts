@@ -31,7 +31,10 @@ export interface UploadOptions extends CallOptions {
 export async function uploadFile(transport: Transport, source: UploadSource, options: UploadOptions = {}): Promise<StagedUpload> {
   const blob = typeof Blob !== "undefined" && source instanceof Blob ? source : null;
   if (!blob && !(source instanceof ReadableStream)) {
-    throw new ToolsClientError("invalid_argument", "upload() takes a Blob, a File or a ReadableStream of bytes; for a file on disk use fileFromPath from tools-proxy/client/node.");
+    throw new ToolsClientError(
+      "invalid_argument",
+      "upload() takes a Blob, a File or a ReadableStream of bytes; for a file on disk use fileFromPath from tools-proxy/client/node.",
+    );
   }
   const size = blob ? blob.size : options.size;
   if (size !== undefined && !(Number.isSafeInteger(size) && size >= 0)) {
@@ -43,7 +46,10 @@ export async function uploadFile(transport: Transport, source: UploadSource, opt
   if (blob && transport.usesGlobalFetch && typeof XMLHttpRequest === "function") {
     return xhrUpload<StagedUpload>(transport, frame, blob, options);
   }
-  const body = multipartStream(frame, blob ? blob.stream() : (source as ReadableStream<Uint8Array>), { size, onProgress: options.onProgress });
+  const body = multipartStream(frame, blob ? blob.stream() : (source as ReadableStream<Uint8Array>), {
+    size,
+    onProgress: options.onProgress,
+  });
   const headers: Record<string, string> = { "content-type": frame.contentType };
   if (size !== undefined) headers["content-length"] = String(multipartLength(frame, size));
   try {

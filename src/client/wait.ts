@@ -21,7 +21,10 @@ const TRANSIENT = new Set(["network_error", "rate_limited", "unavailable"]);
  * it does not reject. Transient failures are retried (after Retry-After when given), up to
  * MAX_TRANSIENT_FAILURES in a row; any other error rejects.
  */
-export async function waitForAuthorization(poll: (signal?: AbortSignal) => Promise<AuthorizationStatus>, options: WaitOptions = {}): Promise<FinishedAuthorization> {
+export async function waitForAuthorization(
+  poll: (signal?: AbortSignal) => Promise<AuthorizationStatus>,
+  options: WaitOptions = {},
+): Promise<FinishedAuthorization> {
   const { signal, intervalMs = 1000 } = options;
   let failures = 0;
   for (;;) {

@@ -37,7 +37,11 @@ export function xhrUpload<T>(
 
     xhr.onload = () => {
       done();
-      const response = new Response(xhr.responseText, { status: xhr.status, statusText: xhr.statusText, headers: parseHeaders(xhr.getAllResponseHeaders()) });
+      const response = new Response(xhr.responseText, {
+        status: xhr.status,
+        statusText: xhr.statusText,
+        headers: parseHeaders(xhr.getAllResponseHeaders()),
+      });
       transport
         .check(response)
         .then((ok) => transport.readJson<T>(ok))

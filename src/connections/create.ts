@@ -1,9 +1,9 @@
 import type { HandlerContext } from "../context/context.js";
-import type { ConnectionRecord } from "../store/types.js";
 import type { Credential } from "../credentials/auth-schemes.js";
+import { sealCredential } from "../credentials/sealing.js";
+import type { ConnectionRecord } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { randomId } from "../util/encoding.js";
-import { sealCredential } from "../credentials/sealing.js";
 
 /** What a new connection is made of; the credential is sealed here, never stored in the clear. */
 export interface NewConnection {

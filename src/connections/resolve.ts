@@ -29,24 +29,36 @@ export async function resolveConnection(
   if (connectionId) {
     const connection = await findVisibleConnection(ctx, principal, connectionId);
     if (!connection || connection.toolkit !== toolkit.slug) {
-      throw new ToolsError("not_found", `No connection "${connectionId}" to toolkit "${toolkit.slug}" for this agent. List yours with GET ${ctx.basePath}/connections?toolkit=${toolkit.slug}.`);
+      throw new ToolsError(
+        "not_found",
+        `No connection "${connectionId}" to toolkit "${toolkit.slug}" for this agent. List yours with GET ${ctx.basePath}/connections?toolkit=${toolkit.slug}.`,
+      );
     }
     if (connection.status !== "active") {
       const reason = connection.statusReason ? ` (${connection.statusReason})` : "";
-      throw new ToolsError("connection_required", `Connection "${connection.id}" is ${connection.status}${reason}. Reconnect with POST ${ctx.basePath}/auth {"toolkit":"${toolkit.slug}"}.`);
+      throw new ToolsError(
+        "connection_required",
+        `Connection "${connection.id}" is ${connection.status}${reason}. Reconnect with POST ${ctx.basePath}/auth {"toolkit":"${toolkit.slug}"}.`,
+      );
     }
     return connection;
   }
   if (toolkit.auth.type === "none") return null;
-  const active = (await ctx.store.listConnections({ workspaceId: principal.workspaceId, agentId: principal.agentId, toolkit: toolkit.slug })).filter(
-    (c) => c.status === "active",
-  );
+  const active = (
+    await ctx.store.listConnections({ workspaceId: principal.workspaceId, agentId: principal.agentId, toolkit: toolkit.slug })
+  ).filter((c) => c.status === "active");
   if (active.length === 1) return active[0]!;
   if (active.length === 0) {
-    throw new ToolsError("connection_required", `No active connection to "${toolkit.slug}". Connect it first with POST ${ctx.basePath}/auth {"toolkit":"${toolkit.slug}"}.`);
+    throw new ToolsError(
+      "connection_required",
+      `No active connection to "${toolkit.slug}". Connect it first with POST ${ctx.basePath}/auth {"toolkit":"${toolkit.slug}"}.`,
+    );
   }
   const list = active.map((c) => `${c.id} ("${c.label}")`).join(", ");
-  throw new ToolsError("connection_ambiguous", `Several active connections to "${toolkit.slug}": ${list}. Pass connection_id to choose one.`);
+  throw new ToolsError(
+    "connection_ambiguous",
+    `Several active connections to "${toolkit.slug}": ${list}. Pass connection_id to choose one.`,
+  );
 }
 
 /** The connection as the API shows it: never its credential. */

@@ -1,20 +1,35 @@
 import type { BlobStore } from "../blob/types.js";
-import type { CredentialCipher } from "../credentials/cipher.js";
 import type { SafeLogger } from "../core/logger.js";
+import type { Credential } from "../credentials/auth-schemes.js";
+import type { CredentialCipher } from "../credentials/cipher.js";
+import type { Cursors } from "../credentials/cursors.js";
 import type { LimitsHook } from "../limits/types.js";
 import type { RetryPolicy } from "../outbound/retry.js";
 import type { LeaseStore } from "../store/leases.js";
 import type { ConnectionRecord, Principal, ToolsStore } from "../store/types.js";
-import type { Credential } from "../credentials/auth-schemes.js";
 import type { ToolkitRegistry } from "../toolkits/registry.js";
-import type { Cursors } from "../credentials/cursors.js";
 
 /** Names of the events a handler reports through `hooks`. */
 export interface ToolsEvents {
   "connection.created": { workspaceId: string; agentId: string; connectionId: string; toolkit: string };
   "connection.deleted": { principal: Principal; connectionId: string; toolkit: string };
-  "tool.executed": { principal: Principal; tool: string; toolkit: string; connectionId: string | null; successful: boolean; durationMs: number };
-  "proxy.requested": { principal: Principal; toolkit: string; connectionId: string | null; method: string; host: string; status: number | null; durationMs: number };
+  "tool.executed": {
+    principal: Principal;
+    tool: string;
+    toolkit: string;
+    connectionId: string | null;
+    successful: boolean;
+    durationMs: number;
+  };
+  "proxy.requested": {
+    principal: Principal;
+    toolkit: string;
+    connectionId: string | null;
+    method: string;
+    host: string;
+    status: number | null;
+    durationMs: number;
+  };
   "file.staged": { principal: Principal; stagingKey: string; size: number; contentType: string };
   "auth.completed": { authorizationId: string; toolkit: string; agentId: string; connectionId: string };
   "auth.failed": { authorizationId: string; toolkit: string; agentId: string; error: string };

@@ -67,9 +67,11 @@ export function describeFailure(error: unknown, toolSlug?: string): CallFailure 
       ...(error.upstreamStatus !== undefined ? { upstreamStatus: error.upstreamStatus } : {}),
     };
   }
-  if (error instanceof ToolsError) return { code: error.code, message: error.message, retryable: RESULT_CODES[error.code as ResultCode]?.retryable === true };
+  if (error instanceof ToolsError)
+    return { code: error.code, message: error.message, retryable: RESULT_CODES[error.code as ResultCode]?.retryable === true };
   if (isNetworkFailure(error)) return { code: "upstream_unreachable", message: UNREACHABLE_MESSAGE, retryable: true };
-  if (error instanceof Error && error.name === "AbortError") return { code: "aborted", message: "The request was aborted.", retryable: true };
+  if (error instanceof Error && error.name === "AbortError")
+    return { code: "aborted", message: "The request was aborted.", retryable: true };
   if (toolSlug === undefined) return { code: "upstream_unreachable", message: UNREACHABLE_MESSAGE, retryable: true };
   const detail = error instanceof Error ? `${error.name}: ${error.message}` : "a non-Error value was thrown";
   return { code: "tool_failed", message: `The tool ${toolSlug} failed. ${detail}`, retryable: false };

@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { ToolsError } from "./errors.js";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
+import { ToolsError } from "./errors.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 const encoder = new TextEncoder();
@@ -46,7 +46,8 @@ export async function readJson<S extends z.ZodType>(request: Request, schema: S,
 export function readQuery<S extends z.ZodType>(url: URL, schema: S): z.output<S> {
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) {
-    if (Object.hasOwn(query, name)) throw new ToolsError("invalid_request", `The query parameter ${echo(name)} is given more than once; send it once.`);
+    if (Object.hasOwn(query, name))
+      throw new ToolsError("invalid_request", `The query parameter ${echo(name)} is given more than once; send it once.`);
     query[name] = value;
   }
   return validate(schema, query, "query");

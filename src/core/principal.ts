@@ -17,7 +17,9 @@ export interface Principal {
  * connection of its workspace. As a store filter, and as a test of one record.
  */
 export function connectionScope(principal: Principal): { workspaceId: string; agentId?: string } {
-  return principal.agentId === null ? { workspaceId: principal.workspaceId } : { workspaceId: principal.workspaceId, agentId: principal.agentId };
+  return principal.agentId === null
+    ? { workspaceId: principal.workspaceId }
+    : { workspaceId: principal.workspaceId, agentId: principal.agentId };
 }
 
 /** Whether `principal` may see a record owned by this workspace and agent (see `connectionScope`). */

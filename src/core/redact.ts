@@ -16,7 +16,8 @@ export const MIN_SECRET_LENGTH = 4;
 // before a key or a scheme: text glued to it ("tokenBearer ...") must not shield it.
 const API_KEY = /(pak|psk)_[A-Za-z0-9_-]{8,}/g;
 const AUTHORIZATION = /(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
-const QUERY_SECRET = /([?&](?:access_token|refresh_token|id_token|api_key|apikey|key|token|client_secret|code|password|secret)=)[^&#\s"'<>]+/gi;
+const QUERY_SECRET =
+  /([?&](?:access_token|refresh_token|id_token|api_key|apikey|key|token|client_secret|code|password|secret)=)[^&#\s"'<>]+/gi;
 const USERINFO_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:)[^\s/?#@]+@/gi;
 
 /**

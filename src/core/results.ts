@@ -8,7 +8,10 @@ import { redact } from "./redact.js";
  * a code of its own (`ToolRunError`), which then says whether it is retryable.
  */
 export const RESULT_CODES = {
-  upstream_error: { retryable: "by status", meaning: "The upstream answered 400 or more; `upstreamStatus` says which, and 408, 425, 429, 500, 502, 503 and 504 are retryable." },
+  upstream_error: {
+    retryable: "by status",
+    meaning: "The upstream answered 400 or more; `upstreamStatus` says which, and 408, 425, 429, 500, 502, 503 and 504 are retryable.",
+  },
   upstream_unreachable: { retryable: true, meaning: "The upstream could not be reached, or the connection broke mid-answer." },
   timeout: { retryable: true, meaning: "The call did not finish within its timeout." },
   aborted: { retryable: true, meaning: "The call was aborted (the caller went away)." },
@@ -16,7 +19,10 @@ export const RESULT_CODES = {
   tool_failed: { retryable: false, meaning: "The tool threw an error the library does not know; its message is in `error`." },
   invalid_arguments: { retryable: false, meaning: "An argument cannot be used (e.g. a path placeholder left empty)." },
   invalid_request: { retryable: false, meaning: "A URL or header the tool sent was refused by the outbound policy; nothing was sent." },
-  connection_required: { retryable: false, meaning: "The connection cannot be used any more (its refresh token was refused); reconnect it." },
+  connection_required: {
+    retryable: false,
+    meaning: "The connection cannot be used any more (its refresh token was refused); reconnect it.",
+  },
   unavailable: { retryable: true, meaning: "Storage, or the provider's token endpoint, was unavailable during the call." },
 } as const satisfies Record<string, { retryable: boolean | "by status"; meaning: string }>;
 
@@ -29,7 +35,10 @@ export const ExecutionResultSchema = z
     data: z.unknown(),
     error: z.string().nullable(),
     successful: z.boolean(),
-    code: z.string().optional().meta({ description: `Machine code of a failure: ${Object.keys(RESULT_CODES).join(", ")}, or a tool's own.` }),
+    code: z
+      .string()
+      .optional()
+      .meta({ description: `Machine code of a failure: ${Object.keys(RESULT_CODES).join(", ")}, or a tool's own.` }),
     retryable: z.boolean().optional().meta({ description: "Whether the same call may succeed later." }),
     retryAfterMs: z.number().optional().meta({ description: "How long to wait before retrying, when the upstream said so." }),
     upstreamStatus: z.number().optional().meta({ description: "The upstream's HTTP status, when it answered." }),

@@ -1,7 +1,7 @@
 import { ToolsError } from "../core/errors.js";
 import type { ApiKeyRecord, Principal, ToolsStore } from "../store/types.js";
-import { API_KEY_SHAPE } from "./key-shape.js";
 import { randomBytes, randomId, sha256Hex, timingSafeEqual, toBase64Url } from "../util/encoding.js";
+import { API_KEY_SHAPE } from "./key-shape.js";
 
 /** Prefix of agent keys. */
 export const AGENT_KEY_PREFIX = "pak_";
@@ -11,9 +11,7 @@ export const SERVICE_KEY_PREFIX = "psk_";
 const KEY_PREFIX = /^(pak|psk)_/;
 const ID_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
 
-export type IssueApiKeyOptions =
-  | { kind?: "agent"; workspaceId: string; agentId: string }
-  | { kind: "service"; workspaceId: string };
+export type IssueApiKeyOptions = { kind?: "agent"; workspaceId: string; agentId: string } | { kind: "service"; workspaceId: string };
 
 /** A new key: `key` is the plaintext, shown once and never stored. */
 export interface IssuedApiKey {
@@ -63,7 +61,7 @@ export function readApiKey(headers: Headers): string | null {
     throw new ToolsError("invalid_request", "The x-api-key header is sent more than once; send one API key.");
   }
   const authorization = headers.get("authorization")?.trim() || null;
-  const bearer = authorization ? /^Bearer[ \t]+(\S+)$/i.exec(authorization)?.[1] ?? null : null;
+  const bearer = authorization ? (/^Bearer[ \t]+(\S+)$/i.exec(authorization)?.[1] ?? null) : null;
   if (header) {
     if (bearer && KEY_PREFIX.test(bearer) && bearer !== header) {
       throw new ToolsError("invalid_request", "Two different API keys were sent, in x-api-key and in Authorization; send one of them.");
@@ -75,7 +73,10 @@ export function readApiKey(headers: Headers): string | null {
   if (/^Bearer[ \t]+\S+[ \t]+\S/i.test(authorization)) {
     throw new ToolsError("unauthorized", "The Authorization header must be `Bearer <key>` with nothing after the key.");
   }
-  throw new ToolsError("unauthorized", "The Authorization header does not carry an API key: send `Authorization: Bearer <key>` or the header `x-api-key: <key>`.");
+  throw new ToolsError(
+    "unauthorized",
+    "The Authorization header does not carry an API key: send `Authorization: Bearer <key>` or the header `x-api-key: <key>`.",
+  );
 }
 
 /**

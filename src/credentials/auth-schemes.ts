@@ -133,7 +133,11 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
  */
 export function credentialProblem(scheme: AuthScheme, credential: Credential): { field: string; reason: string } | null {
   const headerValue = (field: string, value: string) => {
-    if (!HEADER_VALUE.test(value)) return { field, reason: "contains a line break, a control character or a character beyond Latin-1, so it cannot be sent in an HTTP header" };
+    if (!HEADER_VALUE.test(value))
+      return {
+        field,
+        reason: "contains a line break, a control character or a character beyond Latin-1, so it cannot be sent in an HTTP header",
+      };
     if (value !== value.trim()) return { field, reason: "starts or ends with whitespace; send it without" };
     return null;
   };
@@ -145,7 +149,9 @@ export function credentialProblem(scheme: AuthScheme, credential: Credential): {
     case "oauth2":
       return headerValue("accessToken", credential.accessToken);
     case "basic":
-      return credential.username.includes(":") ? { field: "username", reason: 'contains ":", which HTTP basic authentication cannot carry in a username' } : null;
+      return credential.username.includes(":")
+        ? { field: "username", reason: 'contains ":", which HTTP basic authentication cannot carry in a username' }
+        : null;
     case "none":
       return null;
   }

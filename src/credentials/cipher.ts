@@ -1,5 +1,5 @@
 import { fromBase64Url, randomBytes, toBase64Url } from "../util/encoding.js";
-import { nodeCrypto, type NodeKeyObject } from "../util/node-crypto.js";
+import { type NodeKeyObject, nodeCrypto } from "../util/node-crypto.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -62,15 +62,29 @@ async function deriveKey(secret: string): Promise<KeyEntry> {
   const hkdf = (info: string) => ({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(info) });
   // deriveKey and deriveBits of the same length give the same key, so both paths read each other's ciphertexts.
   const key: AesKey = nodeCrypto
-    ? { kind: "node", key: nodeCrypto.createSecretKey(new Uint8Array(await crypto.subtle.deriveBits(hkdf("tools-proxy credentials v1"), material, 256))) }
-    : { kind: "web", key: await crypto.subtle.deriveKey(hkdf("tools-proxy credentials v1"), material, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]) };
+    ? {
+        kind: "node",
+        key: nodeCrypto.createSecretKey(new Uint8Array(await crypto.subtle.deriveBits(hkdf("tools-proxy credentials v1"), material, 256))),
+      }
+    : {
+        kind: "web",
+        key: await crypto.subtle.deriveKey(hkdf("tools-proxy credentials v1"), material, { name: "AES-GCM", length: 256 }, false, [
+          "encrypt",
+          "decrypt",
+        ]),
+      };
   // The key id is derived separately so that it reveals nothing about the encryption key.
   const idBits = await crypto.subtle.deriveBits(hkdf("tools-proxy key id v1"), material, 48);
   return { id: toBase64Url(new Uint8Array(idBits)), key };
 }
 
 /** AES-256-GCM: the ciphertext followed by the 16-byte tag, as WebCrypto writes it. */
-async function seal(key: AesKey, iv: Uint8Array<ArrayBuffer>, aad: Uint8Array<ArrayBuffer>, plaintext: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+async function seal(
+  key: AesKey,
+  iv: Uint8Array<ArrayBuffer>,
+  aad: Uint8Array<ArrayBuffer>,
+  plaintext: Uint8Array<ArrayBuffer>,
+): Promise<Uint8Array> {
   if (key.kind === "node") {
     const cipher = nodeCrypto!.createCipheriv("aes-256-gcm", key.key, iv).setAAD(aad);
     const body = [cipher.update(plaintext), cipher.final(), cipher.getAuthTag()];
@@ -86,7 +100,12 @@ async function seal(key: AesKey, iv: Uint8Array<ArrayBuffer>, aad: Uint8Array<Ar
 }
 
 /** Opens what `seal` wrote; throws when the tag does not verify. */
-async function open(key: AesKey, iv: Uint8Array<ArrayBuffer>, aad: Uint8Array<ArrayBuffer>, sealed: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+async function open(
+  key: AesKey,
+  iv: Uint8Array<ArrayBuffer>,
+  aad: Uint8Array<ArrayBuffer>,
+  sealed: Uint8Array<ArrayBuffer>,
+): Promise<Uint8Array> {
   if (key.kind === "node") {
     const decipher = nodeCrypto!.createDecipheriv("aes-256-gcm", key.key, iv).setAAD(aad);
     decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));

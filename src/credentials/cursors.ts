@@ -28,7 +28,10 @@ export interface Cursors {
    * and the cursor of the next page, or null on the last page. The route validates `limit`; a
    * cursor past the end gives an empty last page.
    */
-  paginate<T>(items: T[], options: { limit: number; cursor?: string | undefined; fingerprint: string }): Promise<{ page: T[]; nextCursor: string | null }>;
+  paginate<T>(
+    items: T[],
+    options: { limit: number; cursor?: string | undefined; fingerprint: string },
+  ): Promise<{ page: T[]; nextCursor: string | null }>;
 }
 
 export function createCursors(signer: Signer): Cursors {
@@ -41,7 +44,10 @@ export function createCursors(signer: Signer): Cursors {
       const [payload, tag, extra] = cursor.split(".");
       if (!payload || !tag || extra !== undefined || !/^[A-Za-z0-9_-]+$/.test(payload)) throw new ToolsError("invalid_request", MALFORMED);
       if (!(await signer.verify(payload, tag))) {
-        throw new ToolsError("invalid_request", "The cursor was not issued by this server (edited, or the server's secret changed): repeat the request without a cursor.");
+        throw new ToolsError(
+          "invalid_request",
+          "The cursor was not issued by this server (edited, or the server's secret changed): repeat the request without a cursor.",
+        );
       }
       let data: Partial<CursorData>;
       try {

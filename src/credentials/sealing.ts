@@ -13,7 +13,10 @@ export function sealCredential(ctx: { cipher: CredentialCipher }, connectionId: 
  * Decrypts a connection's credential. A value that fails to decrypt (tampered, moved from another
  * row, or written with a secret no longer configured) is an error; nothing is sent without it.
  */
-export async function openCredential(ctx: { cipher: CredentialCipher; logger: SafeLogger }, connection: ConnectionRecord): Promise<Credential> {
+export async function openCredential(
+  ctx: { cipher: CredentialCipher; logger: SafeLogger },
+  connection: ConnectionRecord,
+): Promise<Credential> {
   try {
     return JSON.parse(await ctx.cipher.decrypt(connection.credentials, connection.id)) as Credential;
   } catch (error) {

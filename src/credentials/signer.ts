@@ -16,7 +16,8 @@ export interface Signer {
  */
 export function createSigner(secrets: string | string[], purpose: string): Signer {
   const keys = Promise.all([secrets].flat().map((secret) => deriveHmacKey(secret, purpose)));
-  const tag = async (key: CryptoKey, value: string) => toBase64Url(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(value))).subarray(0, 16));
+  const tag = async (key: CryptoKey, value: string) =>
+    toBase64Url(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(value))).subarray(0, 16));
   return {
     async sign(value) {
       return tag((await keys)[0]!, value);

@@ -1,10 +1,10 @@
 import type { HandlerContext } from "../context/context.js";
+import { ToolsError } from "../core/errors.js";
+import { type Credential, credentialProblem, credentialSecrets } from "../credentials/auth-schemes.js";
+import { freshCredential } from "../oauth/refresh.js";
 import { createOutboundFetch } from "../outbound/fetch.js";
 import { resolveRetryPolicy } from "../outbound/retry.js";
-import { freshCredential } from "../oauth/refresh.js";
 import type { ConnectionRecord } from "../store/types.js";
-import { ToolsError } from "../core/errors.js";
-import { credentialProblem, credentialSecrets, type Credential } from "../credentials/auth-schemes.js";
 import type { Toolkit } from "../toolkits/define.js";
 
 /** A connection's credential as an outbound call uses it. */
@@ -21,7 +21,11 @@ export interface ConnectionAccess {
  * that is about to expire first. Throws (`connection_required`) rather than return a credential
  * that cannot work, so nothing is sent upstream without one.
  */
-export async function accessConnection(ctx: HandlerContext, toolkit: Toolkit, connection: ConnectionRecord | null): Promise<ConnectionAccess> {
+export async function accessConnection(
+  ctx: HandlerContext,
+  toolkit: Toolkit,
+  connection: ConnectionRecord | null,
+): Promise<ConnectionAccess> {
   if (!connection) return { credential: null, refreshAfterUnauthorized: undefined, secrets: () => [] };
   let current = await freshCredential(ctx, toolkit, connection);
   const seen = new Set(credentialSecrets(current.credential));

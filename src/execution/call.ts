@@ -2,7 +2,7 @@ import { resolveConnection } from "../connections/resolve.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import type { AgentPrincipal } from "../core/principal.js";
-import { failureFromError, type ExecutionResult } from "../core/results.js";
+import { type ExecutionResult, failureFromError } from "../core/results.js";
 import type { OutboundInit } from "../outbound/fetch.js";
 import type { ConnectionRecord } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
@@ -77,7 +77,8 @@ export async function runCall<T>(ctx: HandlerContext, plan: CallPlan<T>): Promis
     return { ok: true, value, ...done() };
   } catch (error) {
     if (error instanceof ToolsError && plan.kind === "proxy") throw error;
-    const subject = plan.kind === "tool" ? { message: "tool failed", field: "tool" } : { message: "proxy request failed", field: "toolkit" };
+    const subject =
+      plan.kind === "tool" ? { message: "tool failed", field: "tool" } : { message: "proxy request failed", field: "toolkit" };
     ctx.logger.log("warn", subject.message, { [subject.field]: plan.name, error }, access.secrets());
     return { ok: false, failure: failureFromError(error, access.secrets(), plan.kind === "tool" ? plan.name : undefined), ...done() };
   }

@@ -1,5 +1,5 @@
-import { STAGED_FILE_FORMAT, type JsonSchema, type StagedFile } from "../toolkits/define.js";
 import { STAGING_KEY_PATTERN } from "../api/staged-file.js";
+import { type JsonSchema, STAGED_FILE_FORMAT, type StagedFile } from "../toolkits/define.js";
 
 /** Opens the staged file `key` found at `path` (e.g. `attachments.0`), or throws. */
 export type OpenStagedFile = (key: string, path: string) => Promise<StagedFile>;
@@ -32,7 +32,11 @@ export async function resolveStagedFiles(schema: JsonSchema, args: unknown, open
   const branches = [...((schema.anyOf as JsonSchema[] | undefined) ?? []), ...((schema.oneOf as JsonSchema[] | undefined) ?? [])];
   // The branch of the value's kind: a file (a string), an object, or an array; null matches none.
   const branch = branches.find((b) =>
-    typeof args === "string" ? isStagedFile(b) && STAGING_KEY_PATTERN.test(args) : Array.isArray(args) ? typeof b.items === "object" : isRecord(args) && typeof b.properties === "object",
+    typeof args === "string"
+      ? isStagedFile(b) && STAGING_KEY_PATTERN.test(args)
+      : Array.isArray(args)
+        ? typeof b.items === "object"
+        : isRecord(args) && typeof b.properties === "object",
   );
   return branch ? resolveStagedFiles(branch, args, open, path) : args;
 }

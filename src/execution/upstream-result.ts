@@ -1,10 +1,10 @@
 import type { z } from "zod";
+import type { ProxyResultSchema } from "../api/execution.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
-import type { ProxyResultSchema } from "../api/execution.js";
-import { redact, redactData, secretForms } from "../core/redact.js";
 import type { AgentPrincipal } from "../core/principal.js";
-import { ToolRunError, isRetryableStatus, parseRetryAfter } from "../core/tool-error.js";
+import { redact, redactData, secretForms } from "../core/redact.js";
+import { isRetryableStatus, parseRetryAfter, ToolRunError } from "../core/tool-error.js";
 import { newStagingKey, ownerMetadata } from "../uploads/staging.js";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 
@@ -43,7 +43,13 @@ export type ProxyResult = z.output<typeof ProxyResultSchema>;
  * `upstream_error` with `upstreamStatus`, `retryable` and the Retry-After delay. A body past
  * `ctx.maxResponseBytes` is `response_too_large`; one that breaks off is `upstream_unreachable`.
  */
-export async function upstreamResult(ctx: HandlerContext, agent: AgentPrincipal, response: Response, secrets: string[], signal: AbortSignal): Promise<ProxyResult> {
+export async function upstreamResult(
+  ctx: HandlerContext,
+  agent: AgentPrincipal,
+  response: Response,
+  secrets: string[],
+  signal: AbortSignal,
+): Promise<ProxyResult> {
   // An upstream that echoes the request (its URL with a query key, in a Location or an error
   // page) must not hand the connection's credential to the agent.
   const forms = secretForms(secrets);
@@ -85,7 +91,12 @@ export async function upstreamResult(ctx: HandlerContext, agent: AgentPrincipal,
  * `BodyTooLargeError` as soon as the declared or counted size passes the limit (nothing is
  * staged), or the stream's error when the body breaks off.
  */
-export async function readUpstreamData(ctx: HandlerContext, agent: AgentPrincipal, response: Response, signal?: AbortSignal): Promise<unknown> {
+export async function readUpstreamData(
+  ctx: HandlerContext,
+  agent: AgentPrincipal,
+  response: Response,
+  signal?: AbortSignal,
+): Promise<unknown> {
   const maxBytes = ctx.maxResponseBytes;
   const declared = response.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) {
@@ -108,10 +119,21 @@ export async function readUpstreamData(ctx: HandlerContext, agent: AgentPrincipa
 }
 
 /** Streams a body into the blob store as a staged file of the agent; null when it was empty. */
-async function stageStream(ctx: HandlerContext, agent: AgentPrincipal, body: ReadableStream<Uint8Array>, contentType: string, signal?: AbortSignal) {
+async function stageStream(
+  ctx: HandlerContext,
+  agent: AgentPrincipal,
+  body: ReadableStream<Uint8Array>,
+  contentType: string,
+  signal?: AbortSignal,
+) {
   const stagingKey = newStagingKey();
   const expiresAt = new Date(Date.now() + ctx.uploads.ttlMs);
-  const info = await ctx.blobStore.put(stagingKey, body, { contentType, metadata: ownerMetadata(agent), expiresAt, ...(signal ? { signal } : {}) });
+  const info = await ctx.blobStore.put(stagingKey, body, {
+    contentType,
+    metadata: ownerMetadata(agent),
+    expiresAt,
+    ...(signal ? { signal } : {}),
+  });
   if (info.size === 0) {
     await ctx.blobStore.delete(stagingKey);
     return null;
@@ -126,9 +148,16 @@ async function stageStream(ctx: HandlerContext, agent: AgentPrincipal, body: Rea
  */
 export function capResponseBody(response: Response, maxBytes: number): Response {
   if (!response.body) return response;
-  const tooLarge = () => new ToolRunError(`The upstream response is larger than ${maxBytes} bytes.`, { code: "response_too_large", upstreamStatus: response.status });
+  const tooLarge = () =>
+    new ToolRunError(`The upstream response is larger than ${maxBytes} bytes.`, {
+      code: "response_too_large",
+      upstreamStatus: response.status,
+    });
   const declared = response.headers.get("content-length");
-  const body = declared !== null && Number(declared) > maxBytes ? failingStream(response.body, tooLarge()) : response.body.pipeThrough(limitBytes(maxBytes, tooLarge));
+  const body =
+    declared !== null && Number(declared) > maxBytes
+      ? failingStream(response.body, tooLarge())
+      : response.body.pipeThrough(limitBytes(maxBytes, tooLarge));
   const capped = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   Object.defineProperty(capped, "url", { value: response.url });
   return capped;
@@ -144,7 +173,10 @@ function failingStream(source: ReadableStream<Uint8Array>, error: Error): Readab
 }
 
 /** Passes bytes through until more than `maxBytes` went by, then errors (by default with `BodyTooLargeError`). */
-function limitBytes(maxBytes: number, tooLarge: () => Error = () => new BodyTooLargeError(maxBytes)): TransformStream<Uint8Array, Uint8Array> {
+function limitBytes(
+  maxBytes: number,
+  tooLarge: () => Error = () => new BodyTooLargeError(maxBytes),
+): TransformStream<Uint8Array, Uint8Array> {
   let size = 0;
   return new TransformStream({
     transform(chunk, controller) {

@@ -1,5 +1,4 @@
-import type { LimitDecision, LimitsHook } from "./types.js";
-import type { LimitRequest } from "./types.js";
+import type { LimitDecision, LimitRequest, LimitsHook } from "./types.js";
 
 /**
  * One `limits` hook from several, asked in order: the first refusal is the answer and the hooks

@@ -1,7 +1,7 @@
-import type { LimitsHook } from "./types.js";
 import { StoreUnavailableError } from "../core/errors.js";
 import { createSafeLogger, type Logger } from "../core/logger.js";
 import { memoryRateLimitStore } from "./memory.js";
+import type { LimitsHook } from "./types.js";
 import { checkRule, type LimitRequest, type RateLimitResult, type RateLimitStore } from "./types.js";
 
 /** Options of `rateLimit`. */

@@ -70,6 +70,8 @@ export function gcraParams(rule: RateLimitRule): { intervalUs: number; capacityU
 
 /** Checks a rule once, where it is configured; throws a TypeError that names the wrong field. */
 export function checkRule(rule: RateLimitRule, where: string): void {
-  if (!Number.isSafeInteger(rule.limit) || rule.limit < 1) throw new TypeError(`${where}: "limit" must be a whole number of requests, at least 1.`);
-  if (!Number.isSafeInteger(rule.windowMs) || rule.windowMs < 1) throw new TypeError(`${where}: "windowMs" must be a whole number of milliseconds, at least 1.`);
+  if (!Number.isSafeInteger(rule.limit) || rule.limit < 1)
+    throw new TypeError(`${where}: "limit" must be a whole number of requests, at least 1.`);
+  if (!Number.isSafeInteger(rule.windowMs) || rule.windowMs < 1)
+    throw new TypeError(`${where}: "windowMs" must be a whole number of milliseconds, at least 1.`);
 }

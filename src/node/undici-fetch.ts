@@ -38,20 +38,30 @@ export interface UndiciFetch {
  * else chunked), URLSearchParams, a Blob or FormData.
  */
 export function createUndiciFetch(options: UndiciFetchOptions = {}): UndiciFetch {
-  const owned = options.dispatcher ? null : new Agent({ connections: options.connections ?? null, keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000 });
+  const owned = options.dispatcher
+    ? null
+    : new Agent({ connections: options.connections ?? null, keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000 });
   const dispatcher = options.dispatcher ?? owned!;
 
   async function undiciFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
     const request = input instanceof Request ? input : null;
     const url = new URL(request ? request.url : String(input));
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError(`fetch: only http and https URLs are supported, not ${url.protocol}`);
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new TypeError(`fetch: only http and https URLs are supported, not ${url.protocol}`);
     if (url.username || url.password) throw new TypeError("fetch: a URL with credentials cannot be fetched.");
     const method = (init.method ?? request?.method ?? "GET").toUpperCase();
     const headers = new Headers(init.headers ?? request?.headers);
     const body = await toDispatchBody(init.body !== undefined ? init.body : (request?.body ?? null), headers);
     const signal = init.signal ?? request?.signal ?? null;
 
-    const data = await dispatcher.request({ origin: url.origin, path: url.pathname + url.search, method: method as Dispatcher.HttpMethod, headers: [...headers].flat(), body, signal });
+    const data = await dispatcher.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: method as Dispatcher.HttpMethod,
+      headers: [...headers].flat(),
+      body,
+      signal,
+    });
     const isRedirect = data.statusCode >= 300 && data.statusCode < 400 && data.headers.location !== undefined;
     if ((init.redirect ?? request?.redirect) === "error" && isRedirect) {
       data.body.dump().catch(() => {});

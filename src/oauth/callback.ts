@@ -1,13 +1,13 @@
 import * as oauth from "oauth4webapi";
 import { createConnection } from "../connections/create.js";
 import type { HandlerContext } from "../context/context.js";
-import { ToolsError, errorResponse } from "../core/errors.js";
-import type { AuthorizationRecord, ConnectionRecord } from "../store/types.js";
+import { errorResponse, ToolsError } from "../core/errors.js";
 import type { Credential, OAuth2Scheme } from "../credentials/auth-schemes.js";
+import type { AuthorizationRecord, ConnectionRecord } from "../store/types.js";
 import { sha256Hex } from "../util/encoding.js";
 import { oauthClient } from "./client.js";
 import { resultPage } from "./page.js";
-import { redirectUri, isAllowedReturnUrl, type AuthorizationSecrets } from "./start.js";
+import { type AuthorizationSecrets, isAllowedReturnUrl, redirectUri } from "./start.js";
 
 /** A failure of the callback, with a message safe to show in the browser and to the agent. */
 class CallbackError extends Error {}
@@ -35,11 +35,21 @@ export async function completeAuthorization(ctx: HandlerContext, request: Reques
     const message = error instanceof CallbackError ? error.message : "The connection could not be completed. Start it again.";
     if (!(error instanceof CallbackError)) ctx.logger.log("error", "OAuth callback failed", { toolkit: authorization.toolkit, error });
     await ctx.store.updateAuthorization(authorization.id, { status: "failed", error: message });
-    ctx.emit("auth.failed", { authorizationId: authorization.id, toolkit: authorization.toolkit, agentId: authorization.agentId, error: message });
+    ctx.emit("auth.failed", {
+      authorizationId: authorization.id,
+      toolkit: authorization.toolkit,
+      agentId: authorization.agentId,
+      error: message,
+    });
     return finish(ctx, request, authorization, { status: "failed", error: message });
   }
   await ctx.store.updateAuthorization(authorization.id, { status: "connected", connectionId: connection.id });
-  ctx.emit("auth.completed", { authorizationId: authorization.id, toolkit: connection.toolkit, agentId: connection.agentId, connectionId: connection.id });
+  ctx.emit("auth.completed", {
+    authorizationId: authorization.id,
+    toolkit: connection.toolkit,
+    agentId: connection.agentId,
+    connectionId: connection.id,
+  });
   return finish(ctx, request, authorization, { status: "connected", connectionId: connection.id });
 }
 
@@ -55,20 +65,33 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
     params = oauth.validateAuthResponse(as, client, url.searchParams, url.searchParams.get("state")!);
   } catch (error) {
     if (error instanceof oauth.AuthorizationResponseError) {
-      throw new CallbackError(error.error === "access_denied" ? "Access was denied at the provider, so no connection was made." : `The provider refused the authorization (${errorCode(error.error)}).`);
+      throw new CallbackError(
+        error.error === "access_denied"
+          ? "Access was denied at the provider, so no connection was made."
+          : `The provider refused the authorization (${errorCode(error.error)}).`,
+      );
     }
     throw new CallbackError("The provider's answer did not match this authorization (issuer or state), so it was refused.");
   }
 
   let tokens: oauth.TokenEndpointResponse;
   try {
-    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirectUri(ctx), secrets.codeVerifier, options());
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      clientAuth,
+      params,
+      redirectUri(ctx),
+      secrets.codeVerifier,
+      options(),
+    );
     tokens = await oauth.processAuthorizationCodeResponse(as, client, response, {
       expectedNonce: secrets.nonce ?? oauth.expectNoNonce,
       requireIdToken: false,
     });
   } catch (error) {
-    if (error instanceof oauth.ResponseBodyError) throw new CallbackError(`The provider refused the code exchange (${errorCode(error.error)}). Start the connection again.`);
+    if (error instanceof oauth.ResponseBodyError)
+      throw new CallbackError(`The provider refused the code exchange (${errorCode(error.error)}). Start the connection again.`);
     throw new CallbackError("The code could not be exchanged for a token at the provider. Start the connection again.");
   }
 
@@ -130,7 +153,9 @@ function finish(ctx: HandlerContext, request: Request, authorization: Authorizat
           headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
         });
   }
-  return wantsHtml(request) ? resultPage(400, "Connection failed", outcome.error) : errorResponse(new ToolsError("invalid_request", outcome.error));
+  return wantsHtml(request)
+    ? resultPage(400, "Connection failed", outcome.error)
+    : errorResponse(new ToolsError("invalid_request", outcome.error));
 }
 
 /**
@@ -144,4 +169,3 @@ function errorCode(code: string): string {
 function wantsHtml(request: Request): boolean {
   return /text\/html/i.test(request.headers.get("accept") ?? "");
 }
-

@@ -1,9 +1,9 @@
 import * as oauth from "oauth4webapi";
-import { openCredential, sealCredential } from "../credentials/sealing.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
-import type { ConnectionRecord } from "../store/types.js";
 import type { Credential, OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { openCredential, sealCredential } from "../credentials/sealing.js";
+import type { ConnectionRecord } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { randomId } from "../util/encoding.js";
 import { oauthClient } from "./client.js";
@@ -24,7 +24,6 @@ export interface FreshCredential {
   connection: ConnectionRecord;
   credential: Credential;
 }
-
 
 /**
  * The connection's credential, refreshed first when it is an OAuth token within
@@ -51,7 +50,9 @@ export async function freshCredential(
 
 function needsRefresh(connection: ConnectionRecord, credential: OAuthCredential, staleAccessToken: string | undefined): boolean {
   if (staleAccessToken !== undefined && credential.accessToken === staleAccessToken) return true;
-  return connection.credentialsExpireAt !== null && connection.credentialsExpireAt.getTime() - Date.now() < refreshMargin(credential.expiresIn);
+  return (
+    connection.credentialsExpireAt !== null && connection.credentialsExpireAt.getTime() - Date.now() < refreshMargin(credential.expiresIn)
+  );
 }
 
 /**
@@ -69,7 +70,12 @@ export function refreshMargin(lifetimeSeconds: number | undefined): number {
  * One refresh across every process sharing the leases (the store's, or the `leases` option): the
  * lease holder refreshes; the others wait, re-reading the store, and use the token the holder saved.
  */
-async function refreshUnderLease(ctx: HandlerContext, scheme: OAuth2Scheme, connectionId: string, staleAccessToken: string | undefined): Promise<FreshCredential> {
+async function refreshUnderLease(
+  ctx: HandlerContext,
+  scheme: OAuth2Scheme,
+  connectionId: string,
+  staleAccessToken: string | undefined,
+): Promise<FreshCredential> {
   const lease = `oauth-refresh:${connectionId}`;
   // One holder id per refresh, not per process: two handlers in one process must not share a lease.
   const holder = randomId("holder_");
@@ -93,28 +99,50 @@ async function refreshUnderLease(ctx: HandlerContext, scheme: OAuth2Scheme, conn
       }
     }
     if (Date.now() > deadline) {
-      throw new ToolsError("unavailable", "The connection's token is being refreshed elsewhere and it is taking long; retry shortly.", { retryAfter: 5 });
+      throw new ToolsError("unavailable", "The connection's token is being refreshed elsewhere and it is taking long; retry shortly.", {
+        retryAfter: 5,
+      });
     }
     await sleep(Math.min(25 * 2 ** Math.min(attempt, 4), 400) * (0.5 + Math.random()));
   }
 }
 
 /** Calls the token endpoint and saves the new tokens before anyone uses them. */
-async function refreshNow(ctx: HandlerContext, scheme: OAuth2Scheme, connection: ConnectionRecord, credential: OAuthCredential): Promise<FreshCredential> {
+async function refreshNow(
+  ctx: HandlerContext,
+  scheme: OAuth2Scheme,
+  connection: ConnectionRecord,
+  credential: OAuthCredential,
+): Promise<FreshCredential> {
   if (!credential.refreshToken) {
     return expire(ctx, connection, "The provider gave no refresh token and the access token expired.");
   }
   const { as, client, clientAuth, options } = oauthClient(ctx, scheme);
   let tokens: oauth.TokenEndpointResponse;
   try {
-    const response = await oauth.refreshTokenGrantRequest(as, client, clientAuth, credential.refreshToken, options(AbortSignal.timeout(Math.min(REFRESH_REQUEST_MS, Math.floor(ctx.refreshLeaseMs * 0.75)))));
+    const response = await oauth.refreshTokenGrantRequest(
+      as,
+      client,
+      clientAuth,
+      credential.refreshToken,
+      options(AbortSignal.timeout(Math.min(REFRESH_REQUEST_MS, Math.floor(ctx.refreshLeaseMs * 0.75)))),
+    );
     tokens = await oauth.processRefreshTokenResponse(as, client, response);
   } catch (error) {
     if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant") {
-      return expire(ctx, connection, `The provider refused the refresh token (invalid_grant${error.error_description ? `: ${error.error_description}` : ""}).`);
+      return expire(
+        ctx,
+        connection,
+        `The provider refused the refresh token (invalid_grant${error.error_description ? `: ${error.error_description}` : ""}).`,
+      );
     }
-    ctx.logger.log("warn", "token refresh failed", { connectionId: connection.id, error }, [credential.refreshToken, credential.accessToken]);
-    throw new ToolsError("unavailable", "The provider's token endpoint could not refresh the connection's token; retry shortly.", { retryAfter: 5 });
+    ctx.logger.log("warn", "token refresh failed", { connectionId: connection.id, error }, [
+      credential.refreshToken,
+      credential.accessToken,
+    ]);
+    throw new ToolsError("unavailable", "The provider's token endpoint could not refresh the connection's token; retry shortly.", {
+      retryAfter: 5,
+    });
   }
 
   const next: OAuthCredential = {
@@ -123,7 +151,7 @@ async function refreshNow(ctx: HandlerContext, scheme: OAuth2Scheme, connection:
     // A provider that rotates sends a new refresh token; one that does not keeps the old valid.
     refreshToken: tokens.refresh_token ?? credential.refreshToken,
     tokenType: tokens.token_type,
-    ...(tokens.id_token ?? credential.idToken ? { idToken: tokens.id_token ?? credential.idToken } : {}),
+    ...((tokens.id_token ?? credential.idToken) ? { idToken: tokens.id_token ?? credential.idToken } : {}),
     ...(typeof tokens.expires_in === "number" ? { expiresIn: tokens.expires_in } : {}),
   };
   const expiresAt = typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null;
@@ -133,7 +161,12 @@ async function refreshNow(ctx: HandlerContext, scheme: OAuth2Scheme, connection:
     ...(tokens.scope ? { scopes: tokens.scope.split(" ").filter(Boolean) } : {}),
   };
   const saved = await saveRefreshed(ctx, connection, patch);
-  ctx.emit("token.refreshed", { connectionId: connection.id, toolkit: connection.toolkit, expiresAt, rotated: !!tokens.refresh_token && tokens.refresh_token !== credential.refreshToken });
+  ctx.emit("token.refreshed", {
+    connectionId: connection.id,
+    toolkit: connection.toolkit,
+    expiresAt,
+    rotated: !!tokens.refresh_token && tokens.refresh_token !== credential.refreshToken,
+  });
   return { connection: saved, credential: next };
 }
 
@@ -141,7 +174,11 @@ async function refreshNow(ctx: HandlerContext, scheme: OAuth2Scheme, connection:
  * Saves with compare-and-set. The lease makes a conflict unlikely; one that still happens came
  * from an edit of another field (a label), so the save is retried on the newer version.
  */
-async function saveRefreshed(ctx: HandlerContext, connection: ConnectionRecord, patch: Parameters<HandlerContext["store"]["updateConnection"]>[1]): Promise<ConnectionRecord> {
+async function saveRefreshed(
+  ctx: HandlerContext,
+  connection: ConnectionRecord,
+  patch: Parameters<HandlerContext["store"]["updateConnection"]>[1],
+): Promise<ConnectionRecord> {
   let version = connection.version;
   for (let attempt = 0; attempt < 5; attempt++) {
     const saved = await ctx.store.updateConnection(connection.id, patch, version);

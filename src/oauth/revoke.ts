@@ -1,6 +1,6 @@
 import * as oauth from "oauth4webapi";
-import { openCredential } from "../credentials/sealing.js";
 import type { HandlerContext } from "../context/context.js";
+import { openCredential } from "../credentials/sealing.js";
 import type { ConnectionRecord } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { oauthClient } from "./client.js";
@@ -25,7 +25,12 @@ export async function revokeAtProvider(ctx: HandlerContext, toolkit: Toolkit | n
     }
     return true;
   } catch (error) {
-    ctx.logger.log("warn", "token revocation failed; the connection is deleted locally anyway", { connectionId: connection.id, error }, tokens);
+    ctx.logger.log(
+      "warn",
+      "token revocation failed; the connection is deleted locally anyway",
+      { connectionId: connection.id, error },
+      tokens,
+    );
     return false;
   }
 }

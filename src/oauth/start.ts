@@ -16,7 +16,16 @@ export interface AuthorizationSecrets {
 }
 
 // Parameters the library sets itself; a toolkit's authorizationParams cannot override them.
-const RESERVED = new Set(["response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method", "nonce"]);
+const RESERVED = new Set([
+  "response_type",
+  "client_id",
+  "redirect_uri",
+  "scope",
+  "state",
+  "code_challenge",
+  "code_challenge_method",
+  "nonce",
+]);
 
 /** The exact redirect_uri: `publicUrl`'s origin, then basePath, then `/auth/callback`. */
 export function redirectUri(ctx: HandlerContext): string {

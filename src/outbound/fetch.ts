@@ -1,6 +1,6 @@
 import type { AuthScheme, Credential } from "../credentials/auth-schemes.js";
 import { applyCredentialQuery, buildUpstreamHeaders } from "./headers.js";
-import { sendWithRetries, type RetryPolicy } from "./retry.js";
+import { type RetryPolicy, sendWithRetries } from "./retry.js";
 import { checkOutboundUrl, checkRedirectUrl, resolveAgainstBase } from "./url-policy.js";
 
 /** Redirects followed at most, each to a URL that passes the same policy. */
@@ -63,9 +63,28 @@ export function createOutboundFetch(options: OutboundOptions) {
 
     for (let hop = 0; ; hop++) {
       const target = applyCredentialQuery(url, toolkit.auth, credential);
-      const request = { method, headers, body, redirect: "manual", signal, ...(body instanceof ReadableStream ? { duplex: "half" } : {}) } as RequestInit;
-      const response = await sendWithRetries(() => options.fetch(target, request), { method, body, policy: options.retries ?? null, signal, deadline: options.deadline });
-      if (response.status === 401 && credential?.type === "oauth2" && options.refreshAfterUnauthorized && !retriedUnauthorized && !(body instanceof ReadableStream)) {
+      const request = {
+        method,
+        headers,
+        body,
+        redirect: "manual",
+        signal,
+        ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
+      } as RequestInit;
+      const response = await sendWithRetries(() => options.fetch(target, request), {
+        method,
+        body,
+        policy: options.retries ?? null,
+        signal,
+        deadline: options.deadline,
+      });
+      if (
+        response.status === 401 &&
+        credential?.type === "oauth2" &&
+        options.refreshAfterUnauthorized &&
+        !retriedUnauthorized &&
+        !(body instanceof ReadableStream)
+      ) {
         retriedUnauthorized = true;
         await response.body?.cancel().catch(() => {});
         credential = await options.refreshAfterUnauthorized(credential);

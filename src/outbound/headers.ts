@@ -1,5 +1,5 @@
 import { ToolsError } from "../core/errors.js";
-import { basicAuthorization, type AuthScheme, type Credential } from "../credentials/auth-schemes.js";
+import { type AuthScheme, basicAuthorization, type Credential } from "../credentials/auth-schemes.js";
 
 // Headers a caller may never send upstream: hop-by-hop headers (RFC 9110 7.6.1, plus the h2c
 // upgrade's), the proxy's own session and routing (`host`, `cookie`), and framing that fetch
@@ -26,11 +26,18 @@ const FORBIDDEN = new Set([
  * names, `authorization` and the scheme's own credential header (any case) are dropped, and the
  * credential is set last, so nothing the caller sends can override, duplicate or remove it.
  */
-export function buildUpstreamHeaders(callerHeaders: Record<string, string> | Headers | undefined, scheme: AuthScheme, credential: Credential | null): Headers {
+export function buildUpstreamHeaders(
+  callerHeaders: Record<string, string> | Headers | undefined,
+  scheme: AuthScheme,
+  credential: Credential | null,
+): Headers {
   const entries = callerHeaders instanceof Headers ? [...callerHeaders] : Object.entries(callerHeaders ?? {});
   for (const [name, value] of entries) {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[^\t\x20-\x7e\x80-\xff]/.test(value)) {
-      throw new ToolsError("invalid_request", `Header "${name.replace(/[^\x21-\x7e]/g, "?")}" has an invalid name, or a line break, control character or non-Latin-1 character in its value; remove it.`);
+      throw new ToolsError(
+        "invalid_request",
+        `Header "${name.replace(/[^\x21-\x7e]/g, "?")}" has an invalid name, or a line break, control character or non-Latin-1 character in its value; remove it.`,
+      );
     }
   }
   const connectionListed = new Set<string>();

@@ -30,14 +30,22 @@ export const RETRY_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "PUT",
 /** The policy with its defaults; null when retries are off (absent or `max` 0). */
 export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPolicy | null {
   if (!options || options.max <= 0) return null;
-  return { max: options.max, baseDelayMs: options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS, maxDelayMs: options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS };
+  return {
+    max: options.max,
+    baseDelayMs: options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS,
+    maxDelayMs: options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
+  };
 }
 
 /**
  * Full-jitter exponential backoff: a uniformly random wait in
  * `[0, min(maxDelayMs, baseDelayMs * 2^attempt))`, where `attempt` counts from 0 for the first retry.
  */
-export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs">, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  policy: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs">,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(attempt, 30));
   return Math.floor(random() * ceiling);
 }

@@ -36,7 +36,8 @@ export function checkOutboundUrl(target: string | URL, baseUrls: string[], param
   if (baseUrls.length === 0) throw new ToolsError("invalid_request", "This toolkit has no base URL, so it cannot make HTTP calls.");
   const bases = baseUrls.map((base) => fillBaseUrl(base, params));
   const raw = String(target);
-  const refuse = (why: string) => new ToolsError("invalid_request", `The URL is not allowed for this toolkit: ${why}. Use a URL under ${bases.join(" or ")}.`);
+  const refuse = (why: string) =>
+    new ToolsError("invalid_request", `The URL is not allowed for this toolkit: ${why}. Use a URL under ${bases.join(" or ")}.`);
 
   if (/[\\\u0000-\u001f\u007f]/.test(raw)) throw refuse("it contains a backslash or a control character");
   const written = SCHEME_AND_AUTHORITY.exec(raw);
@@ -107,7 +108,10 @@ export function fillBaseUrl(base: string, params: Record<string, string>): strin
   });
   const templateHost = (SCHEME_AND_AUTHORITY.exec(base)?.[2] ?? "").replace(/:[^\]]*$/, "");
   if (templateHost.includes("{") && (/\{[^}]*\}[^.]*$/.test(templateHost) || !isDomainName(filled))) {
-    throw new ToolsError("invalid_request", "This toolkit's base URL lets a connection choose its whole host; a placeholder may only fill a subdomain.");
+    throw new ToolsError(
+      "invalid_request",
+      "This toolkit's base URL lets a connection choose its whole host; a placeholder may only fill a subdomain.",
+    );
   }
   return filled;
 }
@@ -144,7 +148,8 @@ function pathRefusal(pathname: string): string | null {
     if (ENCODED_SEPARATOR.test(layer)) return `its path contains ${encoding} slash, backslash, dot or NUL`;
     if (/%u[0-9a-f]{4}/i.test(layer)) return `its path contains ${encoding} %u escape`;
     if (layer.split("/").some(isDotsOnly)) return "its path contains a segment made only of dots";
-    if (depth > 0 && hasAsciiLookalike(layer)) return "its path contains a character that looks like an ASCII slash, dot or other delimiter";
+    if (depth > 0 && hasAsciiLookalike(layer))
+      return "its path contains a character that looks like an ASCII slash, dot or other delimiter";
     let next: string;
     try {
       next = layer.replace(PERCENT_RUN, (run) => utf8.decode(Uint8Array.from(run.slice(1).split("%"), (hex) => parseInt(hex, 16))));

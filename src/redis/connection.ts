@@ -34,27 +34,30 @@ export interface RedisStoreOptions {
 export function connectRedis(url: string, options: { timeoutMs?: number } = {}): RedisConnection {
   checkRedisUrl(url);
   const timeoutMs = options.timeoutMs ?? 2000;
-  const client = import("redis").then(({ createClient }) => {
-    if (typeof createClient !== "function") throw new TypeError(MISSING_CLIENT);
-    const redis = createClient({
-      url,
-      disableOfflineQueue: true,
-      socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) },
-    });
-    // Connection errors reach callers as StoreUnavailableError on their commands. After one, a
-    // command fails at once while the client is not ready rather than waiting for a reconnect.
-    const state = { failed: false };
-    // Settles when the first connection is up or the first attempt fails, whichever comes first.
-    const ready = new Promise<void>((resolve) => {
-      redis.once("ready", resolve);
-      redis.on("error", () => {
-        state.failed = true;
-        resolve();
+  const client = import("redis").then(
+    ({ createClient }) => {
+      if (typeof createClient !== "function") throw new TypeError(MISSING_CLIENT);
+      const redis = createClient({
+        url,
+        disableOfflineQueue: true,
+        socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) },
       });
-    });
-    redis.connect().catch(() => {});
-    return { redis, ready, state };
-  }, () => Promise.reject(new TypeError(MISSING_CLIENT)));
+      // Connection errors reach callers as StoreUnavailableError on their commands. After one, a
+      // command fails at once while the client is not ready rather than waiting for a reconnect.
+      const state = { failed: false };
+      // Settles when the first connection is up or the first attempt fails, whichever comes first.
+      const ready = new Promise<void>((resolve) => {
+        redis.once("ready", resolve);
+        redis.on("error", () => {
+          state.failed = true;
+          resolve();
+        });
+      });
+      redis.connect().catch(() => {});
+      return { redis, ready, state };
+    },
+    () => Promise.reject(new TypeError(MISSING_CLIENT)),
+  );
   client.catch(() => {}); // reported by the first command instead
   let closed = false;
   return {
@@ -82,7 +85,10 @@ export function connectRedis(url: string, options: { timeoutMs?: number } = {}):
  * it: node-redis checks only when it connects, and its error would then fail every command.
  */
 function checkRedisUrl(url: string): void {
-  const wrong = (what: string) => new TypeError(`connectRedis: the Redis URL ${what}; use redis://[[user]:password@]host[:port][/db] (rediss:// for TLS), with special characters of the password percent-encoded.`);
+  const wrong = (what: string) =>
+    new TypeError(
+      `connectRedis: the Redis URL ${what}; use redis://[[user]:password@]host[:port][/db] (rediss:// for TLS), with special characters of the password percent-encoded.`,
+    );
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -108,9 +114,18 @@ const TRANSIENT_REPLY = /^(LOADING|BUSY|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN
  * Runs a script with a deadline. No answer in time, a lost connection, or a transient reply becomes
  * `StoreUnavailableError`; any other error reply (a bug) is rethrown as it is.
  */
-export async function runScript(client: RedisScriptClient, script: string, keys: string[], args: string[], timeoutMs: number): Promise<unknown> {
+export async function runScript(
+  client: RedisScriptClient,
+  script: string,
+  keys: string[],
+  args: string[],
+  timeoutMs: number,
+): Promise<unknown> {
   try {
-    return await withTimeout(Promise.resolve().then(() => client.eval(script, { keys, arguments: args })), timeoutMs);
+    return await withTimeout(
+      Promise.resolve().then(() => client.eval(script, { keys, arguments: args })),
+      timeoutMs,
+    );
   } catch (error) {
     // A programming error, or an error reply that is not transient, is a bug: rethrown as it is.
     if (error instanceof StoreUnavailableError || error instanceof TypeError) throw error;

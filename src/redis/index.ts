@@ -8,5 +8,5 @@
  *   createToolsHandler({ leases: redisLeaseStore(redis), limits: rateLimit({ limit: 100, windowMs: 60_000, store: redisRateLimitStore(redis) }) });
  */
 export { connectRedis, type RedisConnection, type RedisScriptClient, type RedisStoreOptions } from "./connection.js";
-export { redisRateLimitStore, type RedisRateLimitStore } from "./rate-limit-store.js";
-export { redisLeaseStore, type RedisLeaseStore } from "./lease-store.js";
+export { type RedisLeaseStore, redisLeaseStore } from "./lease-store.js";
+export { type RedisRateLimitStore, redisRateLimitStore } from "./rate-limit-store.js";

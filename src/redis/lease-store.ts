@@ -1,5 +1,5 @@
 import type { LeaseStore } from "../store/leases.js";
-import { connectRedis, runScript, type RedisScriptClient, type RedisStoreOptions } from "./connection.js";
+import { connectRedis, type RedisScriptClient, type RedisStoreOptions, runScript } from "./connection.js";
 import { ACQUIRE_LEASE_SCRIPT, RELEASE_LEASE_SCRIPT } from "./scripts.js";
 
 /** The store `redisLeaseStore` returns. */
@@ -29,7 +29,8 @@ export function redisLeaseStore(redis: string | RedisScriptClient, options: Redi
   const release = (name: string, holder: string) => runScript(client, RELEASE_LEASE_SCRIPT, [prefix + name], [holder], timeoutMs);
   return {
     async acquire(name, holder, ttlMs) {
-      if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) throw new TypeError("redisLeaseStore.acquire: ttlMs must be a whole number of milliseconds, at least 1.");
+      if (!Number.isSafeInteger(ttlMs) || ttlMs < 1)
+        throw new TypeError("redisLeaseStore.acquire: ttlMs must be a whole number of milliseconds, at least 1.");
       try {
         return Number(await runScript(client, ACQUIRE_LEASE_SCRIPT, [prefix + name], [holder, String(ttlMs)], timeoutMs)) === 1;
       } catch (error) {

@@ -1,5 +1,5 @@
 import { gcraParams, type RateLimitResult, type RateLimitRule, type RateLimitStore } from "../limits/types.js";
-import { connectRedis, runScript, type RedisScriptClient, type RedisStoreOptions } from "./connection.js";
+import { connectRedis, type RedisScriptClient, type RedisStoreOptions, runScript } from "./connection.js";
 import { RATE_LIMIT_SCRIPT } from "./scripts.js";
 
 /** The store `redisRateLimitStore` returns. */
@@ -25,7 +25,13 @@ export function redisRateLimitStore(redis: string | RedisScriptClient, options: 
   return {
     async hit(key, rule) {
       const { intervalUs, capacityUs } = gcraParams(rule);
-      const reply = (await runScript(client, RATE_LIMIT_SCRIPT, [prefix + key], [String(intervalUs), String(capacityUs)], timeoutMs)) as unknown[];
+      const reply = (await runScript(
+        client,
+        RATE_LIMIT_SCRIPT,
+        [prefix + key],
+        [String(intervalUs), String(capacityUs)],
+        timeoutMs,
+      )) as unknown[];
       const [allowed, retryAfterUs, remaining] = reply.map(Number) as [number, number, number];
       return { allowed: allowed === 1, retryAfterMs: retryAfterUs / 1000, remaining };
     },

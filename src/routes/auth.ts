@@ -1,16 +1,22 @@
-import { requireToolkit } from "../toolkits/registry.js";
 import type { z } from "zod";
-import { publicConnection } from "../connections/resolve.js";
+import {
+  AuthBodySchema,
+  AuthorizationStartedSchema,
+  AuthorizationStatusSchema,
+  ConnectionCreatedSchema,
+  type CredentialsSchema,
+} from "../api/auth.js";
 import { createConnection } from "../connections/create.js";
+import { publicConnection } from "../connections/resolve.js";
 import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
-import { credentialProblem, type Credential } from "../credentials/auth-schemes.js";
+import { requireAgent } from "../core/principal.js";
+import { type Credential, credentialProblem } from "../credentials/auth-schemes.js";
 import { completeAuthorization } from "../oauth/callback.js";
 import { startAuthorization } from "../oauth/start.js";
-import { requireAgent } from "../core/principal.js";
+import { requireToolkit } from "../toolkits/registry.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
-import { AuthBodySchema, AuthorizationStartedSchema, AuthorizationStatusSchema, ConnectionCreatedSchema, type CredentialsSchema } from "../api/auth.js";
 
 export const authRoutes = [
   defineRoute({
@@ -19,7 +25,10 @@ export const authRoutes = [
     summary: "Connect a toolkit: start OAuth, or for apiKey, bearer and basic toolkits connect at once with credentials.",
     body: AuthBodySchema,
     responses: {
-      200: { description: "OAuth started: open authorizationUrl in a browser, then wait on GET /auth/{authorizationId}.", schema: AuthorizationStartedSchema },
+      200: {
+        description: "OAuth started: open authorizationUrl in a browser, then wait on GET /auth/{authorizationId}.",
+        schema: AuthorizationStartedSchema,
+      },
       201: { description: "The connection, created at once.", schema: ConnectionCreatedSchema },
       ...errors(400, 401, 404),
     },
@@ -27,12 +36,17 @@ export const authRoutes = [
       const agent = requireAgent(principal);
       const toolkit = await requireToolkit(ctx.registry, body.toolkit, ctx.basePath);
       if (toolkit.auth.type === "oauth2") {
-        if (body.credentials) throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" connects with OAuth 2: send no credentials, open the authorizationUrl instead.`);
+        if (body.credentials)
+          throw new ToolsError(
+            "invalid_request",
+            `Toolkit "${toolkit.slug}" connects with OAuth 2: send no credentials, open the authorizationUrl instead.`,
+          );
         return json(await startAuthorization(ctx, agent, toolkit, toolkit.auth, body));
       }
       const credential = toCredential(toolkit.auth.type, toolkit.slug, body.credentials);
       const problem = credentialProblem(toolkit.auth, credential);
-      if (problem) throw new ToolsError("invalid_request", `credentials.${problem.field} ${problem.reason}. Check the value and send it again.`);
+      if (problem)
+        throw new ToolsError("invalid_request", `credentials.${problem.field} ${problem.reason}. Check the value and send it again.`);
       const params = checkParams(toolkit.baseUrls, body.params ?? {});
       const record = await createConnection(ctx, {
         workspaceId: agent.workspaceId,

@@ -1,14 +1,3 @@
-import { requireToolkit } from "../toolkits/registry.js";
-import type { HandlerContext } from "../context/context.js";
-import { ToolsError } from "../core/errors.js";
-import { findVisibleConnection } from "../connections/resolve.js";
-import { connectionScope, type Principal } from "../core/principal.js";
-import type { AuthScheme } from "../credentials/auth-schemes.js";
-import type { Tool, Toolkit } from "../toolkits/define.js";
-import { rank } from "../toolkits/search.js";
-import { json } from "../core/http.js";
-import { defineRoute } from "./route.js";
-import { errors } from "./schemas.js";
 import {
   SearchQuerySchema,
   SearchResultSchema,
@@ -17,6 +6,17 @@ import {
   ToolSearchQuerySchema,
   ToolSearchResultSchema,
 } from "../api/catalog.js";
+import { findVisibleConnection } from "../connections/resolve.js";
+import type { HandlerContext } from "../context/context.js";
+import { ToolsError } from "../core/errors.js";
+import { json } from "../core/http.js";
+import { connectionScope, type Principal } from "../core/principal.js";
+import type { AuthScheme } from "../credentials/auth-schemes.js";
+import type { Tool, Toolkit } from "../toolkits/define.js";
+import { requireToolkit } from "../toolkits/registry.js";
+import { rank } from "../toolkits/search.js";
+import { defineRoute } from "./route.js";
+import { errors } from "./schemas.js";
 
 export const catalogRoutes = [
   defineRoute({
@@ -30,7 +30,11 @@ export const catalogRoutes = [
     },
     async handle({ query, principal }, ctx) {
       const toolkits = rank(await ctx.registry.list(), query.keywords, (t) => t);
-      const { page, nextCursor } = await ctx.cursors.paginate(toolkits, { limit: query.limit, cursor: query.cursor, fingerprint: `search:${query.keywords ?? ""}` });
+      const { page, nextCursor } = await ctx.cursors.paginate(toolkits, {
+        limit: query.limit,
+        cursor: query.cursor,
+        fingerprint: `search:${query.keywords ?? ""}`,
+      });
       const connected = await connectedToolkits(ctx, principal);
       return json({
         toolkits: page.map((t) => ({
@@ -55,7 +59,11 @@ export const catalogRoutes = [
     async handle({ params, query, principal }, ctx) {
       const toolkit = await requireToolkit(ctx.registry, params.toolkit!, ctx.basePath);
       const tools = await toolsFor(ctx, principal, toolkit, query.connection_id);
-      const { page, nextCursor } = await ctx.cursors.paginate(tools, { limit: query.limit, cursor: query.cursor, fingerprint: `toolkit:${toolkit.slug}:${query.connection_id ?? ""}` });
+      const { page, nextCursor } = await ctx.cursors.paginate(tools, {
+        limit: query.limit,
+        cursor: query.cursor,
+        fingerprint: `toolkit:${toolkit.slug}:${query.connection_id ?? ""}`,
+      });
       return json({
         slug: toolkit.slug,
         name: toolkit.name,
@@ -116,7 +124,10 @@ async function toolsFor(ctx: HandlerContext, principal: Principal, toolkit: Tool
   if (!connectionId) return toolkit.tools;
   const connection = await findVisibleConnection(ctx, principal, connectionId);
   if (!connection || connection.toolkit !== toolkit.slug) {
-    throw new ToolsError("not_found", `No connection "${connectionId}" to toolkit "${toolkit.slug}" for this caller. List connections with GET ${ctx.basePath}/connections.`);
+    throw new ToolsError(
+      "not_found",
+      `No connection "${connectionId}" to toolkit "${toolkit.slug}" for this caller. List connections with GET ${ctx.basePath}/connections.`,
+    );
   }
   if (connection.scopes.length === 0) return toolkit.tools;
   const granted = new Set(connection.scopes);

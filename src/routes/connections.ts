@@ -1,11 +1,11 @@
+import { ConnectionListSchema, ConnectionsQuerySchema } from "../api/auth.js";
 import { findVisibleConnection, publicConnection } from "../connections/resolve.js";
 import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
-import { revokeAtProvider } from "../oauth/revoke.js";
 import { connectionScope, requireAgent } from "../core/principal.js";
+import { revokeAtProvider } from "../oauth/revoke.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
-import { ConnectionListSchema, ConnectionsQuerySchema } from "../api/auth.js";
 
 export const connectionRoutes = [
   defineRoute({
@@ -15,7 +15,10 @@ export const connectionRoutes = [
     query: ConnectionsQuerySchema,
     responses: { 200: { description: "Connections, oldest first.", schema: ConnectionListSchema }, ...errors(400, 401) },
     async handle({ query, principal }, ctx) {
-      const connections = await ctx.store.listConnections({ ...connectionScope(principal), ...(query.toolkit ? { toolkit: query.toolkit } : {}) });
+      const connections = await ctx.store.listConnections({
+        ...connectionScope(principal),
+        ...(query.toolkit ? { toolkit: query.toolkit } : {}),
+      });
       return json({ connections: connections.map(publicConnection) });
     },
   }),
@@ -27,7 +30,8 @@ export const connectionRoutes = [
     async handle({ params, principal }, ctx) {
       const agent = requireAgent(principal);
       const connection = await findVisibleConnection(ctx, agent, params.id!);
-      if (!connection) throw new ToolsError("not_found", `No connection "${params.id}" for this agent. List yours with GET ${ctx.basePath}/connections.`);
+      if (!connection)
+        throw new ToolsError("not_found", `No connection "${params.id}" for this agent. List yours with GET ${ctx.basePath}/connections.`);
       await revokeAtProvider(ctx, await ctx.registry.get(connection.toolkit), connection);
       await ctx.store.deleteConnection(connection.id);
       ctx.emit("connection.deleted", { principal, connectionId: connection.id, toolkit: connection.toolkit });

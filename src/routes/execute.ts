@@ -1,16 +1,16 @@
-import { requireTool } from "../toolkits/registry.js";
 import { ExecuteBodySchema } from "../api/execution.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { asUnreachable } from "../core/failure.js";
 import { json, validate } from "../core/http.js";
-import { requireAgent, type Principal } from "../core/principal.js";
+import { type Principal, requireAgent } from "../core/principal.js";
 import { redactData, secretForms } from "../core/redact.js";
 import { success } from "../core/results.js";
 import { runCall } from "../execution/call.js";
 import { resolveStagedFiles } from "../execution/staged-args.js";
 import { capResponseBody } from "../execution/upstream-result.js";
 import type { StagedFile, ToolContext } from "../toolkits/define.js";
+import { requireTool } from "../toolkits/registry.js";
 import { openStagedFile, uploadAgainHint } from "../uploads/staging.js";
 import { defineRoute } from "./route.js";
 import { ExecutionResultSchema, errors } from "./schemas.js";
@@ -42,9 +42,15 @@ export const executeRoutes = [
         signal: request.signal,
         run: async ({ fetch, connection, signal }) => {
           const toolContext: ToolContext = {
-            fetch: async (input, init) => capResponseBody(await fetch(input, init).catch((error: unknown) => Promise.reject(asUnreachable(error))), ctx.maxResponseBytes),
+            fetch: async (input, init) =>
+              capResponseBody(
+                await fetch(input, init).catch((error: unknown) => Promise.reject(asUnreachable(error))),
+                ctx.maxResponseBytes,
+              ),
             files: { get: (file) => openOwnFile(ctx, agent, typeof file === "string" ? file : file.stagingKey, "No") },
-            connection: connection ? { id: connection.id, label: connection.label, remoteUser: connection.remoteUser, params: { ...connection.params } } : null,
+            connection: connection
+              ? { id: connection.id, label: connection.label, remoteUser: connection.remoteUser, params: { ...connection.params } }
+              : null,
             principal: agent,
             signal,
           };
@@ -69,7 +75,11 @@ export const executeRoutes = [
 /** The agent's staged file `key`; an unknown, expired or foreign key is a 400 whose message starts with `lead`. */
 async function openOwnFile(ctx: HandlerContext, agent: Principal, key: string, lead: string): Promise<StagedFile> {
   const file = await openStagedFile(ctx, agent, key);
-  if (!file) throw new ToolsError("invalid_request", `${lead} staged file "${key}" for this agent (unknown or expired); ${uploadAgainHint(ctx.basePath)}.`);
+  if (!file)
+    throw new ToolsError(
+      "invalid_request",
+      `${lead} staged file "${key}" for this agent (unknown or expired); ${uploadAgainHint(ctx.basePath)}.`,
+    );
   return file;
 }
 

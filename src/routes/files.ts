@@ -1,11 +1,11 @@
+import { StagedUploadSchema } from "../api/files.js";
 import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
+import { requireAgent } from "../core/principal.js";
 import { receiveUpload } from "../uploads/multipart.js";
 import { newStagingKey, openStagedBlob, ownerMetadata, uploadAgainHint } from "../uploads/staging.js";
-import { requireAgent } from "../core/principal.js";
 import { defineRoute, type Route } from "./route.js";
 import { errors } from "./schemas.js";
-import { StagedUploadSchema } from "../api/files.js";
 
 /** `POST /upload` stages a file; `GET /files/:stagingKey` gives it back to the agent that staged it. */
 export const fileRoutes: Route[] = [
@@ -49,7 +49,10 @@ export const fileRoutes: Route[] = [
       const agent = requireAgent(principal);
       const blob = await openStagedBlob(ctx, agent, params.stagingKey ?? "");
       if (!blob) {
-        throw new ToolsError("not_found", `No staged file with this key: it expired, was never uploaded, or belongs to another agent; ${uploadAgainHint(ctx.basePath)}.`);
+        throw new ToolsError(
+          "not_found",
+          `No staged file with this key: it expired, was never uploaded, or belongs to another agent; ${uploadAgainHint(ctx.basePath)}.`,
+        );
       }
       return new Response(blob.body, {
         headers: {

@@ -30,7 +30,12 @@ export function buildOpenApiDocument(routes: Route[], ctx: Pick<HandlerContext, 
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = `${ctx.basePath}${route.path.replace(/:([A-Za-z]+)/g, "{$1}")}`;
-    const parameters: Schema[] = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+    const parameters: Schema[] = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
+      name: m[1],
+      in: "path",
+      required: true,
+      schema: { type: "string" },
+    }));
     if (route.query) {
       const query = convert(route.query, "input");
       const properties = (query.properties ?? {}) as Record<string, Schema>;
@@ -44,7 +49,8 @@ export function buildOpenApiDocument(routes: Route[], ctx: Pick<HandlerContext, 
       ...(parameters.length ? { parameters } : {}),
     };
     if (route.body) operation.requestBody = { required: true, content: { "application/json": { schema: convert(route.body, "input") } } };
-    if (route.requestBody) operation.requestBody = { required: true, content: { [route.requestBody.contentType]: { schema: route.requestBody.schema } } };
+    if (route.requestBody)
+      operation.requestBody = { required: true, content: { [route.requestBody.contentType]: { schema: route.requestBody.schema } } };
     operation.responses = Object.fromEntries(
       Object.entries(responsesOf(route, ctx.limits !== undefined)).map(([status, response]) => [
         status,
@@ -60,7 +66,11 @@ export function buildOpenApiDocument(routes: Route[], ctx: Pick<HandlerContext, 
 
   return {
     openapi: "3.1.0",
-    info: { title: "Tools API", version: "1.0.0", description: "Toolkits, connections, tool execution, an authenticated proxy and file staging." },
+    info: {
+      title: "Tools API",
+      version: "1.0.0",
+      description: "Toolkits, connections, tool execution, an authenticated proxy and file staging.",
+    },
     paths,
     components: {
       schemas: components,
@@ -108,7 +118,10 @@ function rewriteRefs(value: unknown): unknown {
 }
 
 function operationId(route: Route): string {
-  const words = route.path.split("/").filter(Boolean).map((w) => (w.startsWith(":") ? `by_${w.slice(1)}` : w));
+  const words = route.path
+    .split("/")
+    .filter(Boolean)
+    .map((w) => (w.startsWith(":") ? `by_${w.slice(1)}` : w));
   return [route.method.toLowerCase(), ...words].join("_");
 }
 

@@ -1,13 +1,13 @@
-import { requireToolkit } from "../toolkits/registry.js";
 import type { z } from "zod";
 import { ProxyBodySchema, ProxyResultSchema } from "../api/execution.js";
 import type { BlobObject } from "../blob/types.js";
 import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
 import { requireAgent } from "../core/principal.js";
-import { runCall, type CallOutcome } from "../execution/call.js";
-import { upstreamResult, type ProxyResult } from "../execution/upstream-result.js";
+import { type CallOutcome, runCall } from "../execution/call.js";
+import { type ProxyResult, upstreamResult } from "../execution/upstream-result.js";
 import type { OutboundInit } from "../outbound/fetch.js";
+import { requireToolkit } from "../toolkits/registry.js";
 import { openStagedBlob, uploadAgainHint } from "../uploads/staging.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
@@ -25,7 +25,10 @@ export const proxyRoutes = [
       checkBodyFields(body);
       const file = body.bodyFile === undefined ? null : await openStagedBlob(ctx, agent, body.bodyFile);
       if (body.bodyFile !== undefined && !file) {
-        throw new ToolsError("invalid_request", `bodyFile: no staged file "${body.bodyFile}" for this agent (unknown or expired); ${uploadAgainHint(ctx.basePath)}.`);
+        throw new ToolsError(
+          "invalid_request",
+          `bodyFile: no staged file "${body.bodyFile}" for this agent (unknown or expired); ${uploadAgainHint(ctx.basePath)}.`,
+        );
       }
       const init = file ? fileInit(body.headers ?? {}, file) : encodeBody(body.headers ?? {}, body.body);
       let outcome: CallOutcome<ProxyResult>;
@@ -38,7 +41,8 @@ export const proxyRoutes = [
           connectionId: body.connection_id,
           timeoutMs: toolkit.timeoutMs ?? ctx.timeouts.proxyMs,
           signal: request.signal,
-          run: async ({ fetch, signal, secrets }) => upstreamResult(ctx, agent, await fetch(body.url, { method: body.method, ...init }), secrets(), signal),
+          run: async ({ fetch, signal, secrets }) =>
+            upstreamResult(ctx, agent, await fetch(body.url, { method: body.method, ...init }), secrets(), signal),
         });
       } finally {
         void file?.body.cancel().catch(() => {}); // Frees the blob when nothing read it (a refused URL).
@@ -65,7 +69,10 @@ function checkBodyFields(body: z.output<typeof ProxyBodySchema>): void {
   }
   const field = body.bodyFile !== undefined ? "bodyFile" : body.body !== undefined ? "body" : null;
   if (field && (body.method === "GET" || body.method === "DELETE")) {
-    throw new ToolsError("invalid_request", `A ${body.method} request cannot carry a body; send it with POST, PUT or PATCH, or drop "${field}".`);
+    throw new ToolsError(
+      "invalid_request",
+      `A ${body.method} request cannot carry a body; send it with POST, PUT or PATCH, or drop "${field}".`,
+    );
   }
 }
 

@@ -58,11 +58,16 @@ export interface Route extends RouteMeta<z.ZodType, z.ZodType> {
   /** Public routes need no API key. */
   public: boolean;
   /** Validates the query and body with the route's schemas, then handles the request. */
-  serve(call: { request: Request; url: URL; principal: Principal | null; params: Record<string, string> }, ctx: HandlerContext): Promise<Response>;
+  serve(
+    call: { request: Request; url: URL; principal: Principal | null; params: Record<string, string> },
+    ctx: HandlerContext,
+  ): Promise<Response>;
 }
 
 /** Declares a route; its `handle` gets inputs typed by its schemas and its kind (public or not). */
-export function defineRoute<Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined>(route: RouteDefinition<Q, B>): Route {
+export function defineRoute<Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined>(
+  route: RouteDefinition<Q, B>,
+): Route {
   const { handle: _handle, ...meta } = route;
   return {
     ...meta,

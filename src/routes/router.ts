@@ -16,7 +16,12 @@ export type RouteMatch =
 export function createRouter(routes: Route[], basePath: string) {
   const compiled = routes.map((route) => ({
     route,
-    pattern: new RegExp(`^${escapeRegExp(basePath)}${route.path.split("/").map((part) => (part.startsWith(":") ? `(?<${part.slice(1)}>[^/]+)` : escapeRegExp(part))).join("/")}/*$`),
+    pattern: new RegExp(
+      `^${escapeRegExp(basePath)}${route.path
+        .split("/")
+        .map((part) => (part.startsWith(":") ? `(?<${part.slice(1)}>[^/]+)` : escapeRegExp(part)))
+        .join("/")}/*$`,
+    ),
   }));
   return {
     match(method: string, pathname: string): RouteMatch {

@@ -4,7 +4,7 @@ import { ErrorBodySchema } from "../api/common.js";
  * The schemas shared by several routes live in `src/api/` (the client takes its types from there);
  * they are re-exported here for the routes.
  */
-export { ConnectionSchema, ErrorBodySchema, ExecutionResultSchema, ToolSchema, cursorParam, idParam, limitParam } from "../api/common.js";
+export { ConnectionSchema, cursorParam, ErrorBodySchema, ExecutionResultSchema, idParam, limitParam, ToolSchema } from "../api/common.js";
 
 /** Standard error responses, for the OpenAPI document. */
 export function errors(...statuses: number[]) {

@@ -169,4 +169,6 @@ export const TOOLS_STORE_METHODS = [
 ] as const satisfies ReadonlyArray<RequiredMethods<ToolsStore>>;
 
 /** Names of the methods of `T` that are not optional. */
-export type RequiredMethods<T> = { [K in keyof T]-?: undefined extends T[K] ? never : T[K] extends (...args: never[]) => unknown ? K : never }[keyof T];
+export type RequiredMethods<T> = {
+  [K in keyof T]-?: undefined extends T[K] ? never : T[K] extends (...args: never[]) => unknown ? K : never;
+}[keyof T];

@@ -1,6 +1,6 @@
-import { concatBytes } from "../util/bytes.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { BlobPutOptions, BlobStore } from "../blob/types.js";
+import { concatBytes } from "../util/bytes.js";
 
 /** Cases of `blobStoreConformance` that a store may skip, each with the reason it gives. */
 export type BlobStoreConformanceSkip = "largeWrite" | "largeRead" | "readWhileDeleted" | "expiryTransition" | "concurrentSweep";
@@ -173,16 +173,18 @@ export function blobStoreConformance(
       it("rejects with the source's error when the stream errors mid-way, and stores nothing", async () => {
         const key = randomKey();
         const failure = new Error("source broke mid-way");
-        await expect(settle(() => store.put(key, failingStream([pattern(1000, 1), pattern(1000, 2)], failure), putOptions()))).rejects.toThrow(
-          failure.message,
-        );
+        await expect(
+          settle(() => store.put(key, failingStream([pattern(1000, 1), pattern(1000, 2)], failure), putOptions())),
+        ).rejects.toThrow(failure.message);
         await expectAbsent(store, key);
       });
 
       it("keeps the previous blob when a replacing write fails", async () => {
         const key = randomKey();
         await store.put(key, streamOf([pattern(100, 1)]), putOptions());
-        await expect(settle(() => store.put(key, failingStream([pattern(10, 2)], new Error("broken")), putOptions()))).rejects.toThrow("broken");
+        await expect(settle(() => store.put(key, failingStream([pattern(10, 2)], new Error("broken")), putOptions()))).rejects.toThrow(
+          "broken",
+        );
         expect(await readAll((await store.get(key))!.body)).toEqual(pattern(100, 1));
       });
 
@@ -190,7 +192,9 @@ export function blobStoreConformance(
         const key = randomKey();
         const controller = new AbortController();
         controller.abort(new Error("aborted before the write"));
-        await expect(settle(() => store.put(key, streamOf([pattern(100, 1)]), putOptions({ signal: controller.signal })))).rejects.toThrow();
+        await expect(
+          settle(() => store.put(key, streamOf([pattern(100, 1)]), putOptions({ signal: controller.signal }))),
+        ).rejects.toThrow();
         await expectAbsent(store, key);
       });
 
@@ -238,7 +242,9 @@ export function blobStoreConformance(
 
       it("stores concurrent writes of different keys, each whole", async () => {
         const keys = Array.from({ length: 20 }, () => randomKey());
-        await Promise.all(keys.map((key, i) => store.put(key, slowStream(split(pattern(4096 + i, i), 512)), putOptions({ metadata: { i: String(i) } }))));
+        await Promise.all(
+          keys.map((key, i) => store.put(key, slowStream(split(pattern(4096 + i, i), 512)), putOptions({ metadata: { i: String(i) } }))),
+        );
         for (const [i, key] of keys.entries()) {
           expect((await store.head(key))!.metadata).toEqual({ i: String(i) });
           expect(await readAll((await store.get(key))!.body)).toEqual(pattern(4096 + i, i));
@@ -249,7 +255,10 @@ export function blobStoreConformance(
         const key = randomKey();
         const a = pattern(3000, 1);
         const b = pattern(2000, 2);
-        await Promise.all([store.put(key, slowStream(split(a, 300)), putOptions()), store.put(key, slowStream(split(b, 300)), putOptions())]);
+        await Promise.all([
+          store.put(key, slowStream(split(a, 300)), putOptions()),
+          store.put(key, slowStream(split(b, 300)), putOptions()),
+        ]);
         const read = await readAll((await store.get(key))!.body);
         expect([digestOf(a), digestOf(b)]).toContain(digestOf(read));
       });
@@ -359,7 +368,9 @@ function putOptions(overrides: Partial<BlobPutOptions> = {}): BlobPutOptions {
 
 function randomKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(18));
-  return `conf_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")}`;
+  return `conf_${btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")}`;
 }
 
 function inMs(ms: number): Date {

@@ -5,8 +5,9 @@
  *   import { toolsStoreConformance } from "tools-proxy/testing";
  *   toolsStoreConformance("my postgres store", () => myStore());
  */
-export { toolsStoreConformance, type ToolsStoreConformanceOptions } from "./tools-store.js";
-export { blobStoreConformance, type BlobStoreConformanceOptions, type BlobStoreConformanceSkip } from "./blob-store.js";
-export { toolkitRegistryConformance } from "./toolkit-registry.js";
+
+export { type BlobStoreConformanceOptions, type BlobStoreConformanceSkip, blobStoreConformance } from "./blob-store.js";
 export { leaseStoreConformance } from "./lease-store.js";
 export { rateLimitStoreConformance } from "./rate-limit-store.js";
+export { toolkitRegistryConformance } from "./toolkit-registry.js";
+export { type ToolsStoreConformanceOptions, toolsStoreConformance } from "./tools-store.js";

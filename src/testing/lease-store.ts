@@ -59,7 +59,9 @@ export function leaseStoreConformance(name: string, factory: () => LeaseStore | 
     it("gives a contended lease to exactly one of 20 concurrent holders, again after each release", async () => {
       const lease = randomName();
       for (let round = 0; round < 3; round++) {
-        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => settle(() => leases.acquire(lease, `holder-${round}-${i}`, 10_000))));
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => settle(() => leases.acquire(lease, `holder-${round}-${i}`, 10_000))),
+        );
         const winners = results.flatMap((won, i) => (won ? [i] : []));
         expect(winners).toHaveLength(1);
         await leases.release(lease, `holder-${round}-${winners[0]}`);

@@ -22,7 +22,14 @@ export function rateLimitStoreConformance(name: string, factory: () => RateLimit
       const rule = { limit: 4, windowMs: 120_000 };
       const results = [];
       for (let i = 0; i < 6; i++) results.push(await store.hit(key, rule));
-      expect(results.map((r) => [r.allowed, r.remaining])).toEqual([[true, 3], [true, 2], [true, 1], [true, 0], [false, 0], [false, 0]]);
+      expect(results.map((r) => [r.allowed, r.remaining])).toEqual([
+        [true, 3],
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0],
+        [false, 0],
+      ]);
       expect(results.slice(0, 4).every((r) => r.retryAfterMs === 0)).toBe(true);
       // One request refills every 30 s; the refusals came within a moment of the burst.
       for (const refused of results.slice(4)) {

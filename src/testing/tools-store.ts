@@ -149,8 +149,7 @@ export function toolsStoreConformance(
         const elsewhere = connectionRecord({ agentId: agentA, toolkit: "alpha", createdAt: at(0) });
         for (const c of [newest, oldest, middle, elsewhere]) await store.createConnection(c);
 
-        const ids = async (filter: Parameters<ToolsStore["listConnections"]>[0]) =>
-          (await store.listConnections(filter)).map((c) => c.id);
+        const ids = async (filter: Parameters<ToolsStore["listConnections"]>[0]) => (await store.listConnections(filter)).map((c) => c.id);
         expect(await ids({ workspaceId })).toEqual([oldest.id, middle.id, newest.id]);
         expect(await ids({ workspaceId, agentId: agentA })).toEqual([middle.id, newest.id]);
         expect(await ids({ workspaceId, toolkit: "alpha" })).toEqual([oldest.id, newest.id]);
@@ -206,7 +205,9 @@ export function toolsStoreConformance(
         const connection = connectionRecord();
         await store.createConnection(connection);
         const results = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => settle(() => store.updateConnection(connection.id, { label: `writer ${i}` }, connection.version))),
+          Array.from({ length: 20 }, (_, i) =>
+            settle(() => store.updateConnection(connection.id, { label: `writer ${i}` }, connection.version)),
+          ),
         );
         const winners = results.filter((r) => r !== null);
         expect(winners).toHaveLength(1);
@@ -327,7 +328,11 @@ export function toolsStoreConformance(
         const updated = await store.updateAuthorization(authorization.id, { status: "connected", connectionId });
         expect(updated).toEqual({ ...authorization, status: "connected", connectionId });
         expect(await store.getAuthorization(authorization.id)).toEqual(updated);
-        const failed = await store.updateAuthorization(authorization.id, { status: "failed", error: "access_denied", connectionId: undefined });
+        const failed = await store.updateAuthorization(authorization.id, {
+          status: "failed",
+          error: "access_denied",
+          connectionId: undefined,
+        });
         expect(failed).toMatchObject({ status: "failed", error: "access_denied", connectionId });
         expect(await store.updateAuthorization(randomId("auth"), { status: "failed" })).toBeNull();
       });

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import type { Awaitable, Principal } from "../core/principal.js";
-import { assertOAuthEndpoints } from "./oauth-endpoints.js";
-import { retriesSchema, type RetryOptions } from "../outbound/retry.js";
-import type { AuthScheme } from "../credentials/auth-schemes.js";
 import { STAGED_FILE_FORMAT, STAGING_KEY_PATTERN } from "../api/staged-file.js";
+import type { Awaitable, Principal } from "../core/principal.js";
+import type { AuthScheme } from "../credentials/auth-schemes.js";
+import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
+import { assertOAuthEndpoints } from "./oauth-endpoints.js";
 
 /** A JSON Schema (draft 2020-12) object. */
 export type JsonSchema = Record<string, unknown>;
@@ -123,12 +123,14 @@ export { STAGED_FILE_FORMAT };
  * and hands `run` the file as a `StagedFile`: name, content type, size, and readers.
  */
 export function stagedFile(description = "Staging key of a file uploaded with POST /proxy/tools/upload.") {
-  return z
-    .string()
-    .regex(STAGING_KEY_PATTERN, "must be a staging key returned by POST /upload")
-    .meta({ description, format: STAGED_FILE_FORMAT, "x-tools-proxy-file": true })
-    // The key is replaced by the opened file after validation (see execution/staged-args.ts).
-    .transform((key) => key as unknown as StagedFile);
+  return (
+    z
+      .string()
+      .regex(STAGING_KEY_PATTERN, "must be a staging key returned by POST /upload")
+      .meta({ description, format: STAGED_FILE_FORMAT, "x-tools-proxy-file": true })
+      // The key is replaced by the opened file after validation (see execution/staged-args.ts).
+      .transform((key) => key as unknown as StagedFile)
+  );
 }
 
 /** Converts a zod schema to the JSON Schema shown to agents as `inputParameters`. */
@@ -180,7 +182,9 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
 
 function assertRetries(slug: string, retries: RetryOptions): void {
   if (!retriesSchema.safeParse(retries).success) {
-    throw new TypeError(`Toolkit "${slug}": retries must be { max: 0 to 10, baseDelayMs?: positive integer, maxDelayMs?: positive integer }.`);
+    throw new TypeError(
+      `Toolkit "${slug}": retries must be { max: 0 to 10, baseDelayMs?: positive integer, maxDelayMs?: positive integer }.`,
+    );
   }
 }
 

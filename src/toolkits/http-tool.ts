@@ -1,5 +1,5 @@
-import type { ToolContext } from "./define.js";
 import { ToolRunError, upstreamError } from "../core/tool-error.js";
+import type { ToolContext } from "./define.js";
 
 const PLACEHOLDER = /\{([A-Za-z0-9_]+)\}/g;
 
@@ -44,7 +44,9 @@ function pathSegment(name: string, value: unknown): string {
     throw new ToolRunError(`Argument "${name}" is required: it fills {${name}} in the request path.`, { code: "invalid_arguments" });
   }
   if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
-    throw new ToolRunError(`Argument "${name}" must be a string or a number: it fills {${name}} in the request path.`, { code: "invalid_arguments" });
+    throw new ToolRunError(`Argument "${name}" must be a string or a number: it fills {${name}} in the request path.`, {
+      code: "invalid_arguments",
+    });
   }
   const text = String(value);
   // encodeURIComponent leaves "." alone, and a whole "." or ".." segment would climb out of the path.

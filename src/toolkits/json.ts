@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { defineToolkit, type JsonSchema, type Tool, type Toolkit } from "./define.js";
 import { retriesSchema } from "../outbound/retry.js";
-import { runHttpTool, type HttpTool } from "./http-tool.js";
+import { defineToolkit, type JsonSchema, type Tool, type Toolkit } from "./define.js";
+import { type HttpTool, runHttpTool } from "./http-tool.js";
 
 /** Options of `defineJsonToolkit` and `parseToolkitFile`. */
 export interface JsonToolkitOptions {

@@ -20,7 +20,9 @@ export function assertOAuthEndpoints(toolkit: string, scheme: OAuth2Scheme): voi
       throw new TypeError(`Toolkit "${toolkit}": OAuth endpoint "${endpoint}" is not an absolute URL.`);
     }
     if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK.has(url.hostname))) {
-      throw new TypeError(`Toolkit "${toolkit}": OAuth endpoint "${endpoint}" must use https (http is allowed only on loopback addresses).`);
+      throw new TypeError(
+        `Toolkit "${toolkit}": OAuth endpoint "${endpoint}" must use https (http is allowed only on loopback addresses).`,
+      );
     }
   }
 }

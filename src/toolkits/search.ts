@@ -10,7 +10,10 @@ const STOP_WORDS = new Set(["a", "an", "and", "for", "in", "of", "on", "or", "th
 
 /** Lowercase words of `text`, split on anything that is not a letter or digit (so on `_` too). */
 export function tokenize(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 }
 
 /**

@@ -27,7 +27,13 @@ export interface BlobSink {
  * with byte-counted backpressure: `ready()` is false while `QUEUE_BYTES` wait for the store. The
  * put's failure is reported to `fail` as soon as it happens.
  */
-export function openSink(ctx: HandlerContext, target: UploadTarget, contentType: string, filename: string | null, fail: (error: unknown) => void): BlobSink {
+export function openSink(
+  ctx: HandlerContext,
+  target: UploadTarget,
+  contentType: string,
+  filename: string | null,
+  fail: (error: unknown) => void,
+): BlobSink {
   let wake: (() => void) | null = null;
   const wakeUp = () => {
     wake?.();
@@ -63,19 +69,22 @@ export function openSink(ctx: HandlerContext, target: UploadTarget, contentType:
     () => {},
     (error: unknown) => fail(error),
   );
-  void result.finally(() => {
-    putSettled = true;
-    wakeUp();
-  }).catch(() => {});
+  void result
+    .finally(() => {
+      putSettled = true;
+      wakeUp();
+    })
+    .catch(() => {});
 
   return {
     get stopped() {
       return putSettled || cancelled;
     },
-    settled: () => result.then(
-      () => {},
-      () => {},
-    ),
+    settled: () =>
+      result.then(
+        () => {},
+        () => {},
+      ),
     ready: () => cancelled || (controller.desiredSize ?? 0) > 0,
     drained: () => (putSettled || cancelled ? Promise.resolve() : new Promise<void>((resolve) => (wake = resolve))),
     enqueue(chunk) {
@@ -90,7 +99,13 @@ export function openSink(ctx: HandlerContext, target: UploadTarget, contentType:
       controller.error(reason);
       abortController.abort(reason);
       // A store that resolved anyway (against its contract) must not keep a refused upload.
-      if (await result.then(() => true, () => false)) await ctx.blobStore.delete(target.key);
+      if (
+        await result.then(
+          () => true,
+          () => false,
+        )
+      )
+        await ctx.blobStore.delete(target.key);
     },
   };
 }

@@ -1,9 +1,9 @@
-import { make as makeParser, type MultipartError, type PartInfo } from "multipasta";
+import { type MultipartError, make as makeParser, type PartInfo } from "multipasta";
 import type { BlobInfo } from "../blob/types.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { refuseContentEncoding } from "../core/http.js";
-import { openSink, type BlobSink } from "./blob-sink.js";
+import { type BlobSink, openSink } from "./blob-sink.js";
 import { signatureGate } from "./signatures.js";
 
 /** Most parts a form may have; exactly one of them is named `file`. */
@@ -72,7 +72,12 @@ export async function receiveUpload(request: Request, ctx: HandlerContext, targe
       }
       const type = declaredType(info);
       if (!isAllowedContentType(type, allowedContentTypes)) {
-        fail(new ToolsError("unsupported_media_type", `Files of type ${type.split(";")[0]} are not accepted here; accepted types: ${allowedContentTypes.join(", ")}.`));
+        fail(
+          new ToolsError(
+            "unsupported_media_type",
+            `Files of type ${type.split(";")[0]} are not accepted here; accepted types: ${allowedContentTypes.join(", ")}.`,
+          ),
+        );
         return ignore;
       }
       const gate = signatureGate(type);
@@ -175,7 +180,12 @@ function declaredType(info: PartInfo): string {
 function safeFilename(name: string | undefined): string | null {
   if (!name) return null;
   // eslint-disable-next-line no-control-regex
-  const base = name.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 255);
+  const base = name
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim()
+    .slice(0, 255);
   return base && base !== "." && base !== ".." ? base : null;
 }
 

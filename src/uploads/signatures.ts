@@ -15,7 +15,8 @@ function at(offset: number, bytes: number[] | string): Signature {
 function within(window: number, bytes: string): Signature {
   const expected = codes(bytes);
   return (head) => {
-    for (let offset = 0; offset + expected.length <= Math.min(head.byteLength, window); offset++) if (at(offset, expected)(head)) return true;
+    for (let offset = 0; offset + expected.length <= Math.min(head.byteLength, window); offset++)
+      if (at(offset, expected)(head)) return true;
     return false;
   };
 }
@@ -26,7 +27,10 @@ const ZIP = [at(0, "PK\x03\x04"), at(0, "PK\x05\x06"), at(0, "PK\x07\x08")];
 const OLE2 = [at(0, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])];
 const EBML = [at(0, [0x1a, 0x45, 0xdf, 0xa3])];
 /** A RIFF container of the given form (WEBP, WAVE, AVI). */
-const riff = (form: string): Signature => (head) => at(0, "RIFF")(head) && at(8, form)(head);
+const riff =
+  (form: string): Signature =>
+  (head) =>
+    at(0, "RIFF")(head) && at(8, form)(head);
 /** An ID3 tag, or an MPEG audio frame: 11 set sync bits. */
 const MPEG_AUDIO = [at(0, "ID3"), (head: Uint8Array) => head.byteLength >= 2 && head[0] === 0xff && (head[1]! & 0xe0) === 0xe0];
 
@@ -97,7 +101,8 @@ const ALIASES: Record<string, string> = {
 /** The signatures of `contentType`, or null when the type has none. OOXML and OpenDocument files are zip archives. */
 function signaturesOf(contentType: string): Signature[] | null {
   const essence = contentType.split(";")[0]!.trim().toLowerCase();
-  if (essence.startsWith("application/vnd.openxmlformats-officedocument.") || essence.startsWith("application/vnd.oasis.opendocument.")) return ZIP;
+  if (essence.startsWith("application/vnd.openxmlformats-officedocument.") || essence.startsWith("application/vnd.oasis.opendocument."))
+    return ZIP;
   return SIGNATURES[ALIASES[essence] ?? essence] ?? null;
 }
 

@@ -2,8 +2,7 @@ import { STAGING_KEY_PATTERN } from "../api/staged-file.js";
 import type { BlobInfo, BlobObject } from "../blob/types.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
-import type { AgentPrincipal } from "../core/principal.js";
-import type { Principal } from "../core/principal.js";
+import type { AgentPrincipal, Principal } from "../core/principal.js";
 import type { StagedFile } from "../toolkits/define.js";
 import { randomId } from "../util/encoding.js";
 
@@ -27,9 +26,7 @@ export function ownerMetadata(principal: AgentPrincipal): Record<string, string>
 
 /** Whether `principal` owns the blob, by the convention of `ownerMetadata`. */
 export function isOwner(blob: Pick<BlobInfo, "metadata">, principal: Principal): boolean {
-  return (
-    principal.agentId !== null && blob.metadata.workspaceId === principal.workspaceId && blob.metadata.agentId === principal.agentId
-  );
+  return principal.agentId !== null && blob.metadata.workspaceId === principal.workspaceId && blob.metadata.agentId === principal.agentId;
 }
 
 /**

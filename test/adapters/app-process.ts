@@ -2,7 +2,7 @@
  * One example app running as a real process on a loopback port: started with the runtime's
  * command, found by the URL it prints, and stopped with SIGTERM (SIGKILL if it does not go).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 export interface AppProcess {
@@ -80,7 +80,15 @@ export async function startApp(options: StartOptions): Promise<AppProcess> {
 
   try {
     const [, origin] = await waitFor(options.listening, "its address");
-    return { origin: origin!, pid: child.pid!, output: () => output, waitFor, rss: () => rssOf(child.pid!), io: () => ioOf(child.pid!), stop };
+    return {
+      origin: origin!,
+      pid: child.pid!,
+      output: () => output,
+      waitFor,
+      rss: () => rssOf(child.pid!),
+      io: () => ioOf(child.pid!),
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

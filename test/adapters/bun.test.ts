@@ -1,7 +1,7 @@
 /** The Bun example (examples/bun/server.ts, `Bun.serve`), through the shared suite, at both basePaths. */
 import { startApp } from "./app-process.js";
 import { CUSTOM_BASE, DEFAULT_BASE } from "./fixtures.js";
-import { ROOT, bun } from "./runtimes.js";
+import { bun, ROOT } from "./runtimes.js";
 import { adapterSuite, useFixtures } from "./suite.js";
 
 const fixtures = useFixtures();

@@ -7,7 +7,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleClientError, toNodeHandler } from "../../adapters/node.js";
-import { parseAnswer, rawExchange, REFUSED } from "../support/raw-http.js";
+import { parseAnswer, REFUSED, rawExchange } from "../support/raw-http.js";
 
 describe("handleClientError on node:http", () => {
   let server: Server;

@@ -1,7 +1,7 @@
 /** The Deno example (examples/deno/main.ts, `Deno.serve(tools)`), through the shared suite, at both basePaths. */
 import { startApp } from "./app-process.js";
 import { CUSTOM_BASE, DEFAULT_BASE } from "./fixtures.js";
-import { ROOT, deno } from "./runtimes.js";
+import { deno, ROOT } from "./runtimes.js";
 import { adapterSuite, useFixtures } from "./suite.js";
 
 const fixtures = useFixtures();

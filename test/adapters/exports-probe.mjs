@@ -9,7 +9,10 @@ const require = createRequire(import.meta.url);
 const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
 const withCjs = process.argv[2] !== "esm";
 
-const describe = (module) => Object.keys(module).filter((name) => name !== "default" && name !== "module.exports" && module[name] !== undefined).sort();
+const describe = (module) =>
+  Object.keys(module)
+    .filter((name) => name !== "default" && name !== "module.exports" && module[name] !== undefined)
+    .sort();
 const failure = (error) => ({ error: String(error?.message ?? error).split("\n")[0] });
 
 const result = {};

@@ -8,17 +8,30 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ROOT, bun, deno, node22, node24, requireDist, type Runtime } from "./runtimes.js";
+import { bun, deno, node22, node24, ROOT, type Runtime, requireDist } from "./runtimes.js";
 
 type Loaded = string[] | { error: string };
 type Probe = Record<string, { esm: Loaded; cjs?: Loaded }>;
 
 const PROBE = "test/adapters/exports-probe.mjs";
-const subpaths = Object.keys(JSON.parse(readFileSync(`${ROOT}package.json`, "utf8")).exports as Record<string, unknown>).filter((s) => !s.endsWith(".json"));
+const subpaths = Object.keys(JSON.parse(readFileSync(`${ROOT}package.json`, "utf8")).exports as Record<string, unknown>).filter(
+  (s) => !s.endsWith(".json"),
+);
 
 /** Names each entry point must have, whatever else it adds. */
 const REQUIRED: Record<string, string[]> = {
-  ".": ["createToolsHandler", "defineToolkit", "defineTool", "defineJsonToolkit", "memoryStore", "memoryBlobStore", "issueApiKey", "oauth2", "apiKey", "ToolsError"],
+  ".": [
+    "createToolsHandler",
+    "defineToolkit",
+    "defineTool",
+    "defineJsonToolkit",
+    "memoryStore",
+    "memoryBlobStore",
+    "issueApiKey",
+    "oauth2",
+    "apiKey",
+    "ToolsError",
+  ],
   "./express": ["toExpressHandler"],
   "./next": ["toNextHandler"],
   "./bun": ["toBunHandler"],
@@ -48,7 +61,11 @@ beforeAll(async () => {
     runtimes
       .filter(({ runtime }) => !runtime.missing)
       .map(async ({ runtime, args }) => {
-        const { stdout } = await promisify(execFile)(runtime.path!, args, { cwd: ROOT, env: { ...process.env, DENO_NO_UPDATE_CHECK: "1" }, timeout: 60_000 });
+        const { stdout } = await promisify(execFile)(runtime.path!, args, {
+          cwd: ROOT,
+          env: { ...process.env, DENO_NO_UPDATE_CHECK: "1" },
+          timeout: 60_000,
+        });
         probes.set(runtime, JSON.parse(stdout) as Probe);
       }),
   );
@@ -68,18 +85,22 @@ describe("the package's exports, loaded by name in each runtime", () => {
   });
 
   for (const { runtime, cjs } of runtimes) {
-    it.skipIf(runtime.missing !== null)(`${runtime.name}${runtime.missing ? ` (skipped: ${runtime.missing})` : ` (${runtime.version})`}: ESM${cjs ? " and CommonJS" : ""} give the same names`, () => {
-      const reference = probes.get(node24)!;
-      const probe = probes.get(runtime)!;
-      expect(Object.keys(probe)).toEqual(subpaths);
-      for (const subpath of subpaths) {
-        const expected = reference[subpath]!.esm;
-        expect(probe[subpath]!.esm, `${runtime.name} import("${subpath}")`).toEqual(expected);
-        if (!cjs) continue;
-        const loaded = probe[subpath]!.cjs!;
-        if (NO_CJS[subpath]) expect((loaded as { error: string }).error, `${runtime.name} require("${subpath}")`).toMatch(NO_CJS[subpath]!);
-        else expect(loaded, `${runtime.name} require("${subpath}")`).toEqual(expected);
-      }
-    });
+    it.skipIf(runtime.missing !== null)(
+      `${runtime.name}${runtime.missing ? ` (skipped: ${runtime.missing})` : ` (${runtime.version})`}: ESM${cjs ? " and CommonJS" : ""} give the same names`,
+      () => {
+        const reference = probes.get(node24)!;
+        const probe = probes.get(runtime)!;
+        expect(Object.keys(probe)).toEqual(subpaths);
+        for (const subpath of subpaths) {
+          const expected = reference[subpath]!.esm;
+          expect(probe[subpath]!.esm, `${runtime.name} import("${subpath}")`).toEqual(expected);
+          if (!cjs) continue;
+          const loaded = probe[subpath]!.cjs!;
+          if (NO_CJS[subpath])
+            expect((loaded as { error: string }).error, `${runtime.name} require("${subpath}")`).toMatch(NO_CJS[subpath]!);
+          else expect(loaded, `${runtime.name} require("${subpath}")`).toEqual(expected);
+        }
+      },
+    );
   }
 });

@@ -3,8 +3,9 @@
  * handler gets what the parser read (a Buffer or string as it is, a parsed object as JSON), and an
  * unread body streams through unchanged.
  */
-import type { AddressInfo } from "node:net";
+
 import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import express5 from "express";
 import express4 from "express4";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +17,10 @@ async function echo(request: Request): Promise<Response> {
   return Response.json({ method: request.method, url: request.url, type: request.headers.get("content-type"), body });
 }
 
-for (const [name, express] of [["Express 5", express5], ["Express 4", express4]] as const) {
+for (const [name, express] of [
+  ["Express 5", express5],
+  ["Express 4", express4],
+] as const) {
   describe(`${name}: a body parser before toExpressHandler`, () => {
     let server: Server;
     let origin: string;

@@ -22,16 +22,26 @@ const responded: number[] = [];
 beforeAll(async () => {
   app = Fastify();
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, { parsedByTheApp: JSON.parse(body as string) }));
-  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, { bytesReadByTheApp: (body as Buffer).byteLength }));
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) =>
+    done(null, { parsedByTheApp: JSON.parse(body as string) }),
+  );
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) =>
+    done(null, { bytesReadByTheApp: (body as Buffer).byteLength }),
+  );
   app.addHook("preHandler", async (request, reply) => {
     if (request.headers["x-deny"]) await reply.code(403).send({ denied: true });
   });
   app.addHook("onResponse", async (_request, reply) => void responded.push(reply.statusCode));
   app.post("/notes", async (request) => ({ saved: request.body }));
-  await app.register(toFastifyPlugin((request) => (handled.push(new URL(request.url).pathname), echo(request))), { prefix: "/tools" });
+  await app.register(
+    toFastifyPlugin((request) => (handled.push(new URL(request.url).pathname), echo(request))),
+    { prefix: "/tools" },
+  );
   // Sends the body back as it reads it.
-  await app.register(toFastifyPlugin(async (request) => new Response(request.body, { headers: { "content-type": "application/octet-stream" } })), { prefix: "/stream" });
+  await app.register(
+    toFastifyPlugin(async (request) => new Response(request.body, { headers: { "content-type": "application/octet-stream" } })),
+    { prefix: "/stream" },
+  );
   origin = await app.listen({ port: 0, host: "127.0.0.1" });
 });
 afterAll(() => app.close());
@@ -44,8 +54,11 @@ const post = async (path: string, headers: Record<string, string>, body: BodyIni
 describe("toFastifyPlugin beside an app's own parsers and hooks", () => {
   it("hands the handler every body as sent, whatever parsers the app registered", async () => {
     const json = '{ "tool" : "X",\n "arguments": { "n": 1e2 } }';
-    expect((await post("/tools/execute", { "content-type": "application/json" }, json)).json).toMatchObject({ type: "application/json", body: json });
-    const multipart = "--b\r\ncontent-disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\r\nhello\r\n--b--\r\n";
+    expect((await post("/tools/execute", { "content-type": "application/json" }, json)).json).toMatchObject({
+      type: "application/json",
+      body: json,
+    });
+    const multipart = '--b\r\ncontent-disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhello\r\n--b--\r\n';
     expect((await post("/tools/upload", { "content-type": "multipart/form-data; boundary=b" }, multipart)).json.body).toBe(multipart);
     expect((await post("/tools/upload", { "content-type": "application/octet-stream" }, new Uint8Array([104, 105]))).json.body).toBe("hi");
     expect((await post("/tools/x", { "content-type": "text/plain" }, "plain, é")).json.body).toBe("plain, é");
@@ -57,8 +70,12 @@ describe("toFastifyPlugin beside an app's own parsers and hooks", () => {
   });
 
   it("leaves the app's own routes their parsers", async () => {
-    expect((await post("/notes", { "content-type": "application/json" }, '{"a":[1]}')).json).toEqual({ saved: { parsedByTheApp: { a: [1] } } });
-    expect((await post("/notes", { "content-type": "application/octet-stream" }, new Uint8Array(5))).json).toEqual({ saved: { bytesReadByTheApp: 5 } });
+    expect((await post("/notes", { "content-type": "application/json" }, '{"a":[1]}')).json).toEqual({
+      saved: { parsedByTheApp: { a: [1] } },
+    });
+    expect((await post("/notes", { "content-type": "application/octet-stream" }, new Uint8Array(5))).json).toEqual({
+      saved: { bytesReadByTheApp: 5 },
+    });
   });
 
   it("runs the app's hooks: one that answers keeps the request from the handler, and onResponse runs after it", async () => {
@@ -75,8 +92,14 @@ describe("toFastifyPlugin beside an app's own parsers and hooks", () => {
 
   it("streams a body both ways: the first chunk comes back before the client sends the second", async () => {
     const received = await new Promise<string>((resolve, reject) => {
-      const req = httpRequest(`${origin}/stream/echo`, { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } });
-      const guard = setTimeout(() => reject(new Error("the first chunk did not come back before the rest was sent: the body was buffered")), 10_000);
+      const req = httpRequest(`${origin}/stream/echo`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
+      });
+      const guard = setTimeout(
+        () => reject(new Error("the first chunk did not come back before the rest was sent: the body was buffered")),
+        10_000,
+      );
       req.on("response", (res) => {
         let text = "";
         res.setEncoding("utf8");

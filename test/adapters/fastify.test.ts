@@ -5,12 +5,15 @@
  */
 import { startApp } from "./app-process.js";
 import { CUSTOM_BASE, DEFAULT_BASE } from "./fixtures.js";
-import { ROOT, node22, node24 } from "./runtimes.js";
+import { node22, node24, ROOT } from "./runtimes.js";
 import { adapterSuite, useFixtures } from "./suite.js";
 
 const fixtures = useFixtures();
 
-for (const [runtime, basePath] of [[node24, DEFAULT_BASE], [node22, CUSTOM_BASE]] as const) {
+for (const [runtime, basePath] of [
+  [node24, DEFAULT_BASE],
+  [node22, CUSTOM_BASE],
+] as const) {
   adapterSuite({
     label: `Fastify on ${runtime.name}`,
     missing: runtime.missing,

@@ -7,8 +7,8 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startOidcServer, type OidcServer } from "../support/oidc-server.js";
-import { startServer, upstreamRoute, type TestServer } from "../support/upstream.js";
+import { type OidcServer, startOidcServer } from "../support/oidc-server.js";
+import { startServer, type TestServer, upstreamRoute } from "../support/upstream.js";
 
 export const DEFAULT_BASE = "/proxy/tools";
 /** A basePath of another depth and name than the default, to show that no adapter assumes it. */

@@ -27,11 +27,19 @@ const post = async (path: string, body: string) =>
 describe("Hono, with the handler at app.all(`${basePath}/*`)", () => {
   it("hands the handler the URL and body as sent, and the app's own route reads its JSON", async () => {
     const json = '{ "tool" : "X",\n "arguments": {} }';
-    expect(await post("/tools/toolkit/%61cme?a=1&a=2&b[c]=d", json)).toEqual({ url: "http://app.test/tools/toolkit/%61cme?a=1&a=2&b[c]=d", used: false, body: json });
+    expect(await post("/tools/toolkit/%61cme?a=1&a=2&b[c]=d", json)).toEqual({
+      url: "http://app.test/tools/toolkit/%61cme?a=1&a=2&b[c]=d",
+      used: false,
+      body: json,
+    });
     expect(await post("/notes", '{"a":[1]}')).toEqual({ saved: { a: [1] } });
   });
 
   it("after a middleware that read the body, hands the handler a used body", async () => {
-    expect(await post("/read-first/tools/execute", "{}")).toEqual({ url: "http://app.test/read-first/tools/execute", used: true, body: null });
+    expect(await post("/read-first/tools/execute", "{}")).toEqual({
+      url: "http://app.test/read-first/tools/execute",
+      used: true,
+      body: null,
+    });
   });
 });

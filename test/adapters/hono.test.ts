@@ -6,7 +6,7 @@
  */
 import { startApp } from "./app-process.js";
 import { CUSTOM_BASE, DEFAULT_BASE } from "./fixtures.js";
-import { ROOT, bun, node22, node24 } from "./runtimes.js";
+import { bun, node22, node24, ROOT } from "./runtimes.js";
 import { adapterSuite, useFixtures } from "./suite.js";
 
 const fixtures = useFixtures();

@@ -5,7 +5,7 @@
 import { startApp } from "./app-process.js";
 import { CUSTOM_BASE, DEFAULT_BASE } from "./fixtures.js";
 import { buildNextExample } from "./next-app.js";
-import { ROOT, node22, node24 } from "./runtimes.js";
+import { node22, node24, ROOT } from "./runtimes.js";
 import { adapterSuite, useFixtures } from "./suite.js";
 
 let built: string;
@@ -13,7 +13,10 @@ const fixtures = useFixtures(async () => {
   if (!node24.missing) built = await buildNextExample(node24, (line) => console.log(line));
 }, 300_000);
 
-for (const [runtime, basePath] of [[node24, DEFAULT_BASE], [node22, CUSTOM_BASE]] as const) {
+for (const [runtime, basePath] of [
+  [node24, DEFAULT_BASE],
+  [node22, CUSTOM_BASE],
+] as const) {
   adapterSuite({
     label: `Next.js on ${runtime.name}`,
     // The build runs on Node 24.

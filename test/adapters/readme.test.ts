@@ -6,7 +6,10 @@ import { ROOT } from "./runtimes.js";
 const readme = readFileSync(`${ROOT}README.md`, "utf8");
 const section = readme.slice(readme.indexOf("## Mount it\n"), readme.indexOf("\n## ", readme.indexOf("## Mount it\n") + 1));
 /** Each "[`examples/...`](...)" link that starts a line, and the first ```ts block after it. */
-const shown = [...section.matchAll(/^\[`(examples\/[^`]+)`\]\([^)]*\)[\s\S]*?```ts\n([\s\S]*?)```/gm)].map(([, path, code]) => ({ path: path!, code: code! }));
+const shown = [...section.matchAll(/^\[`(examples\/[^`]+)`\]\([^)]*\)[\s\S]*?```ts\n([\s\S]*?)```/gm)].map(([, path, code]) => ({
+  path: path!,
+  code: code!,
+}));
 
 describe("README: Mount it", () => {
   it("shows every example", () => {

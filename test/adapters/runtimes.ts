@@ -36,15 +36,33 @@ function probe(name: string, relative: string, expect: RegExp, install: string):
 
 export const node24 = probe("Node 24", "node_modules/node/bin/node", /^v24\./, "npm install");
 export const node22 = probe("Node 22", "node_modules/node22/node_modules/node/bin/node", /^v22\./, "npm install");
-export const bun = probe("Bun", "node_modules/bun/bin/bun.exe", /^1\.\d+/, "npm install: the bun package's postinstall puts the binary there");
-export const deno = probe("Deno", "node_modules/deno/deno", /^deno 2\./, "npm install: the deno package's postinstall puts the binary there");
+export const bun = probe(
+  "Bun",
+  "node_modules/bun/bin/bun.exe",
+  /^1\.\d+/,
+  "npm install: the bun package's postinstall puts the binary there",
+);
+export const deno = probe(
+  "Deno",
+  "node_modules/deno/deno",
+  /^deno 2\./,
+  "npm install: the deno package's postinstall puts the binary there",
+);
 
 /** The Node versions every Node-based adapter runs on. */
 export const nodes = [node24, node22];
 
 /** Fails with a clear message when the package is not built (the examples import it from dist/). */
 export function requireDist(): void {
-  for (const file of ["dist/index.js", "dist/index.cjs", "dist/adapters/node.js", "dist/adapters/express.js", "dist/adapters/next.js", "dist/adapters/bun.js", "dist/adapters/fastify.js"]) {
+  for (const file of [
+    "dist/index.js",
+    "dist/index.cjs",
+    "dist/adapters/node.js",
+    "dist/adapters/express.js",
+    "dist/adapters/next.js",
+    "dist/adapters/bun.js",
+    "dist/adapters/fastify.js",
+  ]) {
     if (!existsSync(`${ROOT}${file}`)) throw new Error(`${file} is missing: run \`npm run build\` first (npm test does).`);
   }
 }

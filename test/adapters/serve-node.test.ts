@@ -41,7 +41,10 @@ describe("toNodeHandler", () => {
   });
 
   it("keeps the path and query as sent, whatever the Host header says", async () => {
-    expect(JSON.parse((await get("//double/slash/%41?a=1&a=2&b[c]=d", "example.test:8080")).body)).toEqual({ host: "example.test:8080", path: "//double/slash/%41?a=1&a=2&b[c]=d" });
+    expect(JSON.parse((await get("//double/slash/%41?a=1&a=2&b[c]=d", "example.test:8080")).body)).toEqual({
+      host: "example.test:8080",
+      path: "//double/slash/%41?a=1&a=2&b[c]=d",
+    });
     expect(JSON.parse((await get("/p?q", "evil.test/other?x=")).body)).toEqual({ host: "localhost", path: "/p?q" });
   });
 });

@@ -44,7 +44,15 @@ export interface StreamedUpload {
 export function streamUpload(
   url: string,
   key: string,
-  options: { size: number; type?: string; filename?: string; chunked?: boolean; pauseAt?: number; onPause?: () => Promise<void>; stopAt?: number },
+  options: {
+    size: number;
+    type?: string;
+    filename?: string;
+    chunked?: boolean;
+    pauseAt?: number;
+    onPause?: () => Promise<void>;
+    stopAt?: number;
+  },
 ): Promise<StreamedUpload> {
   const boundary = `----adapter-test-${randomBytes(8).toString("hex")}`;
   const head = Buffer.from(
@@ -84,7 +92,10 @@ export function streamUpload(
       });
     });
     // An error after the answer (the server closing a connection it no longer reads) is expected.
-    req.on("error", (error) => answered || reject(new Error(`the upload failed before any answer, after ${sent} of ${total} bytes: ${error.message}`)));
+    req.on(
+      "error",
+      (error) => answered || reject(new Error(`the upload failed before any answer, after ${sent} of ${total} bytes: ${error.message}`)),
+    );
     const write = (chunk: Buffer) => {
       sent += chunk.length;
       return req.write(chunk);
@@ -121,7 +132,11 @@ export function streamUpload(
  * GETs `url` and hashes the body as it arrives. `afterFirstChunk` runs once the first chunk is
  * in, before any more is read; `onChunk` after each chunk (the tests sample the server there).
  */
-export async function streamDownload(url: string, key: string, hooks: { afterFirstChunk?: () => Promise<void>; onChunk?: () => void } = {}) {
+export async function streamDownload(
+  url: string,
+  key: string,
+  hooks: { afterFirstChunk?: () => Promise<void>; onChunk?: () => void } = {},
+) {
   const response = await fetch(url, { headers: { "x-api-key": key } });
   const hash = createHash("sha256");
   let size = 0;

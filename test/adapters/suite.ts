@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppProcess } from "./app-process.js";
-import { MAX_UPLOAD_BYTES, PUBLIC_URL, RETURN_ORIGIN, startFixtures, type Fixtures } from "./fixtures.js";
+import { type Fixtures, MAX_UPLOAD_BYTES, PUBLIC_URL, RETURN_ORIGIN, startFixtures } from "./fixtures.js";
 import { requireDist } from "./runtimes.js";
 import { generatedSha256, streamDownload, streamUpload } from "./streams.js";
 
@@ -40,7 +40,11 @@ export function adapterSuite(target: AdapterTarget): void {
     let key: string;
     const base = () => `${app.origin}${target.basePath}`;
 
-    async function call(method: string, path: string, options: { key?: string | null; json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {}): Promise<Answer> {
+    async function call(
+      method: string,
+      path: string,
+      options: { key?: string | null; json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {},
+    ): Promise<Answer> {
       const headers = new Headers(options.headers);
       const useKey = options.key === undefined ? key : options.key;
       if (useKey) headers.set("x-api-key", useKey);
@@ -61,7 +65,11 @@ export function adapterSuite(target: AdapterTarget): void {
     }
 
     /** An error answer: the status, a JSON `{ error, code }` and nothing else. */
-    function expectError(res: { status: number; json: unknown; text: string; headers: Headers | Record<string, unknown> }, status: number, code: string): void {
+    function expectError(
+      res: { status: number; json: unknown; text: string; headers: Headers | Record<string, unknown> },
+      status: number,
+      code: string,
+    ): void {
       expect(res.status, res.text).toBe(status);
       const type = res.headers instanceof Headers ? res.headers.get("content-type") : res.headers["content-type"];
       expect(type).toMatch(/^application\/json/);
@@ -125,7 +133,9 @@ export function adapterSuite(target: AdapterTarget): void {
 
     it("connects with an API key (201), executes through the connection, and proxies a request", async () => {
       expectError(await call("POST", "/execute", { json: { tool: "ACME_ECHO", arguments: {} } }), 409, "connection_required");
-      const created = await call("POST", "/auth", { json: { toolkit: "acme", label: "Work", credentials: { apiKey: target.fixtures().acmeKey } } });
+      const created = await call("POST", "/auth", {
+        json: { toolkit: "acme", label: "Work", credentials: { apiKey: target.fixtures().acmeKey } },
+      });
       expect(created.status, created.text).toBe(201);
       expect(created.json.connection).toMatchObject({ toolkit: "acme", label: "Work", status: "active" });
 
@@ -135,7 +145,9 @@ export function adapterSuite(target: AdapterTarget): void {
       expect(executed.json, executed.text).toEqual({ successful: true, error: null, data: { ok: true, method: "GET", path: "/v1/echo" } });
       expect(upstream.requests.slice(before).map((r) => r.headers["x-acme-key"])).toEqual([target.fixtures().acmeKey]);
 
-      const proxied = await call("POST", "/proxy", { json: { toolkit: "acme", method: "POST", url: `${upstream.origin}/v1/items`, body: { name: "through the proxy" } } });
+      const proxied = await call("POST", "/proxy", {
+        json: { toolkit: "acme", method: "POST", url: `${upstream.origin}/v1/items`, body: { name: "through the proxy" } },
+      });
       expect(proxied.status, proxied.text).toBe(200);
       expect(proxied.json).toMatchObject({ successful: true, status: 201, data: { created: { name: "through the proxy" } } });
       expect(upstream.requests.at(-1)!.headers["x-acme-key"]).toBe(target.fixtures().acmeKey);
@@ -143,7 +155,9 @@ export function adapterSuite(target: AdapterTarget): void {
     });
 
     it("lists and deletes connections; two of one toolkit make execute ambiguous (409)", async () => {
-      const second = await call("POST", "/auth", { json: { toolkit: "acme", label: "Home", credentials: { apiKey: target.fixtures().acmeKey } } });
+      const second = await call("POST", "/auth", {
+        json: { toolkit: "acme", label: "Home", credentials: { apiKey: target.fixtures().acmeKey } },
+      });
       expect(second.status, second.text).toBe(201);
       const listed = await call("GET", "/connections?toolkit=acme");
       expect(listed.json.connections.map((c: { label: string }) => c.label).sort()).toEqual(["Home", "Work"]);
@@ -159,8 +173,16 @@ export function adapterSuite(target: AdapterTarget): void {
 
     it("refuses bodies it cannot take: 400 for invalid JSON fields, 415 for a body that is not JSON", async () => {
       expectError(await call("POST", "/execute", { json: { tool: 5 } }), 400, "invalid_request");
-      expectError(await call("POST", "/execute", { body: "tool=ACME_ECHO", headers: { "content-type": "text/plain" } }), 415, "unsupported_media_type");
-      expectError(await call("POST", "/auth", { body: "toolkit=acme", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415, "unsupported_media_type");
+      expectError(
+        await call("POST", "/execute", { body: "tool=ACME_ECHO", headers: { "content-type": "text/plain" } }),
+        415,
+        "unsupported_media_type",
+      );
+      expectError(
+        await call("POST", "/auth", { body: "toolkit=acme", headers: { "content-type": "application/x-www-form-urlencoded" } }),
+        415,
+        "unsupported_media_type",
+      );
     });
 
     it("connects through OAuth: the callback 303s to the returnUrl, and shows a page without one", async () => {
@@ -172,7 +194,10 @@ export function adapterSuite(target: AdapterTarget): void {
 
       // The provider sends the browser to the public URL; this app listens on loopback.
       const callbackUrl = await as.authorizeWithFetch(started.json.authorizationUrl);
-      const callback = await fetch(`${app.origin}${callbackUrl.pathname}${callbackUrl.search}`, { redirect: "manual", headers: { accept: "text/html" } });
+      const callback = await fetch(`${app.origin}${callbackUrl.pathname}${callbackUrl.search}`, {
+        redirect: "manual",
+        headers: { accept: "text/html" },
+      });
       expect(callback.status, await callback.clone().text()).toBe(303);
       const location = new URL(callback.headers.get("location")!);
       expect(`${location.origin}${location.pathname}`).toBe(`${RETURN_ORIGIN}/done`);
@@ -185,13 +210,18 @@ export function adapterSuite(target: AdapterTarget): void {
 
       const again = await call("POST", "/auth", { json: { toolkit: "notes" } });
       const pageUrl = await as.authorizeWithFetch(again.json.authorizationUrl, { login: "bob" });
-      const page = await fetch(`${app.origin}${pageUrl.pathname}${pageUrl.search}`, { redirect: "manual", headers: { accept: "text/html" } });
+      const page = await fetch(`${app.origin}${pageUrl.pathname}${pageUrl.search}`, {
+        redirect: "manual",
+        headers: { accept: "text/html" },
+      });
       const html = await page.text();
       expect(page.status, html).toBe(200);
       expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
       expect(page.headers.get("content-security-policy")).toMatch(/default-src 'none'/);
       expect(html).toMatch(/^<!doctype html>[\s\S]*<h1>[^<]+<\/h1>[\s\S]*<\/html>$/);
-      expect((await call("GET", "/connections?toolkit=notes")).json.connections.map((c: { remoteUser: string }) => c.remoteUser).sort()).toEqual(["alice", "bob"]);
+      expect(
+        (await call("GET", "/connections?toolkit=notes")).json.connections.map((c: { remoteUser: string }) => c.remoteUser).sort(),
+      ).toEqual(["alice", "bob"]);
     });
 
     it("stages a small file, gives it back with its headers, and refuses a wrong type (415) or a body that is not multipart (400)", async () => {
@@ -211,8 +241,16 @@ export function adapterSuite(target: AdapterTarget): void {
       expect(file.headers.get("content-security-policy")).toBe("default-src 'none'; sandbox");
       expect(file.headers.get("cache-control")).toBe("private, no-store");
 
-      expectError(await streamUpload(`${base()}/upload`, key, { size: 1024, type: "application/x-msdownload", filename: "run.exe" }), 415, "unsupported_media_type");
-      expectError(await call("POST", "/upload", { body: "just bytes", headers: { "content-type": "application/octet-stream" } }), 400, "invalid_request");
+      expectError(
+        await streamUpload(`${base()}/upload`, key, { size: 1024, type: "application/x-msdownload", filename: "run.exe" }),
+        415,
+        "unsupported_media_type",
+      );
+      expectError(
+        await call("POST", "/upload", { body: "just bytes", headers: { "content-type": "application/octet-stream" } }),
+        400,
+        "invalid_request",
+      );
       expectError(await call("GET", `/files/stg_${"A".repeat(43)}`), 404, "not_found");
     });
 
@@ -281,12 +319,17 @@ export function adapterSuite(target: AdapterTarget): void {
       expect((await call("GET", "/connections")).status).toBe(200);
     }, 120_000);
 
-    if (target.ownJsonRoute) it("leaves the app's own routes their body parsing (POST /notes reads its JSON body)", async () => {
-      const sent = { note: "beside the handler", tags: ["a", "b"] };
-      const res = await fetch(`${app.origin}/notes`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(sent) });
-      expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ saved: sent });
-    });
+    if (target.ownJsonRoute)
+      it("leaves the app's own routes their body parsing (POST /notes reads its JSON body)", async () => {
+        const sent = { note: "beside the handler", tags: ["a", "b"] };
+        const res = await fetch(`${app.origin}/notes`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(sent),
+        });
+        expect(res.status).toBe(200);
+        expect(await res.json()).toEqual({ saved: sent });
+      });
   });
 }
 

@@ -6,8 +6,8 @@
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { s3BlobStore } from "../../src/blob/s3.js";
-import { CREDENTIALS, createHarness, expectError, multipart, type Harness } from "../support/harness.js";
-import { killableS3, s3Client, S3_CREDENTIALS, type KillableS3 } from "../support/s3.js";
+import { CREDENTIALS, createHarness, expectError, type Harness, multipart } from "../support/harness.js";
+import { type KillableS3, killableS3, S3_CREDENTIALS, s3Client } from "../support/s3.js";
 
 const MIB = 1024 * 1024;
 let s3: KillableS3;
@@ -16,12 +16,20 @@ let key: string;
 let staged: string;
 const observer = () => s3Client(s3.endpoint, { maxAttempts: 1 });
 const blobsInBucket = async () =>
-  ((await observer().send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: "tools-proxy/blobs/" }))).Contents ?? []).map((o) => o.Key!.split("/").pop());
+  ((await observer().send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: "tools-proxy/blobs/" }))).Contents ?? []).map((o) =>
+    o.Key!.split("/").pop(),
+  );
 
 beforeAll(async () => {
   s3 = await killableS3();
   h = await createHarness({
-    blobStore: s3BlobStore({ bucket: s3.bucket, endpoint: s3.endpoint, credentials: S3_CREDENTIALS, forcePathStyle: true, partSizeBytes: 5 * MIB }),
+    blobStore: s3BlobStore({
+      bucket: s3.bucket,
+      endpoint: s3.endpoint,
+      credentials: S3_CREDENTIALS,
+      forcePathStyle: true,
+      partSizeBytes: 5 * MIB,
+    }),
   });
   key = (await h.issueAgentKey("agent-a")).key;
   await h.connect(key, "notes", { token: CREDENTIALS.bearerToken });
@@ -47,7 +55,10 @@ describe("S3 down", () => {
     expectError(file, 503, "unavailable");
     expect(file.headers.get("retry-after")).toBeTruthy();
 
-    const proxied = await h.call("POST", "/proxy", { key, body: { toolkit: "notes", method: "POST", url: `${h.origins.upstream}/echo`, bodyFile: staged } });
+    const proxied = await h.call("POST", "/proxy", {
+      key,
+      body: { toolkit: "notes", method: "POST", url: `${h.origins.upstream}/echo`, bodyFile: staged },
+    });
     expectError(proxied, 503, "unavailable");
 
     const executed = await h.call("POST", "/execute", { key, body: { tool: "CALC_READ_FILE", arguments: { file: staged } } });

@@ -7,16 +7,26 @@ import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCom
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { s3BlobStore } from "../../src/blob/s3.js";
 import { blobStoreConformance } from "../../src/testing/blob-store.js";
-import { startS3, type LocalS3 } from "../support/s3.js";
+import { type LocalS3, startS3 } from "../support/s3.js";
 
 const MIB = 1024 * 1024;
 const s3: LocalS3 = await startS3();
 afterAll(() => s3.close());
 
-blobStoreConformance("s3BlobStore (s3rver)", () => s3BlobStore({ bucket: s3.bucket, client: s3.client(), partSizeBytes: 5 * MIB, prefix: `conf-${Math.random().toString(36).slice(2, 8)}/` }), {
-  largeBytes: 12 * MIB,
-  skip: { concurrentSweep: "s3rver ignores If-Match on DELETE, so concurrent sweepers may each count a blob (AWS S3 honours it)" },
-});
+blobStoreConformance(
+  "s3BlobStore (s3rver)",
+  () =>
+    s3BlobStore({
+      bucket: s3.bucket,
+      client: s3.client(),
+      partSizeBytes: 5 * MIB,
+      prefix: `conf-${Math.random().toString(36).slice(2, 8)}/`,
+    }),
+  {
+    largeBytes: 12 * MIB,
+    skip: { concurrentSweep: "s3rver ignores If-Match on DELETE, so concurrent sweepers may each count a blob (AWS S3 honours it)" },
+  },
+);
 
 const HOUR = 3600_000;
 const bytes = (size: number, seed = 1) => Uint8Array.from({ length: size }, (_, i) => (i * 7 + seed + (i >> 10)) & 255);
@@ -41,18 +51,29 @@ describe("s3BlobStore, as S3 sees it", () => {
     return { client, store: s3BlobStore({ bucket: s3.bucket, client, prefix, partSizeBytes: 5 * MIB, ...overrides }) };
   };
   const list = async (under: string) =>
-    ((await reader.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix + under }))).Contents ?? []).map((o) => o.Key!.slice(prefix.length));
-  const rawHead = (name: string) => reader.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: prefix + name })).catch((e: { name: string }) => e.name);
+    ((await reader.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix + under }))).Contents ?? []).map((o) =>
+      o.Key!.slice(prefix.length),
+    );
+  const rawHead = (name: string) =>
+    reader.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: prefix + name })).catch((e: { name: string }) => e.name);
 
   it("writes one object with its fields as metadata, and an expiry marker", async () => {
     const { store, client } = fresh();
     const expiresAt = new Date(Date.now() + HOUR);
-    await store.put("k1", streamOf(bytes(1000)), { contentType: "text/csv", filename: "résumé 2030.csv", metadata: { workspaceId: "ws1", agentId: "a1" }, expiresAt });
+    await store.put("k1", streamOf(bytes(1000)), {
+      contentType: "text/csv",
+      filename: "résumé 2030.csv",
+      metadata: { workspaceId: "ws1", agentId: "a1" },
+      expiresAt,
+    });
     expect(client.sent).toEqual(["PutObjectCommand", "PutObjectCommand"]); // the marker, then the blob in one request
     const head = (await rawHead("blobs/k1")) as { ContentType: string; ContentLength: number; Metadata: Record<string, string> };
     expect(head).toMatchObject({ ContentType: "text/csv", ContentLength: 1000 });
     expect(head.Metadata["tp-expires"]).toBe(String(expiresAt.getTime()));
-    expect(JSON.parse(Buffer.from(head.Metadata["tp-info"]!, "base64url").toString())).toEqual({ filename: "résumé 2030.csv", metadata: { workspaceId: "ws1", agentId: "a1" } });
+    expect(JSON.parse(Buffer.from(head.Metadata["tp-info"]!, "base64url").toString())).toEqual({
+      filename: "résumé 2030.csv",
+      metadata: { workspaceId: "ws1", agentId: "a1" },
+    });
     expect(await list("expiry/")).toEqual([`expiry/${String(expiresAt.getTime()).padStart(15, "0")}_k1`]);
   });
 
@@ -60,9 +81,19 @@ describe("s3BlobStore, as S3 sees it", () => {
     const { store, client } = fresh();
     const data = bytes(12 * MIB + 123);
     const chunks = Array.from({ length: Math.ceil(data.byteLength / 65536) }, (_, i) => data.subarray(i * 65536, (i + 1) * 65536));
-    const info = await store.put("big", streamOf(...chunks), { contentType: "application/octet-stream", expiresAt: new Date(Date.now() + HOUR) });
+    const info = await store.put("big", streamOf(...chunks), {
+      contentType: "application/octet-stream",
+      expiresAt: new Date(Date.now() + HOUR),
+    });
     expect(info.size).toBe(data.byteLength);
-    expect(client.sent).toEqual(["PutObjectCommand", "CreateMultipartUploadCommand", "UploadPartCommand", "UploadPartCommand", "UploadPartCommand", "CompleteMultipartUploadCommand"]);
+    expect(client.sent).toEqual([
+      "PutObjectCommand",
+      "CreateMultipartUploadCommand",
+      "UploadPartCommand",
+      "UploadPartCommand",
+      "UploadPartCommand",
+      "CompleteMultipartUploadCommand",
+    ]);
     const object = await reader.send(new GetObjectCommand({ Bucket: s3.bucket, Key: `${prefix}blobs/big` }));
     expect(Buffer.compare(Buffer.from(await object.Body!.transformToByteArray()), Buffer.from(data))).toBe(0);
   });
@@ -71,7 +102,11 @@ describe("s3BlobStore, as S3 sees it", () => {
     const { store, client } = fresh();
     const source = pushStream();
     const controller = new AbortController();
-    const putting = store.put("aborted", source.stream, { contentType: "text/plain", expiresAt: new Date(Date.now() + HOUR), signal: controller.signal });
+    const putting = store.put("aborted", source.stream, {
+      contentType: "text/plain",
+      expiresAt: new Date(Date.now() + HOUR),
+      signal: controller.signal,
+    });
     source.push(bytes(6 * MIB));
     await expect.poll(() => client.sent.includes("UploadPartCommand"), { timeout: 10_000 }).toBe(true);
     controller.abort(new Error("the client went away"));
@@ -104,7 +139,9 @@ describe("s3BlobStore, as S3 sees it", () => {
       },
       { step: "initialize", name: "failSecondPart" },
     );
-    await expect(store.put("failed", streamOf(bytes(11 * MIB)), { contentType: "text/plain", expiresAt: new Date(Date.now() + HOUR) })).rejects.toMatchObject({
+    await expect(
+      store.put("failed", streamOf(bytes(11 * MIB)), { contentType: "text/plain", expiresAt: new Date(Date.now() + HOUR) }),
+    ).rejects.toMatchObject({
       code: "unavailable",
       status: 503,
     });
@@ -115,7 +152,13 @@ describe("s3BlobStore, as S3 sees it", () => {
 
   it("refuses metadata over S3's 2 KB before sending anything", async () => {
     const { store, client } = fresh();
-    await expect(store.put("fat", streamOf(bytes(1)), { contentType: "text/plain", metadata: { note: "x".repeat(2000) }, expiresAt: new Date(Date.now() + HOUR) })).rejects.toThrow(/2 KB/);
+    await expect(
+      store.put("fat", streamOf(bytes(1)), {
+        contentType: "text/plain",
+        metadata: { note: "x".repeat(2000) },
+        expiresAt: new Date(Date.now() + HOUR),
+      }),
+    ).rejects.toThrow(/2 KB/);
     expect(client.sent).toEqual([]);
   });
 

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres } from "../support/private-postgres.js";
-import { callApi, missingBuild, startServe, type ServeProcess } from "../support/serve-process.js";
+import { type PrivatePostgres, privatePostgresUnavailable, startPrivatePostgres } from "../support/private-postgres.js";
+import { callApi, missingBuild, type ServeProcess, startServe } from "../support/serve-process.js";
 
 const reason = missingBuild ?? privatePostgresUnavailable();
 const SECRET = `fault-secret-${Math.random().toString(36).slice(2)}-0123456789abcdef`;

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callApi, missingBuild, runBin, startServe, type ServeProcess } from "../support/serve-process.js";
+import { callApi, missingBuild, runBin, type ServeProcess, startServe } from "../support/serve-process.js";
 
 const KEY_ID = /key_[A-Za-z0-9_-]{22}/;
 
@@ -32,12 +32,23 @@ describe.skipIf(missingBuild)(missingBuild ? `keys (skipped: ${missingBuild})` :
     expect(agent.status, agent.stderr).toBe(0);
     expect(agent.stdout).toMatch(/^pak_[A-Za-z0-9_-]{43}\n$/);
     const id = KEY_ID.exec(agent.stderr)![0];
-    expect(agent.stderr).toBe(`tools-proxy: agent key ${id} for workspace "acme", agent "bot" (printed once; only its hash is stored; revoke it with "tools-proxy keys revoke ${id}"):\n`);
+    expect(agent.stderr).toBe(
+      `tools-proxy: agent key ${id} for workspace "acme", agent "bot" (printed once; only its hash is stored; revoke it with "tools-proxy keys revoke ${id}"):\n`,
+    );
 
     const service = runBin(["keys", "create", "--workspace", "acme", "--service", "--json", "--data-dir", dataDir]);
     expect(service.status, service.stderr).toBe(0);
     const created = JSON.parse(service.stdout);
-    expect(created).toEqual({ key: expect.stringMatching(/^psk_/), id: expect.stringMatching(KEY_ID), kind: "service", workspace: "acme", agent: null, hint: `psk_…${created.key.slice(-4)}`, createdAt: expect.any(String), revokedAt: null });
+    expect(created).toEqual({
+      key: expect.stringMatching(/^psk_/),
+      id: expect.stringMatching(KEY_ID),
+      kind: "service",
+      workspace: "acme",
+      agent: null,
+      hint: `psk_…${created.key.slice(-4)}`,
+      createdAt: expect.any(String),
+      revokedAt: null,
+    });
     expect(service.stderr).toContain(`service key ${created.id} for workspace "acme"`);
   });
 
@@ -49,11 +60,25 @@ describe.skipIf(missingBuild)(missingBuild ? `keys (skipped: ${missingBuild})` :
     expect(table.status, table.stderr).toBe(0);
     const [header, ...rows] = table.stdout.trimEnd().split("\n");
     expect(header).toMatch(/^ID +KIND +WORKSPACE +AGENT +HINT +CREATED +REVOKED$/);
-    expect(rows.find((row) => row.startsWith(id))).toMatch(new RegExp(`^${id} +agent +listed +a1 +pak_…${key.slice(-4)} +\\d{4}-\\d\\d-\\d\\dT\\S+Z +-$`));
+    expect(rows.find((row) => row.startsWith(id))).toMatch(
+      new RegExp(`^${id} +agent +listed +a1 +pak_…${key.slice(-4)} +\\d{4}-\\d\\d-\\d\\dT\\S+Z +-$`),
+    );
     expect(rows.map((row) => row.split(/ +/)[2])).toEqual(expect.arrayContaining(["local", "acme", "listed"]));
 
     const json = JSON.parse(runBin(["keys", "list", "--workspace", "listed", "--json", "--data-dir", dataDir]).stdout);
-    expect(json).toEqual({ keys: [{ id, kind: "agent", workspace: "listed", agent: "a1", hint: `pak_…${key.slice(-4)}`, createdAt: expect.any(String), revokedAt: null }] });
+    expect(json).toEqual({
+      keys: [
+        {
+          id,
+          kind: "agent",
+          workspace: "listed",
+          agent: "a1",
+          hint: `pak_…${key.slice(-4)}`,
+          createdAt: expect.any(String),
+          revokedAt: null,
+        },
+      ],
+    });
     for (const output of [table.stdout, table.stderr]) expect(output).not.toContain(key);
   });
 
@@ -79,7 +104,9 @@ describe.skipIf(missingBuild)(missingBuild ? `keys (skipped: ${missingBuild})` :
 
     const unknown = runBin(["keys", "revoke", "key_doesnotexist000000000", "--data-dir", dataDir]);
     expect(unknown.status).toBe(4);
-    expect(unknown.stderr).toBe('tools-proxy: there is no API key "key_doesnotexist000000000" in this data; list them with "tools-proxy keys list" (with the same storage options).\n');
+    expect(unknown.stderr).toBe(
+      'tools-proxy: there is no API key "key_doesnotexist000000000" in this data; list them with "tools-proxy keys list" (with the same storage options).\n',
+    );
   }, 60_000);
 
   it("keys with no command, or an unknown one, is a usage error naming the three", () => {

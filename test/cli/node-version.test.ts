@@ -10,11 +10,18 @@ import { delimiter, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN, missingBuild } from "../support/serve-process.js";
 
-const minimum = /(\d+)\.(\d+)/.exec(JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "package.json"), "utf8")).engines.node)!.slice(1).map(Number) as [number, number];
+const minimum = /(\d+)\.(\d+)/
+  .exec(JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "package.json"), "utf8")).engines.node)!
+  .slice(1)
+  .map(Number) as [number, number];
 
 /** A `node` older than the minimum: /usr/bin/node or one on PATH outside node_modules (whose .bin holds the pinned Node 24). */
 function oldNode(): { path: string; version: string } | null {
-  const dirs = ["/usr/bin", "/usr/local/bin", ...(process.env.PATH ?? "").split(delimiter).filter((dir) => dir && !dir.includes("node_modules"))];
+  const dirs = [
+    "/usr/bin",
+    "/usr/local/bin",
+    ...(process.env.PATH ?? "").split(delimiter).filter((dir) => dir && !dir.includes("node_modules")),
+  ];
   for (const path of new Set(dirs.map((dir) => join(dir, "node")))) {
     const version = spawnSync(path, ["--version"], { encoding: "utf8" }).stdout?.trim().replace(/^v/, "");
     const [major = 0, minor = 0] = (version ?? "").split(".").map(Number);
@@ -30,7 +37,11 @@ describe.skipIf(reason)(reason ? `the bin on an old Node (skipped: ${reason})` :
   it("every command says which Node it needs and exits 1, before loading anything that would fail", () => {
     for (const args of [["serve", "--memory", "--port", "0"], ["search", "notes"], ["keys", "list"], ["--help"], []]) {
       const result = spawnSync(old!.path, [BIN, ...args], { encoding: "utf8", timeout: 15_000 });
-      expect(result.stderr, args.join(" ")).toMatch(new RegExp(`^tools-proxy needs Node >= ${minimum.join("\\.")} \\(found ${old!.version.replace(/\./g, "\\.")}\\)\\. Install a newer Node`));
+      expect(result.stderr, args.join(" ")).toMatch(
+        new RegExp(
+          `^tools-proxy needs Node >= ${minimum.join("\\.")} \\(found ${old!.version.replace(/\./g, "\\.")}\\)\\. Install a newer Node`,
+        ),
+      );
       expect(result.status, args.join(" ")).toBe(1);
       expect(result.stdout, args.join(" ")).toBe("");
     }

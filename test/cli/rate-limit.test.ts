@@ -13,7 +13,7 @@ import { sqlStore } from "../../src/store/sql/store.js";
 import { sha256Hex } from "../../src/util/encoding.js";
 import { createPostgresDatabase, type TestDatabase } from "../support/pg-database.js";
 import { connectedClient, redisUnavailableReason, SHARED_REDIS_URL } from "../support/redis.js";
-import { callApi, missingBuild, runBin, startServe, type ServeProcess } from "../support/serve-process.js";
+import { callApi, missingBuild, runBin, type ServeProcess, startServe } from "../support/serve-process.js";
 import { TARGETS, unavailableReason } from "../support/sql-servers.js";
 import { cliEnv, configHome, runCli } from "./run.js";
 
@@ -62,7 +62,9 @@ describe.skipIf(missingBuild)(missingBuild ? `serve --rate-limit (skipped: ${mis
   it("after N requests of a key: 429 with Retry-After, nothing run; another key is unaffected; the CLI exits 1", async () => {
     const dir = dataDir();
     const serve = await start(["--data-dir", dir, "--rate-limit", "5/1h"]);
-    expect(serve.stdout()).toContain("rate limit: 5 requests per hour per API key (counted in this process); over it, 429 with Retry-After\n");
+    expect(serve.stdout()).toContain(
+      "rate limit: 5 requests per hour per API key (counted in this process); over it, 429 with Retry-After\n",
+    );
     const other = runBin(["keys", "create", "--workspace", "local", "--agent", "other", "--data-dir", dir]);
     expect(other.status, other.stderr).toBe(0);
     const otherKey = other.stdout.trim();
@@ -108,7 +110,9 @@ describe.skipIf(missingBuild)(missingBuild ? `serve --rate-limit (skipped: ${mis
   it("with Redis down, requests go through and one warning is logged; the banner shows Redis's host, not its password", async () => {
     // Port 1 on loopback: nothing listens, so every count fails and the limiter fails open.
     const serve = await start(["--data-dir", dataDir(), "--rate-limit", "1/1h", "--redis-url", "redis://:hunter2-redis@127.0.0.1:1"]);
-    expect(serve.stdout()).toContain("rate limit: 1 request per hour per API key (counted in Redis at 127.0.0.1:1, shared by every instance using it)");
+    expect(serve.stdout()).toContain(
+      "rate limit: 1 request per hour per API key (counted in Redis at 127.0.0.1:1, shared by every instance using it)",
+    );
     expect((await search(serve, serve.key!)).status).toBe(200);
     expect((await search(serve, serve.key!)).status).toBe(200);
     const warning = "warn: rate limit store unavailable; allowing requests unlimited until it is back";
@@ -119,7 +123,9 @@ describe.skipIf(missingBuild)(missingBuild ? `serve --rate-limit (skipped: ${mis
 });
 
 describe.skipIf(sharedReason)(
-  sharedReason ? `serve --rate-limit across instances (skipped: ${sharedReason})` : "serve --rate-limit: two instances on one PostgreSQL and one Redis share the limit",
+  sharedReason
+    ? `serve --rate-limit across instances (skipped: ${sharedReason})`
+    : "serve --rate-limit: two instances on one PostgreSQL and one Redis share the limit",
   () => {
     let database: TestDatabase;
     let dir: string;
@@ -160,7 +166,9 @@ describe.skipIf(sharedReason)(
     });
 
     it("prints where the limit is counted", () => {
-      expect(a.stdout()).toContain(`rate limit: 6 requests per hour per API key (counted in Redis at ${new URL(SHARED_REDIS_URL).host}, shared by every instance using it)`);
+      expect(a.stdout()).toContain(
+        `rate limit: 6 requests per hour per API key (counted in Redis at ${new URL(SHARED_REDIS_URL).host}, shared by every instance using it)`,
+      );
       expect(alone.stdout()).toContain("rate limit: 6 requests per hour per API key (counted in this process)");
     });
 

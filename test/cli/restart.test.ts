@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { sqlStore } from "../../src/store/sql/store.js";
 import { bufferedFormRequest } from "../support/form-body.js";
-import { callApi, missingBuild, runBin, startServe, type ServeProcess } from "../support/serve-process.js";
+import { callApi, missingBuild, runBin, type ServeProcess, startServe } from "../support/serve-process.js";
 
 describe.skipIf(missingBuild)(missingBuild ? `serve restart (skipped: ${missingBuild})` : "serve restart with --data-dir", () => {
   const dir = mkdtempSync(join(tmpdir(), "tools-proxy-restart-"));
@@ -81,7 +81,9 @@ describe.skipIf(missingBuild)(missingBuild ? `serve restart (skipped: ${missingB
     // The stored credential still decrypts (same generated secret): the tool calls the demo API with it.
     const counted = await (await callApi(serve.api, key, "/execute", { tool: "DEMO_WORD_COUNT", arguments: { file: stagingKey } })).json();
     expect(counted).toMatchObject({ successful: true, data: { filename: "kept.txt", words: 5 } });
-    const notes = await (await callApi(serve.api, key, "/execute", { tool: "DEMO_CREATE_NOTE", arguments: { text: "after restart" } })).json();
+    const notes = await (
+      await callApi(serve.api, key, "/execute", { tool: "DEMO_CREATE_NOTE", arguments: { text: "after restart" } })
+    ).json();
     expect(notes).toMatchObject({ successful: true });
   });
 

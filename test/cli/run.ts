@@ -3,7 +3,7 @@
  * would, with its own config directory (XDG_CONFIG_HOME) and none of the SVC_WORKSPACE_* variables
  * of the test's environment unless given.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +15,15 @@ export interface CliResult {
   stderr: string;
 }
 
-const CLEARED = ["SVC_WORKSPACE_API_URL", "SVC_WORKSPACE_ID", "SVC_WORKSPACE_API_KEY", "NO_COLOR", "FORCE_COLOR", "BROWSER", "XDG_CONFIG_HOME"];
+const CLEARED = [
+  "SVC_WORKSPACE_API_URL",
+  "SVC_WORKSPACE_ID",
+  "SVC_WORKSPACE_API_KEY",
+  "NO_COLOR",
+  "FORCE_COLOR",
+  "BROWSER",
+  "XDG_CONFIG_HOME",
+];
 
 /** A fresh config home (a temporary XDG_CONFIG_HOME). */
 export function configHome(): string {
@@ -30,8 +38,15 @@ export function cliEnv(home: string, extra: Record<string, string> = {}): NodeJS
 }
 
 /** Starts the bin; stdin is a pipe that gets `input` (if any) and is then closed. */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv, input?: string | Buffer): ChildProcessWithoutNullStreams & { output: CliResult; exited: Promise<CliResult> } {
-  const child = spawn(process.execPath, [BIN, ...args], { env }) as ChildProcessWithoutNullStreams & { output: CliResult; exited: Promise<CliResult> };
+export function spawnCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input?: string | Buffer,
+): ChildProcessWithoutNullStreams & { output: CliResult; exited: Promise<CliResult> } {
+  const child = spawn(process.execPath, [BIN, ...args], { env }) as ChildProcessWithoutNullStreams & {
+    output: CliResult;
+    exited: Promise<CliResult>;
+  };
   const output: CliResult = { status: null, stdout: "", stderr: "" };
   child.output = output;
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output.stdout += chunk));
@@ -66,7 +81,11 @@ export function waitForOutput(child: ReturnType<typeof spawnCli>, predicate: (ou
     };
     child.stdout.on("data", check);
     child.stderr.on("data", check);
-    void child.exited.then((output) => (predicate(output) ? resolve() : reject(new Error(`the command exited (${output.status}) first.\nstdout: ${output.stdout}\nstderr: ${output.stderr}`))));
+    void child.exited.then((output) =>
+      predicate(output)
+        ? resolve()
+        : reject(new Error(`the command exited (${output.status}) first.\nstdout: ${output.stdout}\nstderr: ${output.stderr}`)),
+    );
     check();
   });
 }

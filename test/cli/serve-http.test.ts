@@ -4,8 +4,8 @@
  * key's id but never a key, a query string or a body.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callApi, missingBuild, startServe, type ServeProcess } from "../support/serve-process.js";
-import { parseAnswer, rawExchange, REFUSED } from "../support/raw-http.js";
+import { parseAnswer, REFUSED, rawExchange } from "../support/raw-http.js";
+import { callApi, missingBuild, type ServeProcess, startServe } from "../support/serve-process.js";
 
 const MARK = `m${Math.random().toString(36).slice(2)}`; // in every query and body: must never reach the log
 const TEXT_LINE = /^\d{4}-\d\d-\d\dT[\d:.]+Z (GET|POST|DELETE) (\S+) (\d{3}) ([\d.]+)ms (key_[\w-]+|-)( aborted)?$/;
@@ -40,7 +40,11 @@ describe.skipIf(missingBuild)(missingBuild ? `serve on the wire (skipped: ${miss
 
   it.each(REFUSED)("answers $name with $status and the JSON error body", async ({ request, status, code, error }) => {
     const raw = await rawExchange(Number(new URL(serve.origin).port), request);
-    expect(parseAnswer(raw)).toMatchObject({ status, headers: { connection: "close" }, body: { error: expect.stringMatching(error), code } });
+    expect(parseAnswer(raw)).toMatchObject({
+      status,
+      headers: { connection: "close" },
+      body: { error: expect.stringMatching(error), code },
+    });
     expect(raw).not.toContain("ECHO-MARK");
   });
 
@@ -59,30 +63,49 @@ describe.skipIf(missingBuild)(missingBuild ? `serve on the wire (skipped: ${miss
   });
 });
 
-describe.skipIf(missingBuild)(missingBuild ? `serve's access log options (skipped: ${missingBuild})` : "serve --log-format json and --quiet", () => {
-  it("--log-format json writes one JSON object per request", async () => {
-    const serve = await startServe(["--memory", "--log-format", "json"]);
-    try {
-      await traffic(serve);
-      const lines = (await logLines(serve, [/"path":"\/proxy\/tools\/search"/, /"path":"\/proxy\/tools\/connections"/])).filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
-      expect(lines).toEqual(
-        expect.arrayContaining([
-          { time: expect.any(String), method: "GET", path: "/proxy/tools/search", status: 200, durationMs: expect.any(Number), keyId: keyIdOf(serve) },
-          { time: expect.any(String), method: "GET", path: "/proxy/tools/connections", status: 401, durationMs: expect.any(Number), keyId: null },
-        ]),
-      );
-      expect(serve.stderr()).not.toContain(MARK);
-      expect(serve.stderr()).not.toContain(serve.key!);
-    } finally {
-      await serve.stop();
-    }
-  });
+describe.skipIf(missingBuild)(
+  missingBuild ? `serve's access log options (skipped: ${missingBuild})` : "serve --log-format json and --quiet",
+  () => {
+    it("--log-format json writes one JSON object per request", async () => {
+      const serve = await startServe(["--memory", "--log-format", "json"]);
+      try {
+        await traffic(serve);
+        const lines = (await logLines(serve, [/"path":"\/proxy\/tools\/search"/, /"path":"\/proxy\/tools\/connections"/]))
+          .filter((line) => line.startsWith("{"))
+          .map((line) => JSON.parse(line));
+        expect(lines).toEqual(
+          expect.arrayContaining([
+            {
+              time: expect.any(String),
+              method: "GET",
+              path: "/proxy/tools/search",
+              status: 200,
+              durationMs: expect.any(Number),
+              keyId: keyIdOf(serve),
+            },
+            {
+              time: expect.any(String),
+              method: "GET",
+              path: "/proxy/tools/connections",
+              status: 401,
+              durationMs: expect.any(Number),
+              keyId: null,
+            },
+          ]),
+        );
+        expect(serve.stderr()).not.toContain(MARK);
+        expect(serve.stderr()).not.toContain(serve.key!);
+      } finally {
+        await serve.stop();
+      }
+    });
 
-  it("--quiet logs no request", async () => {
-    const serve = await startServe(["--memory", "--quiet"]);
-    await traffic(serve);
-    expect(await serve.stop()).toBe(0);
-    expect(serve.stderr()).toMatch(/SIGTERM received, stopping/);
-    expect(serve.stderr()).not.toMatch(/\/proxy\/tools\//);
-  });
-});
+    it("--quiet logs no request", async () => {
+      const serve = await startServe(["--memory", "--quiet"]);
+      await traffic(serve);
+      expect(await serve.stop()).toBe(0);
+      expect(serve.stderr()).toMatch(/SIGTERM received, stopping/);
+      expect(serve.stderr()).not.toMatch(/\/proxy\/tools\//);
+    });
+  },
+);

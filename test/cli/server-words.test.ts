@@ -5,16 +5,27 @@
  * back into the CLI's messages; the rest of the sentence (ids, labels) must survive.
  */
 import { describe, expect, it } from "vitest";
-import { inCliWords } from "../../src/cli/server-words.js";
 import { demoToolkit } from "../../src/cli/demo-toolkit.js";
+import { inCliWords } from "../../src/cli/server-words.js";
 import { apiKey, createToolsHandler, defineToolkit, issueApiKey, memoryStore } from "../../src/index.js";
 
 const HTTP_WORDS = /\b(GET|POST) \/|connection_id|"params"|\bparams\.\w|bodyFile|"body"|nextCursor|\b(query|body)\.\w/;
 
 async function setup() {
   const store = memoryStore();
-  const shop = defineToolkit({ slug: "shop", name: "Shop", description: "", baseUrl: "https://{shop}.shop.test", auth: apiKey({ in: "header", name: "x-key" }), tools: [] });
-  const tools = createToolsHandler({ store, toolkits: [demoToolkit("http://127.0.0.1:9"), shop], secret: "server-words-test-secret-0123456789abcdef" });
+  const shop = defineToolkit({
+    slug: "shop",
+    name: "Shop",
+    description: "",
+    baseUrl: "https://{shop}.shop.test",
+    auth: apiKey({ in: "header", name: "x-key" }),
+    tools: [],
+  });
+  const tools = createToolsHandler({
+    store,
+    toolkits: [demoToolkit("http://127.0.0.1:9"), shop],
+    secret: "server-words-test-secret-0123456789abcdef",
+  });
   const { key } = await issueApiKey(store, { workspaceId: "w", agentId: "a" });
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await tools(
@@ -44,16 +55,25 @@ describe("the server's sentences in the CLI's words", () => {
     const cases: Array<[string, string]> = [
       [required, 'Connect it first with "tools-proxy auth demo".'],
       [ambiguous, "Pass --connection ID to choose one."],
-      [await call("POST", "/execute", { tool: "DEMO_LIST_NOTES", arguments: {}, connection_id: "conn_nope" }), 'List yours with "tools-proxy connections --toolkit demo".'],
+      [
+        await call("POST", "/execute", { tool: "DEMO_LIST_NOTES", arguments: {}, connection_id: "conn_nope" }),
+        'List yours with "tools-proxy connections --toolkit demo".',
+      ],
       [await call("DELETE", "/connections/conn_nope"), 'List yours with "tools-proxy connections".'],
       [await call("GET", "/toolkit/demo?connection_id=conn_nope"), 'List yours with "tools-proxy connections".'],
       [await call("GET", "/toolkit/nope"), 'Find toolkits with "tools-proxy search WORDS".'],
       [await call("POST", "/execute", { tool: "NOPE_TOOL", arguments: {} }), 'Find tools with "tools-proxy toolkit search TOOLKIT WORDS".'],
-      [await call("POST", "/execute", { tool: "DEMO_WORD_COUNT", arguments: { file: `stg_${"A".repeat(43)}` } }), 'upload it with "tools-proxy upload FILE"'],
+      [
+        await call("POST", "/execute", { tool: "DEMO_WORD_COUNT", arguments: { file: `stg_${"A".repeat(43)}` } }),
+        'upload it with "tools-proxy upload FILE"',
+      ],
       [await call("GET", `/files/stg_${"A".repeat(43)}`), 'Upload it again with "tools-proxy upload FILE".'],
       [await call("GET", "/search?cursor=garbage"), "pass a cursor that an earlier page printed, unchanged."],
       [await call("POST", "/auth", { toolkit: "shop", credentials: { apiKey: "k" } }), "needs --param shop=VALUE."],
-      [await call("POST", "/auth", { toolkit: "shop", credentials: { apiKey: "k" }, params: { shop: "a", other: "b" } }), "--param other is not a placeholder"],
+      [
+        await call("POST", "/auth", { toolkit: "shop", credentials: { apiKey: "k" }, params: { shop: "a", other: "b" } }),
+        "--param other is not a placeholder",
+      ],
       [stagedBodyFile, "--body-file: "],
       [getWithBodyFile, "or leave out --body-file."],
       [getWithBody, "or leave out --body."],
@@ -67,10 +87,14 @@ describe("the server's sentences in the CLI's words", () => {
       expect(cli, server).not.toMatch(HTTP_WORDS);
     }
     // The sentence keeps what only the server knows: here, the ids and labels of the connections.
-    expect(inCliWords(ambiguous)).toMatch(/^Several active connections to "demo": conn_\S+ \("Label [\d.]+"\), conn_\S+ \("Label [\d.]+"\)\. Pass --connection ID/);
+    expect(inCliWords(ambiguous)).toMatch(
+      /^Several active connections to "demo": conn_\S+ \("Label [\d.]+"\), conn_\S+ \("Label [\d.]+"\)\. Pass --connection ID/,
+    );
   });
 
   it("leaves a sentence with no HTTP words as it is", () => {
-    expect(inCliWords("Invalid API key. Check that the key is complete and has not been revoked.")).toBe("Invalid API key. Check that the key is complete and has not been revoked.");
+    expect(inCliWords("Invalid API key. Check that the key is complete and has not been revoked.")).toBe(
+      "Invalid API key. Check that the key is complete and has not been revoked.",
+    );
   });
 });

@@ -21,17 +21,52 @@ describe.skipIf(missingBuild)(missingBuild ? `storage options (skipped: ${missin
 
   it("a wrong storage flag is a usage error (exit 2) naming the flags; a wrong environment variable exits 1 naming it", () => {
     const cases: Array<[string[], Record<string, string>, number, RegExp]> = [
-      [["serve", "--memory", "--data-dir", dir], {}, 2, /^tools-proxy: --memory and --data-dir contradict each other: .*Leave out one of them\.\nRun "tools-proxy serve --help" for usage\.\n$/],
-      [["serve", "--memory", "--database-url", "postgres://u:hunter2@127.0.0.1:1/db"], {}, 2, /--memory and --database-url contradict each other/],
+      [
+        ["serve", "--memory", "--data-dir", dir],
+        {},
+        2,
+        /^tools-proxy: --memory and --data-dir contradict each other: .*Leave out one of them\.\nRun "tools-proxy serve --help" for usage\.\n$/,
+      ],
+      [
+        ["serve", "--memory", "--database-url", "postgres://u:hunter2@127.0.0.1:1/db"],
+        {},
+        2,
+        /--memory and --database-url contradict each other/,
+      ],
       [["serve", "--memory", "--redis-url", "redis://127.0.0.1:6379"], {}, 2, /--memory and --redis-url contradict each other/],
-      [["serve", "--memory"], { TOOLS_PROXY_DATABASE_URL: "postgres://u:hunter2@127.0.0.1:1/db" }, 1, /--memory keeps everything in memory, but TOOLS_PROXY_DATABASE_URL is set: unset it, or leave out --memory\./],
+      [
+        ["serve", "--memory"],
+        { TOOLS_PROXY_DATABASE_URL: "postgres://u:hunter2@127.0.0.1:1/db" },
+        1,
+        /--memory keeps everything in memory, but TOOLS_PROXY_DATABASE_URL is set: unset it, or leave out --memory\./,
+      ],
       [["serve", "--database-url", "postgres://u@127.0.0.1:1/db"], {}, 1, /--database-url needs TOOLS_PROXY_SECRET/],
-      [["migrate", "--database-url", "ftp://host/db"], {}, 2, /--database-url must start with postgres:\/\/.*\nRun "tools-proxy migrate --help"/],
+      [
+        ["migrate", "--database-url", "ftp://host/db"],
+        {},
+        2,
+        /--database-url must start with postgres:\/\/.*\nRun "tools-proxy migrate --help"/,
+      ],
       [["migrate"], { TOOLS_PROXY_DATABASE_URL: "ftp://host/db" }, 1, /TOOLS_PROXY_DATABASE_URL must start with postgres:\/\//],
-      [["keys", "list", "--database-url", "ftp://host/db"], {}, 2, /--database-url must start with postgres:\/\/.*\nRun "tools-proxy keys list --help"/],
+      [
+        ["keys", "list", "--database-url", "ftp://host/db"],
+        {},
+        2,
+        /--database-url must start with postgres:\/\/.*\nRun "tools-proxy keys list --help"/,
+      ],
       [["serve", "--redis-url", "http://host"], {}, 2, /--redis-url must start with redis:\/\//],
-      [["serve", "--data-dir", dir, "--redis-url", "redis://:hunter2-secret@127.0.0.1:6379/not-a-db"], {}, 2, /--redis-url: the Redis URL may end with a database number only/],
-      [["serve", "--data-dir", dir], { TOOLS_PROXY_REDIS_URL: "redis://:hunter2-secret@127.0.0.1:6379/not-a-db" }, 1, /TOOLS_PROXY_REDIS_URL: the Redis URL may end with a database number only/],
+      [
+        ["serve", "--data-dir", dir, "--redis-url", "redis://:hunter2-secret@127.0.0.1:6379/not-a-db"],
+        {},
+        2,
+        /--redis-url: the Redis URL may end with a database number only/,
+      ],
+      [
+        ["serve", "--data-dir", dir],
+        { TOOLS_PROXY_REDIS_URL: "redis://:hunter2-secret@127.0.0.1:6379/not-a-db" },
+        1,
+        /TOOLS_PROXY_REDIS_URL: the Redis URL may end with a database number only/,
+      ],
       [["serve", "--data-dir", dir], { TOOLS_PROXY_SECRET: "short" }, 1, /at least 32 bytes/],
     ];
     for (const [args, env, status, message] of cases) {
@@ -59,22 +94,27 @@ describe.skipIf(missingBuild)(missingBuild ? `storage options (skipped: ${missin
     expect(runBin(["migrate", "--data-dir", dataDir]).stdout).toBe("tools-proxy: the database is up to date\n");
   });
 
-  it.skipIf(pgReason)(pgReason ? `migrate and keys create on PostgreSQL (skipped: ${pgReason})` : "migrate and keys create on PostgreSQL (URL from the environment)", async () => {
-    const database = await createPostgresDatabase("opts");
-    try {
-      const env = { TOOLS_PROXY_DATABASE_URL: database.url };
-      expect(runBin(["migrate"], env).stdout).toContain("applied 1 migration");
-      const created = runBin(["keys", "create", "--workspace", "acme", "--service"], env);
-      expect(created.status, created.stderr).toBe(0);
-      expect(created.stdout).toMatch(/^psk_/);
-      const store = sqlStore({ url: database.url });
+  it.skipIf(pgReason)(
+    pgReason
+      ? `migrate and keys create on PostgreSQL (skipped: ${pgReason})`
+      : "migrate and keys create on PostgreSQL (URL from the environment)",
+    async () => {
+      const database = await createPostgresDatabase("opts");
       try {
-        expect(await store.listApiKeys("acme")).toEqual([expect.objectContaining({ kind: "service", agentId: null, revokedAt: null })]);
+        const env = { TOOLS_PROXY_DATABASE_URL: database.url };
+        expect(runBin(["migrate"], env).stdout).toContain("applied 1 migration");
+        const created = runBin(["keys", "create", "--workspace", "acme", "--service"], env);
+        expect(created.status, created.stderr).toBe(0);
+        expect(created.stdout).toMatch(/^psk_/);
+        const store = sqlStore({ url: database.url });
+        try {
+          expect(await store.listApiKeys("acme")).toEqual([expect.objectContaining({ kind: "service", agentId: null, revokedAt: null })]);
+        } finally {
+          await store.close();
+        }
       } finally {
-        await store.close();
+        await database.drop();
       }
-    } finally {
-      await database.drop();
-    }
-  });
+    },
+  );
 });

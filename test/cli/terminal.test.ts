@@ -8,12 +8,12 @@
 import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, connect, type Server } from "node:net";
 import type { AddressInfo } from "node:net";
+import { connect, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, callApi, missingBuild, startServe, type ServeProcess } from "../support/serve-process.js";
+import { BIN, callApi, missingBuild, type ServeProcess, startServe } from "../support/serve-process.js";
 import { cliEnv, configHome } from "./run.js";
 
 const noTmux = spawnSync("tmux", ["-V"]).status === 0 ? null : "tmux is not installed (apt-get install tmux)";
@@ -69,13 +69,31 @@ describe.skipIf(skip)(skip ? `in a terminal (skipped: ${skip})` : "tools-proxy i
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "tools-proxy-tty-"));
     // An OAuth toolkit whose provider is never reached: starting an authorization needs no network.
-    const oauth = { slug: "faraway", name: "Faraway", description: "OAuth at a provider nobody signs in to.", baseUrl: "https://api.faraway.test", auth: { type: "oauth2", authorizationUrl: "https://auth.faraway.test/authorize", tokenUrl: "https://auth.faraway.test/token", clientId: "id", clientSecret: "secret", scopes: ["read"] }, tools: [] };
+    const oauth = {
+      slug: "faraway",
+      name: "Faraway",
+      description: "OAuth at a provider nobody signs in to.",
+      baseUrl: "https://api.faraway.test",
+      auth: {
+        type: "oauth2",
+        authorizationUrl: "https://auth.faraway.test/authorize",
+        tokenUrl: "https://auth.faraway.test/token",
+        clientId: "id",
+        clientSecret: "secret",
+        scopes: ["read"],
+      },
+      tools: [],
+    };
     writeFileSync(join(dir, "faraway.json"), JSON.stringify(oauth));
     serve = await startServe(["--memory", "--toolkits", join(dir, "faraway.json")]);
     relay = await throttledRelay(Number(new URL(serve.origin).port));
     home = configHome();
     const env = cliEnv(home, { HISTFILE: "/dev/null" });
-    spawnSync("tmux", ["-L", SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", "cli", "-x", "160", "-y", "40", "bash --norc --noprofile"], { env });
+    spawnSync(
+      "tmux",
+      ["-L", SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", "cli", "-x", "160", "-y", "40", "bash --norc --noprofile"],
+      { env },
+    );
     await waitForScreen((text) => /[$#] $/m.test(text), "a shell prompt");
   });
 
@@ -155,7 +173,9 @@ describe.skipIf(skip)(skip ? `in a terminal (skipped: ${skip})` : "tools-proxy i
     await waitForScreen((text) => (frames.add(frame(text)), frames.size >= 3), "the spinner turning");
     press("C-c");
     const after = await waitForScreen((text) => text.includes("exit="), "the command's end");
-    expect(after).toMatch(/tools-proxy: stopped waiting\. The authorization stays open until it expires: tools-proxy auth status \S+ --wait\nexit=130/);
+    expect(after).toMatch(
+      /tools-proxy: stopped waiting\. The authorization stays open until it expires: tools-proxy auth status \S+ --wait\nexit=130/,
+    );
     expect(after).not.toContain("Waiting for the sign-in"); // the spinner's line is cleared
   });
 

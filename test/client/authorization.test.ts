@@ -4,10 +4,10 @@
  * at the provider and opens the callback, as a browser would.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createToolsClient, ToolsClientError, type AuthorizationStatus, type ToolsClient } from "../../src/client/index.js";
+import { type AuthorizationStatus, createToolsClient, type ToolsClient, ToolsClientError } from "../../src/client/index.js";
 import { createOAuthHarness, type OAuthHarness } from "../support/oauth-harness.js";
-import { startOidcServer, type OidcServer } from "../support/oidc-server.js";
-import { startApiServer, type ApiServer } from "./server.js";
+import { type OidcServer, startOidcServer } from "../support/oidc-server.js";
+import { type ApiServer, startApiServer } from "./server.js";
 
 let server: ApiServer;
 let as: OidcServer;
@@ -54,7 +54,9 @@ describe("waitForAuthorization", () => {
     expect(seen.at(-1)).toEqual(finished);
 
     const { connections } = await client.listConnections({ toolkit: "notes" });
-    expect(connections).toEqual([expect.objectContaining({ id: finished.connectionId, label: "Grace", remoteUser: "grace", status: "active" })]);
+    expect(connections).toEqual([
+      expect.objectContaining({ id: finished.connectionId, label: "Grace", remoteUser: "grace", status: "active" }),
+    ]);
     expect(await client.execute({ tool: "NOTES_ME" })).toMatchObject({ successful: true, data: { sub: "grace" } });
   });
 
@@ -88,7 +90,10 @@ describe("waitForAuthorization", () => {
         if (String(input).includes("/auth/") && failing-- > 0) {
           polls++;
           if (polls === 1) throw new TypeError("fetch failed", { cause: { code: "ECONNRESET" } });
-          return new Response(JSON.stringify({ error: "Storage is temporarily unavailable; retry shortly.", code: "unavailable" }), { status: 503, headers: { "content-type": "application/json", "retry-after": "0" } });
+          return new Response(JSON.stringify({ error: "Storage is temporarily unavailable; retry shortly.", code: "unavailable" }), {
+            status: 503,
+            headers: { "content-type": "application/json", "retry-after": "0" },
+          });
         }
         return fetch(input, init);
       },

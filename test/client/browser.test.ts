@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CREDENTIALS, createHarness, type Harness } from "../support/harness.js";
 import { CHROMIUM_MISSING, chromiumAvailable, keepBrowserLocal, launchChromium } from "../support/oidc-browser.js";
-import { bundleClient, importsOf, type ClientBundle } from "./bundle.js";
-import { startApiServer, type ApiServer } from "./server.js";
+import { bundleClient, type ClientBundle, importsOf } from "./bundle.js";
+import { type ApiServer, startApiServer } from "./server.js";
 
 const NAME = "runs every kind of call from a page, uploads a File with progress and downloads it";
 
@@ -22,7 +22,11 @@ beforeAll(async () => {
   h = await createHarness();
   server = await startApiServer(h.handler);
   server.page("/client.js", "text/javascript", bundle.code);
-  server.page("/", "text/html", '<!doctype html><title>client</title><script type="module">import * as C from "/client.js"; window.C = C;</script>');
+  server.page(
+    "/",
+    "text/html",
+    '<!doctype html><title>client</title><script type="module">import * as C from "/client.js"; window.C = C;</script>',
+  );
   key = (await h.issueAgentKey("agent-browser")).key;
 });
 afterAll(async () => {
@@ -56,7 +60,9 @@ describe("in Chromium", () => {
 
           const bytes = new Uint8Array(3 * 1024 * 1024).map((_, i) => (i * 7) & 0xff);
           const progress: Array<{ loaded: number; total: number | undefined }> = [];
-          const staged = await client.upload(new File([bytes], "page.bin", { type: "application/octet-stream" }), { onProgress: (p) => progress.push(p) });
+          const staged = await client.upload(new File([bytes], "page.bin", { type: "application/octet-stream" }), {
+            onProgress: (p) => progress.push(p),
+          });
           const file = await client.downloadFile(staged.stagingKey);
           let size = 0;
           let same = true;
@@ -69,9 +75,15 @@ describe("in Chromium", () => {
             size += value.length;
             chunks++;
           }
-          const error = (await client.getToolkit("nope").then(() => null, (e: unknown) => e)) as InstanceType<typeof C.ToolsClientError>;
+          const error = (await client.getToolkit("nope").then(
+            () => null,
+            (e: unknown) => e,
+          )) as InstanceType<typeof C.ToolsClientError>;
           const one = new ReadableStream<Uint8Array>({ pull: (c) => (c.enqueue(new Uint8Array(10)), c.close()) });
-          const streamed = (await client.upload(one, { size: 10 }).then(() => null, (e: unknown) => e)) as InstanceType<typeof C.ToolsClientError>;
+          const streamed = (await client.upload(one, { size: 10 }).then(
+            () => null,
+            (e: unknown) => e,
+          )) as InstanceType<typeof C.ToolsClientError>;
           return {
             slug: found.toolkits[0]?.slug,
             connectionToolkit: connection.toolkit,
@@ -79,7 +91,13 @@ describe("in Chromium", () => {
             staged: { size: staged.size, contentType: staged.contentType },
             progress,
             download: { filename: file.filename, size: file.size, read: size, same, chunks },
-            error: { isClass: error instanceof C.ToolsClientError, name: error.name, code: error.code, status: error.status, message: error.message },
+            error: {
+              isClass: error instanceof C.ToolsClientError,
+              name: error.name,
+              code: error.code,
+              status: error.status,
+              message: error.message,
+            },
             streamed: { code: streamed?.code, message: streamed?.message },
           };
         },

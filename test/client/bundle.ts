@@ -36,6 +36,10 @@ export async function bundleClient(): Promise<ClientBundle> {
 
 /** The module specifiers a bundle imports (static and dynamic). */
 export function importsOf(code: string): string[] {
-  const found = [...code.matchAll(/\bimport\s*(?:[\w*{}\s,]+from\s*)?["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)|\brequire\(\s*["']([^"']+)["']\s*\)/g)];
+  const found = [
+    ...code.matchAll(
+      /\bimport\s*(?:[\w*{}\s,]+from\s*)?["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)|\brequire\(\s*["']([^"']+)["']\s*\)/g,
+    ),
+  ];
   return found.map((m) => m[1] ?? m[2] ?? m[3]!);
 }

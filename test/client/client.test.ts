@@ -5,13 +5,13 @@
  * plain fetch, and stored state is read back through the store.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createToolsClient, isToolsClientError, ToolsClientError, type ToolsClient } from "../../src/client/index.js";
+import { createToolsClient, isToolsClientError, type ToolsClient, ToolsClientError } from "../../src/client/index.js";
+import { API_KEY_LENGTH as CLIENT_KEY_LENGTH } from "../../src/client/transport.js";
+import { API_KEY_LENGTH } from "../../src/credentials/key-shape.js";
 import { rateLimit } from "../../src/index.js";
 import { CREDENTIALS, createHarness, type Harness } from "../support/harness.js";
 import { TOOLKIT_SLUGS } from "../support/toolkits.js";
-import { startApiServer, type ApiServer } from "./server.js";
-import { API_KEY_LENGTH as CLIENT_KEY_LENGTH } from "../../src/client/transport.js";
-import { API_KEY_LENGTH } from "../../src/credentials/key-shape.js";
+import { type ApiServer, startApiServer } from "./server.js";
 
 let h: Harness;
 let server: ApiServer;
@@ -77,7 +77,10 @@ describe("catalog", () => {
     const found = await client.searchTools("bulk", { query: "paging questions", limit: 3 });
     expect(found.tools[0]!.slug).toBe("BULK_TOOL_42");
     const calc = await client.getToolkit("calc");
-    expect(calc.tools.find((t) => t.slug === "CALC_ADD")).toMatchObject({ annotations: { readOnly: true }, inputParameters: { type: "object" } });
+    expect(calc.tools.find((t) => t.slug === "CALC_ADD")).toMatchObject({
+      annotations: { readOnly: true },
+      inputParameters: { type: "object" },
+    });
   });
 
   it("openapi returns the document, and verifyKey accepts the key", async () => {
@@ -103,7 +106,13 @@ describe("connections, execute and proxy", () => {
     const sent = h.upstream.requests.at(-1)!;
     expect(sent.headers["x-acme-key"]).toBe(CREDENTIALS.headerKey);
 
-    const proxied = await client.proxy({ toolkit: "acme", method: "POST", url: `${h.upstream.origin}/v1/items`, body: { name: "pen" }, connection_id: connection.id });
+    const proxied = await client.proxy({
+      toolkit: "acme",
+      method: "POST",
+      url: `${h.upstream.origin}/v1/items`,
+      body: { name: "pen" },
+      connection_id: connection.id,
+    });
     expect(proxied).toMatchObject({ successful: true, status: 201, data: { created: { name: "pen" } } });
     expect(proxied.headers["content-type"]).toMatch(/json/);
 
@@ -117,7 +126,15 @@ describe("connections, execute and proxy", () => {
 
   it("a tool that fails resolves with successful: false rather than rejecting", async () => {
     const result = await client.execute({ tool: "CALC_FAIL", arguments: {} });
-    expect(result).toEqual({ data: null, error: "The quota for this tool is used up.", successful: false, code: "quota_exceeded", retryable: true, retryAfterMs: 1500, upstreamStatus: 429 });
+    expect(result).toEqual({
+      data: null,
+      error: "The quota for this tool is used up.",
+      successful: false,
+      code: "quota_exceeded",
+      retryable: true,
+      retryAfterMs: 1500,
+      upstreamStatus: 429,
+    });
   });
 
   it("a service key lists the workspace's connections, and acts for an agent with forAgent", async () => {
@@ -140,7 +157,9 @@ describe("errors", () => {
     const badKey = createToolsClient({ baseUrl: server.baseUrl, apiKey: "pak_not-a-real-key-000000000000000000000000" });
     const unauthorized = await failure(badKey.verifyKey());
     expect([unauthorized.status, unauthorized.code]).toEqual([401, "unauthorized"]);
-    const body = (await (await fetch(`${server.baseUrl}/search`, { headers: { "x-api-key": "pak_not-a-real-key-000000000000000000000000" } })).json()) as { error: string };
+    const body = (await (
+      await fetch(`${server.baseUrl}/search`, { headers: { "x-api-key": "pak_not-a-real-key-000000000000000000000000" } })
+    ).json()) as { error: string };
     expect(unauthorized.message).toBe(body.error);
 
     // A "key" shorter than any real one is not redacted from the server's sentence (it would garble "Invalid").
@@ -158,8 +177,16 @@ describe("errors", () => {
     const required = await failure(client.execute({ tool: "VAULT_PING" }));
     expect([required.status, required.code]).toEqual([409, "connection_required"]);
 
-    const a = await client.connect({ toolkit: "vault", credentials: { username: "alice", password: CREDENTIALS.basicPassword }, label: "A" });
-    const b = await client.connect({ toolkit: "vault", credentials: { username: "alice", password: CREDENTIALS.basicPassword }, label: "B" });
+    const a = await client.connect({
+      toolkit: "vault",
+      credentials: { username: "alice", password: CREDENTIALS.basicPassword },
+      label: "A",
+    });
+    const b = await client.connect({
+      toolkit: "vault",
+      credentials: { username: "alice", password: CREDENTIALS.basicPassword },
+      label: "B",
+    });
     const ambiguous = await failure(client.execute({ tool: "VAULT_PING" }));
     expect([ambiguous.status, ambiguous.code]).toEqual([409, "connection_ambiguous"]);
     expect(ambiguous.message).toContain(a.connection.id);
@@ -204,7 +231,9 @@ describe("errors", () => {
     const wrong = createToolsClient({ baseUrl: server.origin, apiKey: key });
     const error = await failure(wrong.search());
     expect([error.code, error.status]).toEqual(["unexpected_response", 404]);
-    expect(error.message).toMatch(/^\/search answered 404 Not Found without a Tools API error body\. Is http:\/\/127\.0\.0\.1:\d+ the Tools API's base URL/);
+    expect(error.message).toMatch(
+      /^\/search answered 404 Not Found without a Tools API error body\. Is http:\/\/127\.0\.0\.1:\d+ the Tools API's base URL/,
+    );
 
     server.page("/html-api/search", "text/html", "<p>hello</p>");
     const html = await failure(createToolsClient({ baseUrl: `${server.origin}/html-api`, apiKey: key }).search());
@@ -229,7 +258,12 @@ describe("errors", () => {
   });
 
   it("sends the key as Authorization: Bearer and agentId as x-agent-id, and strips a trailing slash", async () => {
-    const service = createToolsClient({ baseUrl: `${server.baseUrl}/`, apiKey: key, agentId: "agent-9", headers: { "user-agent": "tools-proxy-test" } });
+    const service = createToolsClient({
+      baseUrl: `${server.baseUrl}/`,
+      apiKey: key,
+      agentId: "agent-9",
+      headers: { "user-agent": "tools-proxy-test" },
+    });
     const before = server.requests.length;
     await service.search({ limit: 1 });
     const sent = server.requests.slice(before);

@@ -18,7 +18,10 @@ describe("built client", () => {
       expect(statSync(`${DIST}/${file}`).size, file).toBeLessThan(40 * 1024);
     }
     for (const file of ["node.js", "node.cjs"]) {
-      expect(importsOf(readFileSync(`${DIST}/${file}`, "utf8")).every((m) => /^(node:)?(fs|fs\/promises|path)$/.test(m)), file).toBe(true);
+      expect(
+        importsOf(readFileSync(`${DIST}/${file}`, "utf8")).every((m) => /^(node:)?(fs|fs\/promises|path)$/.test(m)),
+        file,
+      ).toBe(true);
     }
     const types = readFileSync(`${DIST}/index.d.ts`, "utf8");
     expect(importsOf(types)).toEqual(["zod"]);

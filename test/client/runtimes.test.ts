@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, type Harness } from "../support/harness.js";
 import { bundleClient, type ClientBundle } from "./bundle.js";
-import { startApiServer, type ApiServer } from "./server.js";
+import { type ApiServer, startApiServer } from "./server.js";
 
 const run = promisify(execFile);
 const BIN = resolve(import.meta.dirname, "../../node_modules/.bin");
@@ -93,7 +93,15 @@ describe.each(Object.keys(runtimes))("in %s", (name) => {
     // 33 progress events for the known size: the first at 0, then one per 64 KiB slice.
     expect(result).toEqual({
       slug: "calc",
-      known: { size: 2 * 1024 * 1024, filename: "known.bin", read: 2 * 1024 * 1024, same: true, events: 33, grows: true, last: { loaded: 2 * 1024 * 1024, total: 2 * 1024 * 1024 } },
+      known: {
+        size: 2 * 1024 * 1024,
+        filename: "known.bin",
+        read: 2 * 1024 * 1024,
+        same: true,
+        events: 33,
+        grows: true,
+        last: { loaded: 2 * 1024 * 1024, total: 2 * 1024 * 1024 },
+      },
       unknown: { size: 1024 * 1024 + 7, grows: true, last: { loaded: 1024 * 1024 + 7, total: 1024 * 1024 + 7 } },
       error: { isClass: true, code: "not_found", status: 404 },
       down: { code: "network_error", status: 0, hasKey: false },

@@ -8,7 +8,11 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const SRC = resolve(import.meta.dirname, "../../src");
-const importLines = (file: string) => [...readFileSync(file, "utf8").matchAll(/^import\s+(type\s+)?[^;]*?from\s+"([^"]+)";/gms)].map((m) => ({ typeOnly: !!m[1], from: m[2]! }));
+const importLines = (file: string) =>
+  [...readFileSync(file, "utf8").matchAll(/^import\s+(type\s+)?[^;]*?from\s+"([^"]+)";/gms)].map((m) => ({
+    typeOnly: !!m[1],
+    from: m[2]!,
+  }));
 
 describe("schema modules", () => {
   it("src/api imports only zod, the error-code table and itself", () => {

@@ -29,8 +29,16 @@ describe("client types", () => {
   it("requests are the input types of the routes' body schemas, and queries their fields", () => {
     expectTypeOf<Parameters<ToolsClient["execute"]>[0]>().toEqualTypeOf<z.input<typeof api.ExecuteBodySchema>>();
     expectTypeOf<Parameters<ToolsClient["proxy"]>[0]>().toEqualTypeOf<z.input<typeof api.ProxyBodySchema>>();
-    expectTypeOf<NonNullable<Parameters<ToolsClient["search"]>[0]>>().toEqualTypeOf<{ keywords?: string; limit?: number; cursor?: string }>();
-    expectTypeOf<NonNullable<Parameters<ToolsClient["getToolkit"]>[1]>>().toEqualTypeOf<{ limit?: number; cursor?: string; connection_id?: string }>();
+    expectTypeOf<NonNullable<Parameters<ToolsClient["search"]>[0]>>().toEqualTypeOf<{
+      keywords?: string;
+      limit?: number;
+      cursor?: string;
+    }>();
+    expectTypeOf<NonNullable<Parameters<ToolsClient["getToolkit"]>[1]>>().toEqualTypeOf<{
+      limit?: number;
+      cursor?: string;
+      connection_id?: string;
+    }>();
   });
 
   it("errors carry the server's codes and the client's own", () => {

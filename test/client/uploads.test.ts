@@ -9,11 +9,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createToolsClient, ToolsClientError, type ToolsClient, type UploadProgress } from "../../src/client/index.js";
+import { createToolsClient, type ToolsClient, ToolsClientError, type UploadProgress } from "../../src/client/index.js";
 import { fileFromPath } from "../../src/client/node.js";
 import { memoryBlobStore } from "../../src/index.js";
 import { createHarness, type Harness } from "../support/harness.js";
-import { recordingBlobStore, startApiServer, type ApiServer } from "./server.js";
+import { type ApiServer, recordingBlobStore, startApiServer } from "./server.js";
 
 const MB = 1024 * 1024;
 let generated = 0; // bytes the current generator has produced
@@ -57,7 +57,8 @@ function generate(total: number, chunkSize = 64 * 1024, gate?: { received: () =>
       async pull(controller) {
         if (generated >= total) return controller.close();
         for (const deadline = Date.now() + 5000; gate && generated - gate.received() > gate.lead; ) {
-          if (Date.now() > deadline) throw new Error(`The server has ${gate.received()} bytes after ${generated} were made: the client holds the body back.`);
+          if (Date.now() > deadline)
+            throw new Error(`The server has ${gate.received()} bytes after ${generated} were made: the client holds the body back.`);
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
         const chunk = chunkAt(i++, Math.min(chunkSize, total - generated));
@@ -120,7 +121,12 @@ describe("upload and download", () => {
     expect(sent.headers["transfer-encoding"]).toBeUndefined();
 
     const file = await client.downloadFile(staged.stagingKey);
-    expect(file).toMatchObject({ stagingKey: staged.stagingKey, filename: "résumé 2024.txt", contentType: "text/plain", size: bytes.byteLength });
+    expect(file).toMatchObject({
+      stagingKey: staged.stagingKey,
+      filename: "résumé 2024.txt",
+      contentType: "text/plain",
+      size: bytes.byteLength,
+    });
     expect(new Uint8Array(await new Response(file.body).arrayBuffer())).toEqual(bytes);
   });
 
@@ -151,7 +157,11 @@ describe("upload and download", () => {
     const puts = blobs.puts.length;
     // The generator stays at most 1 MB ahead of the server: a client that buffered would stall it.
     const gate = { received: () => blobs.puts[puts]?.received ?? 0, lead: MB };
-    const staged = await client.upload(generate(total, 64 * 1024, gate), { size: total, filename: "big.bin", onProgress: (p) => events.push(p) });
+    const staged = await client.upload(generate(total, 64 * 1024, gate), {
+      size: total,
+      filename: "big.bin",
+      onProgress: (p) => events.push(p),
+    });
     expect(staged.size).toBe(total);
     expectProgress(events, total);
     expect(blobs.puts[puts]).toMatchObject({ key: staged.stagingKey, received: total, outcome: "stored" });
@@ -252,7 +262,13 @@ describe("refusals and client checks", () => {
 
   it("an onProgress that throws fails the upload with its own error", async () => {
     const boom = new Error("progress handler broke");
-    const error = await small.upload(generate(100 * 1024), { onProgress: (p) => { if (p.loaded > 0) throw boom; } }).catch((e: unknown) => e);
+    const error = await small
+      .upload(generate(100 * 1024), {
+        onProgress: (p) => {
+          if (p.loaded > 0) throw boom;
+        },
+      })
+      .catch((e: unknown) => e);
     expect(error).toBe(boom);
   });
 

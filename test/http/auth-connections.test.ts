@@ -25,7 +25,16 @@ describe("POST /auth with credentials", () => {
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.json)).toEqual(["connection"]);
     const connection = res.json.connection;
-    expect(Object.keys(connection).sort()).toEqual(["agentId", "createdAt", "id", "label", "remoteUser", "status", "statusReason", "toolkit"]);
+    expect(Object.keys(connection).sort()).toEqual([
+      "agentId",
+      "createdAt",
+      "id",
+      "label",
+      "remoteUser",
+      "status",
+      "statusReason",
+      "toolkit",
+    ]);
     expect(connection).toMatchObject({ toolkit, label, remoteUser: "", status: "active", statusReason: null });
     expect(connection.id).toMatch(/^conn_/);
     expect(new Date(connection.createdAt).toISOString()).toBe(connection.createdAt);
@@ -33,14 +42,21 @@ describe("POST /auth with credentials", () => {
     const stored = await h.store.getConnection(connection.id);
     expect(stored!.agentId).toBe("agent-a");
     for (const value of Object.values(credentials)) expect(stored!.credentials).not.toContain(value);
-    const event = h.events.find((e) => e.event === "connection.created" && (e.payload as { connectionId: string }).connectionId === connection.id);
+    const event = h.events.find(
+      (e) => e.event === "connection.created" && (e.payload as { connectionId: string }).connectionId === connection.id,
+    );
     expect(event?.payload).toMatchObject({ toolkit, connectionId: connection.id });
   });
 
   it("numbers default labels, and keeps a given label and remoteUser", async () => {
     const second = await auth({ toolkit: "notes", credentials: { token: CREDENTIALS.bearerToken2 } });
     expect(second.json.connection.label).toBe("Notes 2");
-    const named = await auth({ toolkit: "notes", label: "Work notes", remoteUser: "alice@notes.test", credentials: { token: CREDENTIALS.bearerToken2 } });
+    const named = await auth({
+      toolkit: "notes",
+      label: "Work notes",
+      remoteUser: "alice@notes.test",
+      credentials: { token: CREDENTIALS.bearerToken2 },
+    });
     expect(named.json.connection).toMatchObject({ label: "Work notes", remoteUser: "alice@notes.test" });
   });
 
@@ -48,17 +64,37 @@ describe("POST /auth with credentials", () => {
     expectError(await auth({ toolkit: "acme" }), 400, "invalid_request", /"credentials": \{ "apiKey": "\.\.\." \}/);
     expectError(await auth({ toolkit: "acme", credentials: { token: CREDENTIALS.bearerToken } }), 400, "invalid_request", /apiKey/);
     expectError(await auth({ toolkit: "notes", credentials: { apiKey: CREDENTIALS.headerKey } }), 400, "invalid_request", /"token"/);
-    expectError(await auth({ toolkit: "vault", credentials: { token: CREDENTIALS.bearerToken } }), 400, "invalid_request", /"username".*"password"/);
+    expectError(
+      await auth({ toolkit: "vault", credentials: { token: CREDENTIALS.bearerToken } }),
+      400,
+      "invalid_request",
+      /"username".*"password"/,
+    );
     expectError(await auth({ toolkit: "acme", credentials: { apiKey: "" } }), 400, "invalid_request", /body\.credentials/);
-    expectError(await auth({ toolkit: "acme", credentials: { apiKey: CREDENTIALS.headerKey, extra: "x" } }), 400, "invalid_request", /body\.credentials/);
+    expectError(
+      await auth({ toolkit: "acme", credentials: { apiKey: CREDENTIALS.headerKey, extra: "x" } }),
+      400,
+      "invalid_request",
+      /body\.credentials/,
+    );
     expectError(await auth({ toolkit: "acme", credentials: "flat-string-credential" }), 400, "invalid_request", /body\.credentials/);
     expectError(await auth({ credentials: { apiKey: CREDENTIALS.headerKey } }), 400, "invalid_request", /body\.toolkit/);
   });
 
   it("answers a clear 400 for credentials sent to an OAuth 2 toolkit, OAuth without publicUrl, and a toolkit without auth", async () => {
-    expectError(await auth({ toolkit: "mail", credentials: { token: CREDENTIALS.bearerToken } }), 400, "invalid_request", /OAuth 2: send no credentials/);
+    expectError(
+      await auth({ toolkit: "mail", credentials: { token: CREDENTIALS.bearerToken } }),
+      400,
+      "invalid_request",
+      /OAuth 2: send no credentials/,
+    );
     expectError(await auth({ toolkit: "mail" }), 400, "invalid_request", /publicUrl/);
-    expectError(await auth({ toolkit: "calc", credentials: { apiKey: CREDENTIALS.headerKey } }), 400, "invalid_request", /needs no connection/);
+    expectError(
+      await auth({ toolkit: "calc", credentials: { apiKey: CREDENTIALS.headerKey } }),
+      400,
+      "invalid_request",
+      /needs no connection/,
+    );
   });
 
   it("answers 404 for an unknown toolkit", async () => {
@@ -68,7 +104,12 @@ describe("POST /auth with credentials", () => {
   it("requires a value for each base URL placeholder, and only those", async () => {
     const credentials = { token: CREDENTIALS.bearerToken };
     expectError(await auth({ toolkit: "tenant", credentials }), 400, "invalid_request", /"params": \{ "tenant"/);
-    expectError(await auth({ toolkit: "tenant", credentials, params: { tenant: "acme", region: "eu" } }), 400, "invalid_request", /params\.region/);
+    expectError(
+      await auth({ toolkit: "tenant", credentials, params: { tenant: "acme", region: "eu" } }),
+      400,
+      "invalid_request",
+      /params\.region/,
+    );
     expectError(await auth({ toolkit: "tenant", credentials, params: { tenant: "a/b" } }), 400, "invalid_request", /body\.params\.tenant/);
     expectError(await auth({ toolkit: "notes", credentials, params: { tenant: "acme" } }), 400, "invalid_request", /params\.tenant/);
     const ok = await auth({ toolkit: "tenant", credentials, params: { tenant: "acme" } });
@@ -94,9 +135,15 @@ describe("GET /connections and DELETE /connections/{id}", () => {
     expect(res.status).toBe(204);
     expect(res.text).toBe("");
     expect(await h.store.getConnection(id)).toBeNull();
-    expect(h.events.some((e) => e.event === "connection.deleted" && (e.payload as { connectionId: string }).connectionId === id)).toBe(true);
+    expect(h.events.some((e) => e.event === "connection.deleted" && (e.payload as { connectionId: string }).connectionId === id)).toBe(
+      true,
+    );
     expectError(await h.call("DELETE", `/connections/${id}`, { key }), 404, "not_found", new RegExp(id));
-    expectError(await h.call("POST", "/execute", { key, body: { tool: "VAULT_PING", arguments: {}, connection_id: id } }), 404, "not_found");
+    expectError(
+      await h.call("POST", "/execute", { key, body: { tool: "VAULT_PING", arguments: {}, connection_id: id } }),
+      404,
+      "not_found",
+    );
     expectError(await h.call("DELETE", "/connections/conn_never", { key }), 404, "not_found");
   });
 });

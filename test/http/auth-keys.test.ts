@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { revokeApiKey } from "../../src/index.js";
-import { CREDENTIALS, createHarness, expectError, multipart, type Harness } from "../support/harness.js";
+import { CREDENTIALS, createHarness, expectError, type Harness, multipart } from "../support/harness.js";
 
 let h: Harness;
 let agentA: { key: string; id: string };
@@ -115,18 +115,28 @@ describe("a service key with x-agent-id", () => {
     expect(run.json).toMatchObject({ successful: true, error: null, data: { upstream: { ok: true, path: "/v1/echo" } } });
     expect(h.upstream.requests[before]!.headers.authorization).toBe(`Bearer ${CREDENTIALS.bearerToken}`);
 
-    const foreign = await h.call("POST", "/execute", { key: service.key, agentId: "agent-a", body: { tool: "NOTES_ECHO", arguments: {}, connection_id: connB } });
+    const foreign = await h.call("POST", "/execute", {
+      key: service.key,
+      agentId: "agent-a",
+      body: { tool: "NOTES_ECHO", arguments: {}, connection_id: connB },
+    });
     expectError(foreign, 404, "not_found");
   });
 
   it("creates and deletes connections for that agent", async () => {
-    const created = await h.call("POST", "/auth", { key: service.key, agentId: "agent-c", body: { toolkit: "acme", credentials: { apiKey: CREDENTIALS.headerKey } } });
+    const created = await h.call("POST", "/auth", {
+      key: service.key,
+      agentId: "agent-c",
+      body: { toolkit: "acme", credentials: { apiKey: CREDENTIALS.headerKey } },
+    });
     expect(created.status).toBe(201);
     const agentC = await h.issueAgentKey("agent-c");
     const seen = await h.call("GET", "/connections", { key: agentC.key });
     expect(seen.json.connections.map((c: { id: string }) => c.id)).toEqual([created.json.connection.id]);
     expectError(await h.call("DELETE", `/connections/${connA}`, { key: service.key, agentId: "agent-c" }), 404, "not_found");
-    expect((await h.call("DELETE", `/connections/${created.json.connection.id}`, { key: service.key, agentId: "agent-c" })).status).toBe(204);
+    expect((await h.call("DELETE", `/connections/${created.json.connection.id}`, { key: service.key, agentId: "agent-c" })).status).toBe(
+      204,
+    );
     expect((await h.call("GET", "/connections", { key: agentC.key })).json.connections).toEqual([]);
   });
 

@@ -26,7 +26,16 @@ function unreachableToolkits(origin: string): Toolkit[] {
         description: "An API whose server is down.",
         baseUrl: `${origin}/v1`,
         auth: { type: "bearer" },
-        tools: [{ slug: "GONE_GET", name: "Get", description: "Reads.", method: "GET", path: "/things", inputParameters: { type: "object", properties: {} } }],
+        tools: [
+          {
+            slug: "GONE_GET",
+            name: "Get",
+            description: "Reads.",
+            method: "GET",
+            path: "/things",
+            inputParameters: { type: "object", properties: {} },
+          },
+        ],
       },
       { env: {} },
     ),
@@ -37,7 +46,13 @@ function unreachableToolkits(origin: string): Toolkit[] {
       baseUrl: `${origin}/v1`,
       auth: bearer(),
       tools: [
-        defineTool({ slug: "GONECODE_LET_IT_FAIL", name: "Let it fail", description: "Lets ctx.fetch's error propagate.", input: z.object({}), run: async (_a, ctx) => (await ctx.fetch("/x")).json() }),
+        defineTool({
+          slug: "GONECODE_LET_IT_FAIL",
+          name: "Let it fail",
+          description: "Lets ctx.fetch's error propagate.",
+          input: z.object({}),
+          run: async (_a, ctx) => (await ctx.fetch("/x")).json(),
+        }),
         defineTool({
           slug: "GONECODE_GLOBAL_FETCH",
           name: "Global fetch",
@@ -119,7 +134,16 @@ describe("redaction and logging never change an answer", () => {
             description: "Echoes URLs in its errors.",
             baseUrl: `${origins.upstream}/v1`,
             auth: { type: "none" },
-            tools: [{ slug: "ECHOING_FAIL", name: "Fail", description: "Fails.", method: "GET", path: "/reflect", inputParameters: { type: "object", properties: { status: { type: "string" } } } }],
+            tools: [
+              {
+                slug: "ECHOING_FAIL",
+                name: "Fail",
+                description: "Fails.",
+                method: "GET",
+                path: "/reflect",
+                inputParameters: { type: "object", properties: { status: { type: "string" } } },
+              },
+            ],
           },
           { env: {} },
         ),

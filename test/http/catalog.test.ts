@@ -28,7 +28,8 @@ async function allPages(path: string, field: "toolkits" | "tools"): Promise<stri
 
 beforeAll(async () => {
   h = await createHarness({
-    extraToolkits: () => FILLERS.map((slug) => defineToolkit({ slug, name: `Filler ${slug.slice(-2)}`, description: "Padding.", auth: none(), tools: [] })),
+    extraToolkits: () =>
+      FILLERS.map((slug) => defineToolkit({ slug, name: `Filler ${slug.slice(-2)}`, description: "Padding.", auth: none(), tools: [] })),
   });
   key = (await h.issueAgentKey("agent-a")).key;
 });
@@ -44,15 +45,32 @@ describe("GET /search", () => {
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
       toolkits: [
-        { slug: "acme", name: "Acme", description: "Acme API with a header key, for items.", icon: "https://acme.test/icon.svg", authScheme: "apiKey", toolCount: 1, connected: true },
-        { slug: "acmeq", name: "Acme Query", description: "Acme API with a query key.", icon: "", authScheme: "apiKey", toolCount: 1, connected: false },
+        {
+          slug: "acme",
+          name: "Acme",
+          description: "Acme API with a header key, for items.",
+          icon: "https://acme.test/icon.svg",
+          authScheme: "apiKey",
+          toolCount: 1,
+          connected: true,
+        },
+        {
+          slug: "acmeq",
+          name: "Acme Query",
+          description: "Acme API with a query key.",
+          icon: "",
+          authScheme: "apiKey",
+          toolCount: 1,
+          connected: false,
+        },
       ],
       nextCursor: null,
     });
   });
 
   it("ranks by relevance: exact slug, then slug and name words, then descriptions", async () => {
-    const search = async (keywords: string) => slugs((await h.call("GET", `/search?keywords=${encodeURIComponent(keywords)}`, { key })).json.toolkits);
+    const search = async (keywords: string) =>
+      slugs((await h.call("GET", `/search?keywords=${encodeURIComponent(keywords)}`, { key })).json.toolkits);
     expect(await search("item")).toEqual(["items", "acme"]);
     expect(await search("note")).toEqual(["notes", "tenant"]);
     expect(await search("NOTES")).toEqual(["notes", "tenant"]);
@@ -95,11 +113,22 @@ describe("GET /toolkit/{toolkit}", () => {
   it("answers the toolkit with its tools and input schemas", async () => {
     const res = await h.call("GET", "/toolkit/calc", { key });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ slug: "calc", name: "Calculator", description: "Local math tools that need no connection.", icon: "", authScheme: "none", nextCursor: null });
+    expect(res.json).toMatchObject({
+      slug: "calc",
+      name: "Calculator",
+      description: "Local math tools that need no connection.",
+      icon: "",
+      authScheme: "none",
+      nextCursor: null,
+    });
     expect(slugs(res.json.tools)).toEqual(["CALC_ADD", "CALC_FAIL", "CALC_SLOW", "CALC_READ_FILE"]);
     const add = res.json.tools[0];
     expect(add).toMatchObject({ name: "Add", description: "Adds two numbers.", annotations: { readOnly: true } });
-    expect(add.inputParameters).toMatchObject({ type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] });
+    expect(add.inputParameters).toMatchObject({
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "number" } },
+      required: ["a", "b"],
+    });
     const file = res.json.tools[3].inputParameters.properties.file;
     expect(file).toMatchObject({ type: "string", format: "tools-proxy-staging-key", "x-tools-proxy-file": true });
   });
@@ -138,17 +167,42 @@ describe("GET /toolkit/{toolkit}/search", () => {
 
 describe("connection_id filter", () => {
   it("keeps the tools whose scopes the connection holds", async () => {
-    const reader = await h.insertConnection({ agentId: "agent-a", toolkit: "mail", scopes: ["mail.read"], credential: { type: "oauth2", accessToken: CREDENTIALS.oauthAccessToken } });
-    const sender = await h.insertConnection({ agentId: "agent-a", toolkit: "mail", scopes: ["mail.read", "mail.send"], credential: { type: "oauth2", accessToken: CREDENTIALS.oauthAccessToken } });
-    expect(slugs((await h.call("GET", `/toolkit/mail?connection_id=${reader}`, { key })).json.tools)).toEqual(["MAIL_PROFILE", "MAIL_READ"]);
-    expect(slugs((await h.call("GET", `/toolkit/mail?connection_id=${sender}`, { key })).json.tools)).toEqual(["MAIL_PROFILE", "MAIL_READ", "MAIL_SEND"]);
+    const reader = await h.insertConnection({
+      agentId: "agent-a",
+      toolkit: "mail",
+      scopes: ["mail.read"],
+      credential: { type: "oauth2", accessToken: CREDENTIALS.oauthAccessToken },
+    });
+    const sender = await h.insertConnection({
+      agentId: "agent-a",
+      toolkit: "mail",
+      scopes: ["mail.read", "mail.send"],
+      credential: { type: "oauth2", accessToken: CREDENTIALS.oauthAccessToken },
+    });
+    expect(slugs((await h.call("GET", `/toolkit/mail?connection_id=${reader}`, { key })).json.tools)).toEqual([
+      "MAIL_PROFILE",
+      "MAIL_READ",
+    ]);
+    expect(slugs((await h.call("GET", `/toolkit/mail?connection_id=${sender}`, { key })).json.tools)).toEqual([
+      "MAIL_PROFILE",
+      "MAIL_READ",
+      "MAIL_SEND",
+    ]);
     expect(slugs((await h.call("GET", `/toolkit/mail/search?query=send&connection_id=${reader}`, { key })).json.tools)).toEqual([]);
     expect(slugs((await h.call("GET", "/toolkit/mail", { key })).json.tools)).toEqual(["MAIL_PROFILE", "MAIL_READ", "MAIL_SEND"]);
   });
 
   it("shows every tool to a connection without recorded scopes", async () => {
-    const unscoped = await h.insertConnection({ agentId: "agent-a", toolkit: "mail", credential: { type: "oauth2", accessToken: CREDENTIALS.oauthAccessToken } });
-    expect(slugs((await h.call("GET", `/toolkit/mail?connection_id=${unscoped}`, { key })).json.tools)).toEqual(["MAIL_PROFILE", "MAIL_READ", "MAIL_SEND"]);
+    const unscoped = await h.insertConnection({
+      agentId: "agent-a",
+      toolkit: "mail",
+      credential: { type: "oauth2", accessToken: CREDENTIALS.oauthAccessToken },
+    });
+    expect(slugs((await h.call("GET", `/toolkit/mail?connection_id=${unscoped}`, { key })).json.tools)).toEqual([
+      "MAIL_PROFILE",
+      "MAIL_READ",
+      "MAIL_SEND",
+    ]);
   });
 
   it("answers 404 for an unknown connection or one of another toolkit", async () => {

@@ -3,7 +3,7 @@
  * fault: nothing is logged above debug, and no 500 is produced.
  */
 import { createServer, type Server } from "node:http";
-import { connect, type AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/node.js";
 import { createToolsHandler, issueApiKey, memoryStore, type ToolsHandler } from "../../src/index.js";
@@ -18,12 +18,18 @@ beforeAll(async () => {
   const store = memoryStore();
   key = (await issueApiKey(store, { workspaceId: "ws", agentId: "agent" })).key;
   const record = (level: string) => (message: string) => void logs.push({ level, message });
-  const tools: ToolsHandler = createToolsHandler({ store, secret: "client-abort-test-secret-0123456789abcdef", logger: { debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") } });
-  server = createServer(toNodeHandler(async (request) => {
-    const response = await tools(request);
-    answered.push(response.status);
-    return response;
-  }));
+  const tools: ToolsHandler = createToolsHandler({
+    store,
+    secret: "client-abort-test-secret-0123456789abcdef",
+    logger: { debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") },
+  });
+  server = createServer(
+    toNodeHandler(async (request) => {
+      const response = await tools(request);
+      answered.push(response.status);
+      return response;
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
 });
@@ -34,7 +40,9 @@ async function abortMidBody(path: string, contentType: string, partial: string):
   const before = answered.length;
   const socket = connect(port, "127.0.0.1");
   await new Promise<void>((resolve) => socket.once("connect", resolve));
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${key}\r\nContent-Type: ${contentType}\r\nContent-Length: 100000\r\n\r\n${partial}`);
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${key}\r\nContent-Type: ${contentType}\r\nContent-Length: 100000\r\n\r\n${partial}`,
+  );
   // Let the handler start reading the body before the client goes away.
   await new Promise((resolve) => setTimeout(resolve, 50));
   socket.destroy();
@@ -50,7 +58,11 @@ describe("a client that aborts mid-body", () => {
   });
 
   it("an upload", async () => {
-    await abortMidBody("/proxy/tools/upload", "multipart/form-data; boundary=b", '--b\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nsome bytes');
+    await abortMidBody(
+      "/proxy/tools/upload",
+      "multipart/form-data; boundary=b",
+      '--b\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nsome bytes',
+    );
     expect(answered.at(-1)).toBeLessThan(500);
     expect(logs.filter((l) => l.level !== "debug")).toEqual([]);
   });

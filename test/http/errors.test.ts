@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ERROR_STATUS, StoreUnavailableError, memoryStore, type LimitsHook, type ToolsStore } from "../../src/index.js";
-import { BASE, CREDENTIALS, createHarness, expectError, multipart, type Harness } from "../support/harness.js";
+import { ERROR_STATUS, type LimitsHook, memoryStore, StoreUnavailableError, type ToolsStore } from "../../src/index.js";
+import { BASE, CREDENTIALS, createHarness, expectError, type Harness, multipart } from "../support/harness.js";
 
 /** A memory store whose every method fails while `mode` says so. */
 function switchableStore() {
@@ -12,7 +12,8 @@ function switchableStore() {
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
         if (state.mode === "unavailable") throw new StoreUnavailableError();
-        if (state.mode === "broken") throw new Error(`connect ECONNREFUSED postgres://admin:hunter2@db.internal:5432 while reading ${state.leak}`);
+        if (state.mode === "broken")
+          throw new Error(`connect ECONNREFUSED postgres://admin:hunter2@db.internal:5432 while reading ${state.leak}`);
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
@@ -44,14 +45,34 @@ afterAll(async () => {
 describe("every code of the error table", () => {
   it("the table is the contract's, plus 405 for a known path with another method", () => {
     expect(ERROR_STATUS).toEqual({
-      invalid_request: 400, unauthorized: 401, insufficient_credits: 402, not_found: 404, method_not_allowed: 405, connection_required: 409, connection_ambiguous: 409,
-      payload_too_large: 413, unsupported_media_type: 415, rate_limited: 429, internal: 500, unavailable: 503,
+      invalid_request: 400,
+      unauthorized: 401,
+      insufficient_credits: 402,
+      not_found: 404,
+      method_not_allowed: 405,
+      connection_required: 409,
+      connection_ambiguous: 409,
+      payload_too_large: 413,
+      unsupported_media_type: 415,
+      rate_limited: 429,
+      internal: 500,
+      unavailable: 503,
     });
   });
 
   it("400 invalid_request: malformed JSON, a wrong body, bad percent-encoding", async () => {
-    expectError(await h.call("POST", "/execute", { key, rawBody: '{"tool": "CALC_ADD",', headers: { "content-type": "application/json" } }), 400, "invalid_request", /not valid JSON/);
-    expectError(await h.call("POST", "/execute", { key, rawBody: "", headers: { "content-type": "application/json" } }), 400, "invalid_request", /not valid JSON/);
+    expectError(
+      await h.call("POST", "/execute", { key, rawBody: '{"tool": "CALC_ADD",', headers: { "content-type": "application/json" } }),
+      400,
+      "invalid_request",
+      /not valid JSON/,
+    );
+    expectError(
+      await h.call("POST", "/execute", { key, rawBody: "", headers: { "content-type": "application/json" } }),
+      400,
+      "invalid_request",
+      /not valid JSON/,
+    );
     expectError(await h.call("POST", "/execute", { key, body: ["CALC_ADD"] }), 400, "invalid_request", /Invalid body/);
     expectError(await h.call("GET", "/toolkit/%E0%A4%A", { key }), 400, "invalid_request", /percent-encoding/);
   });
@@ -65,7 +86,10 @@ describe("every code of the error table", () => {
     await request.text(); // what a body parser mounted first does
     const response = await h.handler(request);
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ code: "invalid_request", error: expect.stringMatching(/read before it reached the Tools API handler/) });
+    expect(await response.json()).toEqual({
+      code: "invalid_request",
+      error: expect.stringMatching(/read before it reached the Tools API handler/),
+    });
   });
 
   it("401 unauthorized", async () => {
@@ -80,7 +104,10 @@ describe("every code of the error table", () => {
     const limited = await h.call("GET", "/search", { key: busy });
     expectError(limited, 429, "rate_limited", /Retry-After/);
     expect(limited.headers.get("retry-after")).toBe("30");
-    expect(limitCalls.slice(-2)).toEqual([{ route: "POST /execute", agentId: "broke" }, { route: "GET /search", agentId: "busy" }]);
+    expect(limitCalls.slice(-2)).toEqual([
+      { route: "POST /execute", agentId: "broke" },
+      { route: "GET /search", agentId: "busy" },
+    ]);
     expect(h.events.filter((e) => e.event === "tool.executed")).toEqual([]);
     const calls = limitCalls.length;
     expect((await h.call("GET", "/openapi.json")).status).toBe(200);
@@ -105,26 +132,56 @@ describe("every code of the error table", () => {
     expectError(await h.call("POST", "/execute", { key, body: { tool: "NOTES_ECHO", arguments: {} } }), 409, "connection_required");
     await h.connect(key, "notes", { token: CREDENTIALS.bearerToken });
     await h.connect(key, "notes", { token: CREDENTIALS.bearerToken2 });
-    expectError(await h.call("POST", "/execute", { key, body: { tool: "NOTES_ECHO", arguments: {} } }), 409, "connection_ambiguous", /Notes 2/);
+    expectError(
+      await h.call("POST", "/execute", { key, body: { tool: "NOTES_ECHO", arguments: {} } }),
+      409,
+      "connection_ambiguous",
+      /Notes 2/,
+    );
   });
 
   it("413 payload_too_large: a JSON body over 1 MiB, a file over uploads.maxBytes", async () => {
     const big = JSON.stringify({ tool: "CALC_ADD", arguments: { a: 1, b: 2, pad: "x".repeat(1024 * 1024) } });
-    expectError(await h.call("POST", "/execute", { key, rawBody: big, headers: { "content-type": "application/json" } }), 413, "payload_too_large", /1048576 bytes/);
-    expectError(await h.call("POST", "/upload", { key, rawBody: multipart("x".repeat(2048), "text/plain") }), 413, "payload_too_large", /1024 bytes/);
+    expectError(
+      await h.call("POST", "/execute", { key, rawBody: big, headers: { "content-type": "application/json" } }),
+      413,
+      "payload_too_large",
+      /1048576 bytes/,
+    );
+    expectError(
+      await h.call("POST", "/upload", { key, rawBody: multipart("x".repeat(2048), "text/plain") }),
+      413,
+      "payload_too_large",
+      /1024 bytes/,
+    );
     expect((await h.call("POST", "/upload", { key, rawBody: multipart("x".repeat(1024), "text/plain") })).status).toBe(200);
   });
 
   it("415 unsupported_media_type: a non-JSON body on a JSON route, a file type not allowed", async () => {
     const body = JSON.stringify({ tool: "CALC_ADD", arguments: { a: 1, b: 2 } });
-    expectError(await h.call("POST", "/execute", { key, rawBody: body, headers: { "content-type": "text/plain" } }), 415, "unsupported_media_type", /application\/json/);
+    expectError(
+      await h.call("POST", "/execute", { key, rawBody: body, headers: { "content-type": "text/plain" } }),
+      415,
+      "unsupported_media_type",
+      /application\/json/,
+    );
     expectError(await h.call("POST", "/proxy", { key, rawBody: body }), 415, "unsupported_media_type");
-    expectError(await h.call("POST", "/upload", { key, rawBody: multipart("MZ", "application/x-msdownload", "a.exe") }), 415, "unsupported_media_type", /application\/x-msdownload/);
+    expectError(
+      await h.call("POST", "/upload", { key, rawBody: multipart("MZ", "application/x-msdownload", "a.exe") }),
+      415,
+      "unsupported_media_type",
+      /application\/x-msdownload/,
+    );
   });
 
   it("400 for an upload that is not multipart or has no file part", async () => {
     expectError(await h.call("POST", "/upload", { key, body: { file: "x" } }), 400, "invalid_request", /multipart/);
-    expectError(await h.call("POST", "/upload", { key, rawBody: multipart("x", "text/plain", "a.txt", "other") }), 400, "invalid_request", /part named `file`/);
+    expectError(
+      await h.call("POST", "/upload", { key, rawBody: multipart("x", "text/plain", "a.txt", "other") }),
+      400,
+      "invalid_request",
+      /part named `file`/,
+    );
   });
 
   it("503 unavailable with Retry-After when the store is down", async () => {
@@ -146,7 +203,8 @@ describe("every code of the error table", () => {
       const res = await h.call("GET", "/connections", { key });
       expectError(res, 500, "internal");
       expect(res.json.error).toBe("The server failed to handle this request. Retry later, and contact the operator if it persists.");
-      for (const fragment of ["hunter2", "postgres", "ECONNREFUSED", "db.internal", " at ", ".ts:"]) expect(res.text).not.toContain(fragment);
+      for (const fragment of ["hunter2", "postgres", "ECONNREFUSED", "db.internal", " at ", ".ts:"])
+        expect(res.text).not.toContain(fragment);
     } finally {
       switchable.state.mode = "ok";
     }
@@ -162,9 +220,18 @@ describe("every code of the error table", () => {
 
 describe("hooks", () => {
   it("a hook that throws never fails the request, and is logged", async () => {
-    const failing = await createHarness({ hooks: { "connection.created": () => { throw new Error("hook broke"); } } });
+    const failing = await createHarness({
+      hooks: {
+        "connection.created": () => {
+          throw new Error("hook broke");
+        },
+      },
+    });
     const agent = (await failing.issueAgentKey("agent-a")).key;
-    const res = await failing.call("POST", "/auth", { key: agent, body: { toolkit: "notes", credentials: { token: CREDENTIALS.bearerToken } } });
+    const res = await failing.call("POST", "/auth", {
+      key: agent,
+      body: { toolkit: "notes", credentials: { token: CREDENTIALS.bearerToken } },
+    });
     expect(res.status).toBe(201);
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(failing.logs.some((l) => l.level === "warn" && l.message === "hook connection.created failed")).toBe(true);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CREDENTIALS, createHarness, expectError, multipart, type Harness } from "../support/harness.js";
+import { CREDENTIALS, createHarness, expectError, type Harness, multipart } from "../support/harness.js";
 
 let h: Harness;
 let slow: Harness;
@@ -23,7 +23,10 @@ describe("POST /execute: the request", () => {
     const res = await execute({ tool: "CALC_ADD", arguments: { a: 2, b: 3 } });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ data: { sum: 5 }, error: null, successful: true });
-    expect(h.events.at(-1)).toMatchObject({ event: "tool.executed", payload: { tool: "CALC_ADD", toolkit: "calc", connectionId: null, successful: true } });
+    expect(h.events.at(-1)).toMatchObject({
+      event: "tool.executed",
+      payload: { tool: "CALC_ADD", toolkit: "calc", connectionId: null, successful: true },
+    });
   });
 
   it("refuses invalid arguments with 400 naming each failing field", async () => {
@@ -45,7 +48,12 @@ describe("POST /execute: the request", () => {
 describe("POST /execute: the connection", () => {
   it("answers 409 connection_required without an active connection", async () => {
     expectError(await execute({ tool: "NOTES_ECHO", arguments: {} }), 409, "connection_required", /POST \/proxy\/tools\/auth/);
-    const expired = await h.insertConnection({ agentId: "agent-a", toolkit: "acme", status: "expired", credential: { type: "apiKey", apiKey: CREDENTIALS.headerKey } });
+    const expired = await h.insertConnection({
+      agentId: "agent-a",
+      toolkit: "acme",
+      status: "expired",
+      credential: { type: "apiKey", apiKey: CREDENTIALS.headerKey },
+    });
     expectError(await execute({ tool: "ACME_PING", arguments: {} }), 409, "connection_required");
     expectError(await execute({ tool: "ACME_PING", arguments: {}, connection_id: expired }), 409, "connection_required", /expired/);
     expect(h.upstream.requests).toHaveLength(0);
@@ -61,7 +69,11 @@ describe("POST /execute: the connection", () => {
     expect(res.json.error).toMatch(/connection_id/);
 
     const chosen = await execute({ tool: "NOTES_ECHO", arguments: {}, connection_id: work.id });
-    expect(chosen.json).toEqual({ data: { upstream: { ok: true, method: "GET", path: "/v1/echo" }, connection: "Work" }, error: null, successful: true });
+    expect(chosen.json).toEqual({
+      data: { upstream: { ok: true, method: "GET", path: "/v1/echo" }, connection: "Work" },
+      error: null,
+      successful: true,
+    });
     expect(h.upstream.requests.at(-1)!.headers.authorization).toBe(`Bearer ${CREDENTIALS.bearerToken2}`);
     await execute({ tool: "NOTES_ECHO", arguments: {}, connection_id: personal.id });
     expect(h.upstream.requests.at(-1)!.headers.authorization).toBe(`Bearer ${CREDENTIALS.bearerToken}`);
@@ -72,7 +84,11 @@ describe("POST /execute: the connection", () => {
 describe("POST /execute: failures inside the tool", () => {
   it("a thrown Error is a 200 with successful:false and the credential redacted", async () => {
     const before = h.logs.length;
-    const res = await execute({ tool: "NOTES_LEAKY", arguments: {}, connection_id: (await h.call("GET", "/connections?toolkit=notes", { key })).json.connections[0].id });
+    const res = await execute({
+      tool: "NOTES_LEAKY",
+      arguments: {},
+      connection_id: (await h.call("GET", "/connections?toolkit=notes", { key })).json.connections[0].id,
+    });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ data: null, successful: false, code: "tool_failed", retryable: false });
     expect(res.json.error).toMatch(/^The tool NOTES_LEAKY failed\. Error: Upstream refused the header/);
@@ -85,7 +101,15 @@ describe("POST /execute: failures inside the tool", () => {
 
   it("a ToolRunError keeps its fields, with the message redacted", async () => {
     const res = await execute({ tool: "CALC_FAIL", arguments: {} });
-    expect(res.json).toEqual({ data: null, error: "The quota for this tool is used up.", successful: false, code: "quota_exceeded", retryable: true, retryAfterMs: 1500, upstreamStatus: 429 });
+    expect(res.json).toEqual({
+      data: null,
+      error: "The quota for this tool is used up.",
+      successful: false,
+      code: "quota_exceeded",
+      retryable: true,
+      retryAfterMs: 1500,
+      upstreamStatus: 429,
+    });
     const leakyKey = (await h.issueAgentKey("agent-leaky")).key;
     await h.connect(leakyKey, "notes", { token: CREDENTIALS.bearerToken });
     const leaky = await execute({ tool: "NOTES_LEAKY", arguments: { runError: true } }, leakyKey);
@@ -104,7 +128,11 @@ describe("POST /execute: failures inside the tool", () => {
   });
 
   it("a tool cannot send its credential outside the toolkit's base URL", async () => {
-    const res = await execute({ tool: "NOTES_FETCH_FOREIGN", arguments: {}, connection_id: (await h.call("GET", "/connections?toolkit=notes", { key })).json.connections[0].id });
+    const res = await execute({
+      tool: "NOTES_FETCH_FOREIGN",
+      arguments: {},
+      connection_id: (await h.call("GET", "/connections?toolkit=notes", { key })).json.connections[0].id,
+    });
     expect(res.json).toMatchObject({ successful: false, code: "invalid_request", data: null });
     expect(res.json.error).toMatch(/not allowed/);
     expect(h.foreign.requests).toHaveLength(0);
@@ -132,7 +160,14 @@ describe("POST /execute: a declarative JSON toolkit against the real upstream", 
 
   it("turns an upstream error into successful:false with its status and Retry-After", async () => {
     const res = await execute({ tool: "ITEMS_STATUS", arguments: { code: "503", retry: "9" } });
-    expect(res.json).toMatchObject({ data: null, successful: false, code: "upstream_error", retryable: true, retryAfterMs: 9000, upstreamStatus: 503 });
+    expect(res.json).toMatchObject({
+      data: null,
+      successful: false,
+      code: "upstream_error",
+      retryable: true,
+      retryAfterMs: 9000,
+      upstreamStatus: 503,
+    });
     expect(res.json.error).toMatch(/^Upstream answered 503/);
     const notFound = await execute({ tool: "ITEMS_STATUS", arguments: { code: "404" } });
     expect(notFound.json).toMatchObject({ successful: false, retryable: false, upstreamStatus: 404 });
@@ -141,8 +176,18 @@ describe("POST /execute: a declarative JSON toolkit against the real upstream", 
 
 describe("POST /execute: staged file arguments", () => {
   it("refuses an unknown or malformed staging key with 400 naming the argument", async () => {
-    expectError(await execute({ tool: "CALC_READ_FILE", arguments: { file: `stg_${"x".repeat(43)}` } }), 400, "invalid_request", /arguments\.file: no staged file/);
-    expectError(await execute({ tool: "CALC_READ_FILE", arguments: { file: "../../etc/passwd" } }), 400, "invalid_request", /arguments\.file/);
+    expectError(
+      await execute({ tool: "CALC_READ_FILE", arguments: { file: `stg_${"x".repeat(43)}` } }),
+      400,
+      "invalid_request",
+      /arguments\.file: no staged file/,
+    );
+    expectError(
+      await execute({ tool: "CALC_READ_FILE", arguments: { file: "../../etc/passwd" } }),
+      400,
+      "invalid_request",
+      /arguments\.file/,
+    );
   });
 
   it("gives the tool the bytes of the agent's own staged file", async () => {

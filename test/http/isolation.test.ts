@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CREDENTIALS, createHarness, expectError, multipart, type Harness } from "../support/harness.js";
+import { CREDENTIALS, createHarness, expectError, type Harness, multipart } from "../support/harness.js";
 
 let h: Harness;
 let a: string;
@@ -37,14 +37,19 @@ describe("two agents of one workspace", () => {
   it("B cannot delete A's connection: 404, and it stays", async () => {
     expectError(await h.call("DELETE", `/connections/${connA}`, { key: b }), 404, "not_found");
     expect(ids(await h.call("GET", "/connections", { key: a }))).toEqual([connA]);
-    expect(h.events.filter((e) => e.event === "connection.deleted" && (e.payload as { connectionId: string }).connectionId === connA)).toEqual([]);
+    expect(
+      h.events.filter((e) => e.event === "connection.deleted" && (e.payload as { connectionId: string }).connectionId === connA),
+    ).toEqual([]);
   });
 
   it("B cannot execute or proxy with A's connection: 404 and nothing sent upstream", async () => {
     const before = h.upstream.requests.length;
     const run = await h.call("POST", "/execute", { key: b, body: { tool: "NOTES_ECHO", arguments: {}, connection_id: connA } });
     expectError(run, 404, "not_found", new RegExp(connA));
-    const proxy = await h.call("POST", "/proxy", { key: b, body: { toolkit: "notes", method: "GET", url: `${h.upstream.origin}/v1/echo`, connection_id: connA } });
+    const proxy = await h.call("POST", "/proxy", {
+      key: b,
+      body: { toolkit: "notes", method: "GET", url: `${h.upstream.origin}/v1/echo`, connection_id: connA },
+    });
     expectError(proxy, 404, "not_found");
     expect(h.upstream.requests.length).toBe(before);
   });
@@ -80,7 +85,10 @@ describe("two agents of one workspace", () => {
 
   it("a file staged from a binary proxy answer belongs to the caller only", async () => {
     await h.connect(b, "notes", { token: CREDENTIALS.bearerToken2 });
-    const res = await h.call("POST", "/proxy", { key: b, body: { toolkit: "notes", method: "GET", url: `${h.upstream.origin}/v1/binary` } });
+    const res = await h.call("POST", "/proxy", {
+      key: b,
+      body: { toolkit: "notes", method: "GET", url: `${h.upstream.origin}/v1/binary` },
+    });
     const key = res.json.data.stagingKey;
     expect(key).toMatch(/^stg_/);
     expect((await h.call("GET", `/files/${key}`, { key: b })).status).toBe(200);
@@ -99,7 +107,11 @@ describe("another workspace", () => {
 
   it("its service key cannot use, delete or filter by this workspace's connection", async () => {
     const as = { key: otherService, agentId: "agent-a" };
-    expectError(await h.call("POST", "/execute", { ...as, body: { tool: "NOTES_ECHO", arguments: {}, connection_id: connA } }), 404, "not_found");
+    expectError(
+      await h.call("POST", "/execute", { ...as, body: { tool: "NOTES_ECHO", arguments: {}, connection_id: connA } }),
+      404,
+      "not_found",
+    );
     expectError(await h.call("DELETE", `/connections/${connA}`, as), 404, "not_found");
     expectError(await h.call("GET", `/toolkit/notes?connection_id=${connA}`, { key: otherService }), 404, "not_found");
     expectError(await h.call("GET", `/files/${fileA}`, as), 404, "not_found");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CREDENTIALS, TEST_SECRET, createHarness, multipart, type Harness } from "../support/harness.js";
+import { CREDENTIALS, createHarness, type Harness, multipart, TEST_SECRET } from "../support/harness.js";
 
 let h: Harness;
 
@@ -63,7 +63,11 @@ describe("no response, header, log line or hook event carries a credential or an
       ["POST", "/execute", { key, body: { tool: "ITEMS_STATUS", arguments: { code: "401" } } }],
       ["POST", "/execute", { key, body: { tool: "NOTES_FETCH_FOREIGN", arguments: {} } }],
       ["POST", "/proxy", { key, body: { toolkit: "acmeq", method: "GET", url: `${up}/status/500` } }],
-      ["POST", "/proxy", { key, body: { toolkit: "acmeq", method: "GET", url: `${up}/redirect?to=${encodeURIComponent(`${h.foreign.origin}/x`)}` } }],
+      [
+        "POST",
+        "/proxy",
+        { key, body: { toolkit: "acmeq", method: "GET", url: `${up}/redirect?to=${encodeURIComponent(`${h.foreign.origin}/x`)}` } },
+      ],
       ["POST", "/proxy", { key, body: { toolkit: "vault", method: "GET", url: `${up}/headers` } }],
       ["POST", "/proxy", { key, body: { toolkit: "acme", method: "GET", url: `${h.foreign.origin}/v1/echo` } }],
       ["POST", "/proxy", { key, body: { toolkit: "notes", method: "GET", url: `${up}/echo`, headers: { "X-Bad": "a\r\nb" } } }],
@@ -80,7 +84,9 @@ describe("no response, header, log line or hook event carries a credential or an
 
     const routes = new Set(h.responses.map((r) => `${r.method} ${r.path.split("?")[0]!.replace(/\/(conn|stg|auth)_[\w-]+$/, "/:id")}`));
     expect(routes.size).toBeGreaterThanOrEqual(12);
-    expect(new Set(h.events.map((e) => e.event))).toEqual(new Set(["connection.created", "connection.deleted", "tool.executed", "proxy.requested", "file.staged"]));
+    expect(new Set(h.events.map((e) => e.event))).toEqual(
+      new Set(["connection.created", "connection.deleted", "tool.executed", "proxy.requested", "file.staged"]),
+    );
     expect(h.logs.filter((l) => l.message === "tool failed").length).toBeGreaterThanOrEqual(3);
     expect(h.secrets()).toEqual(expect.arrayContaining(["wrong-shape-secret-1", "oauth-toolkit-secret-2", "extra-field-secret-3"]));
     h.assertNoLeaks();

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createToolsHandler } from "../../src/index.js";
-import { createHarness, expectError, multipart, type Harness } from "../support/harness.js";
+import { createHarness, expectError, type Harness, multipart } from "../support/harness.js";
 
 let h: Harness;
 let key: string;
@@ -49,7 +49,9 @@ describe("OPTIONS and 405", () => {
   });
 
   it("without the cors option, no Access-Control header is ever sent", async () => {
-    const preflight = await h.call("OPTIONS", "/search", { headers: { origin: "https://app.test", "access-control-request-method": "GET" } });
+    const preflight = await h.call("OPTIONS", "/search", {
+      headers: { origin: "https://app.test", "access-control-request-method": "GET" },
+    });
     const get = await h.call("GET", "/search", { key, headers: { origin: "https://app.test" } });
     for (const res of [preflight, get]) expect([...res.headers.keys()].filter((name) => name.startsWith("access-control-"))).toEqual([]);
   });
@@ -98,12 +100,16 @@ describe("the cors option", () => {
     const denied = await c.call("GET", "/search", { headers: { origin: "https://app.test" } });
     expect(denied.status).toBe(401);
     expect(denied.headers.get("access-control-allow-origin")).toBe("https://app.test");
-    expect((await c.call("GET", "/search", { key: ckey, headers: { origin: "https://evil.test" } })).headers.get("access-control-allow-origin")).toBeNull();
+    expect(
+      (await c.call("GET", "/search", { key: ckey, headers: { origin: "https://evil.test" } })).headers.get("access-control-allow-origin"),
+    ).toBeNull();
     expect((await c.call("GET", "/search", { key: ckey })).headers.get("access-control-allow-origin")).toBeNull();
   });
 
   it("a redirect (immutable headers) gets them too", async () => {
-    const res = await c.call("GET", "/auth/callback?code=x&state=unknown", { headers: { origin: "https://app.test", accept: "application/json" } });
+    const res = await c.call("GET", "/auth/callback?code=x&state=unknown", {
+      headers: { origin: "https://app.test", accept: "application/json" },
+    });
     expect(res.headers.get("access-control-allow-origin")).toBe("https://app.test");
   });
 

@@ -36,8 +36,7 @@ const ROUTES: Record<string, string[]> = {
 function refs(value: unknown, found: string[] = []): string[] {
   if (Array.isArray(value)) {
     for (const v of value) refs(v, found);
-  }
-  else if (value && typeof value === "object") {
+  } else if (value && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) {
       if (k === "$ref" && typeof v === "string") found.push(v);
       else refs(v, found);
@@ -50,7 +49,10 @@ describe("GET /openapi.json", () => {
   it("is served without a key as an OpenAPI 3.1 document", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info).toMatchObject({ title: "Tools API", version: "1.0.0" });
-    expect(doc.components.securitySchemes).toMatchObject({ apiKey: { type: "apiKey", in: "header", name: "x-api-key" }, bearer: { type: "http", scheme: "bearer" } });
+    expect(doc.components.securitySchemes).toMatchObject({
+      apiKey: { type: "apiKey", in: "header", name: "x-api-key" },
+      bearer: { type: "http", scheme: "bearer" },
+    });
   });
 
   it("lists every route with exactly its methods", () => {
@@ -59,7 +61,9 @@ describe("GET /openapi.json", () => {
   });
 
   it("marks only the callback and the document itself as public", () => {
-    const open = Object.entries(ROUTES).flatMap(([path, methods]) => methods.filter((m) => doc.paths[path][m].security?.length === 0).map((m) => `${m} ${path}`));
+    const open = Object.entries(ROUTES).flatMap(([path, methods]) =>
+      methods.filter((m) => doc.paths[path][m].security?.length === 0).map((m) => `${m} ${path}`),
+    );
     expect(open.sort()).toEqual(["get /proxy/tools/auth/callback", "get /proxy/tools/openapi.json"]);
   });
 
@@ -77,8 +81,16 @@ describe("GET /openapi.json", () => {
 
   it("documents parameters, bodies and error answers from the route schemas", () => {
     const search = doc.paths["/proxy/tools/search"].get;
-    expect(search.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual(["query:cursor", "query:keywords", "query:limit"]);
-    expect(search.parameters.find((p: { name: string }) => p.name === "limit").schema).toMatchObject({ minimum: 1, maximum: 200, default: 50 });
+    expect(search.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual([
+      "query:cursor",
+      "query:keywords",
+      "query:limit",
+    ]);
+    expect(search.parameters.find((p: { name: string }) => p.name === "limit").schema).toMatchObject({
+      minimum: 1,
+      maximum: 200,
+      default: 50,
+    });
     const proxy = doc.paths["/proxy/tools/proxy"].post;
     const body = proxy.requestBody.content["application/json"].schema;
     expect(body.required.sort()).toEqual(["method", "toolkit", "url"]);
@@ -86,7 +98,12 @@ describe("GET /openapi.json", () => {
     expect(proxy.responses["400"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
     expect(Object.keys(doc.paths["/proxy/tools/upload"].post.requestBody.content)).toEqual(["multipart/form-data"]);
     expect(Object.keys(doc.paths["/proxy/tools/upload"].post.responses).sort()).toEqual(["200", "400", "401", "413", "415", "500", "503"]);
-    expect(doc.paths["/proxy/tools/toolkit/{toolkit}"].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["connection_id", "cursor", "limit", "toolkit"]);
+    expect(doc.paths["/proxy/tools/toolkit/{toolkit}"].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      "connection_id",
+      "cursor",
+      "limit",
+      "toolkit",
+    ]);
     expect(doc.components.schemas.Error.required.sort()).toEqual(["code", "error"]);
   });
 

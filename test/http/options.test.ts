@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { createToolsHandler, defineTool, defineToolkit, memoryBlobStore, memoryStore, none, type ToolsHandlerOptions, type ToolsStore } from "../../src/index.js";
-import { TEST_SECRET, createHarness, expectError, type Harness } from "../support/harness.js";
+import {
+  createToolsHandler,
+  defineTool,
+  defineToolkit,
+  memoryBlobStore,
+  memoryStore,
+  none,
+  type ToolsHandlerOptions,
+  type ToolsStore,
+} from "../../src/index.js";
+import { createHarness, expectError, type Harness, TEST_SECRET } from "../support/harness.js";
 
 const secret = TEST_SECRET;
 
@@ -21,7 +30,9 @@ const tool = (slug: string) => defineTool({ slug, name: slug, description: "", i
 function persistentLookingStore(): ToolsStore {
   const inner = memoryStore();
   const methods = Object.keys(inner) as Array<keyof ToolsStore>;
-  return Object.fromEntries(methods.map((m) => [m, (...args: unknown[]) => (inner[m] as (...a: unknown[]) => unknown)(...args)])) as unknown as ToolsStore;
+  return Object.fromEntries(
+    methods.map((m) => [m, (...args: unknown[]) => (inner[m] as (...a: unknown[]) => unknown)(...args)]),
+  ) as unknown as ToolsStore;
 }
 
 describe("createToolsHandler validates its options", () => {
@@ -39,7 +50,11 @@ describe("createToolsHandler validates its options", () => {
     ["a blob store that is not one", { secret, blobStore: { put() {} } }, /option "blobStore" must be a BlobStore/],
     ["a zero timeout", { secret, timeouts: { toolMs: 0 } }, /option "timeouts\.toolMs"/],
     ["an unknown timeout", { secret, timeouts: { tool: 5 } }, /unknown option "timeouts.tool"/],
-    ["a bad upload type", { secret, uploads: { allowedContentTypes: ["images"] } }, /option "uploads\.allowedContentTypes\.0" must be a media type/],
+    [
+      "a bad upload type",
+      { secret, uploads: { allowedContentTypes: ["images"] } },
+      /option "uploads\.allowedContentTypes\.0" must be a media type/,
+    ],
     ["a hook that is not a function", { secret, hooks: { "tool.executed": "log" } }, /option "hooks\.tool\.executed" must be a function/],
     ["a refresh lease under 100 ms", { secret, refreshLeaseMs: 10 }, /option "refreshLeaseMs" must be at least 100/],
     ["a fractional refresh lease", { secret, refreshLeaseMs: 1500.5 }, /option "refreshLeaseMs" must be a whole number/],
@@ -50,7 +65,9 @@ describe("createToolsHandler validates its options", () => {
   });
 
   it("requires a secret with a persistent store, naming the option and how to make one", () => {
-    expect(thrown({ store: persistentLookingStore() }).message).toMatch(/option "secret" is required with a persistent store.*openssl rand/);
+    expect(thrown({ store: persistentLookingStore() }).message).toMatch(
+      /option "secret" is required with a persistent store.*openssl rand/,
+    );
     expect(() => createToolsHandler({ store: persistentLookingStore(), secret })).not.toThrow();
   });
 

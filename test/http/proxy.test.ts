@@ -6,7 +6,8 @@ let h: Harness;
 let key: string;
 let up: string;
 
-const proxy = (body: Record<string, unknown>, harness = h, as = key) => harness.call("POST", "/proxy", { key: as, body: { method: "GET", ...body } });
+const proxy = (body: Record<string, unknown>, harness = h, as = key) =>
+  harness.call("POST", "/proxy", { key: as, body: { method: "GET", ...body } });
 const last = () => h.upstream.requests.at(-1)!;
 
 beforeAll(async () => {
@@ -18,7 +19,11 @@ beforeAll(async () => {
   await h.connect(key, "notes", { token: CREDENTIALS.bearerToken });
   await h.connect(key, "vault", { username: CREDENTIALS.basicUser, password: CREDENTIALS.basicPassword });
   await h.connect(key, "tenant", { token: CREDENTIALS.bearerToken2 }, { params: { tenant: "acme" } });
-  await h.insertConnection({ agentId: "agent-a", toolkit: "mail", credential: { type: "oauth2", accessToken: CREDENTIALS.oauthAccessToken } });
+  await h.insertConnection({
+    agentId: "agent-a",
+    toolkit: "mail",
+    credential: { type: "oauth2", accessToken: CREDENTIALS.oauthAccessToken },
+  });
 });
 afterAll(async () => {
   h.assertNoLeaks();
@@ -64,7 +69,8 @@ describe("credential injection, checked at the upstream", () => {
     expect(sent["x-acme-key"]).toBe(CREDENTIALS.headerKey);
     expect(sent.authorization).toBeUndefined();
     expect(sent.host).toBe(`127.0.0.1:${h.upstream.port}`);
-    for (const name of ["cookie", "proxy-authorization", "x-listed", "keep-alive", "te", "upgrade"]) expect(sent[name], name).toBeUndefined();
+    for (const name of ["cookie", "proxy-authorization", "x-listed", "keep-alive", "te", "upgrade"])
+      expect(sent[name], name).toBeUndefined();
     expect(sent["x-custom"]).toBe("kept");
     await proxy({ toolkit: "notes", url: `${up}/echo`, headers: { authorization: "Bearer attacker" } });
     expect(last().headers.authorization).toBe(`Bearer ${CREDENTIALS.bearerToken}`);
@@ -72,7 +78,12 @@ describe("credential injection, checked at the upstream", () => {
 
   it("refuses a header with CR, LF or an invalid name: 400, nothing sent", async () => {
     const before = h.upstream.requests.length;
-    expectError(await proxy({ toolkit: "acme", url: `${up}/echo`, headers: { "X-Evil": "a\r\nX-Injected: 1" } }), 400, "invalid_request", /X-Evil/);
+    expectError(
+      await proxy({ toolkit: "acme", url: `${up}/echo`, headers: { "X-Evil": "a\r\nX-Injected: 1" } }),
+      400,
+      "invalid_request",
+      /X-Evil/,
+    );
     expectError(await proxy({ toolkit: "acme", url: `${up}/echo`, headers: { "X-Evil": "a\nb" } }), 400, "invalid_request");
     expectError(await proxy({ toolkit: "acme", url: `${up}/echo`, headers: { "Bad Name": "x" } }), 400, "invalid_request");
     expect(h.upstream.requests.length).toBe(before);
@@ -139,21 +150,39 @@ describe("the upstream answer", () => {
   ])("%i is successful:false with upstreamStatus and retryable %s", async (status, retryable) => {
     const res = await proxy({ toolkit: "notes", url: `${up}/status/${status}` });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ successful: false, code: "upstream_error", upstreamStatus: status, status, retryable, data: { error: `status ${status}` } });
+    expect(res.json).toMatchObject({
+      successful: false,
+      code: "upstream_error",
+      upstreamStatus: status,
+      status,
+      retryable,
+      data: { error: `status ${status}` },
+    });
     expect(res.json.error).toMatch(new RegExp(`^Upstream answered ${status}`));
     expect(res.json.retryAfterMs).toBeUndefined();
   });
 
   it("parses Retry-After into retryAfterMs", async () => {
     const res = await proxy({ toolkit: "notes", url: `${up}/status/429?retry=7` });
-    expect(res.json).toMatchObject({ successful: false, upstreamStatus: 429, retryable: true, retryAfterMs: 7000, headers: { "retry-after": "7" } });
+    expect(res.json).toMatchObject({
+      successful: false,
+      upstreamStatus: 429,
+      retryable: true,
+      retryAfterMs: 7000,
+      headers: { "retry-after": "7" },
+    });
   });
 
   it("answers text as a string, and passes only safe headers back", async () => {
     const text = await proxy({ toolkit: "notes", url: `${up}/text` });
     expect(text.json).toMatchObject({ data: "hello as text", status: 200, headers: { "content-type": "text/plain; charset=utf-8" } });
     const res = await proxy({ toolkit: "notes", url: `${up}/headers` });
-    expect(res.json.headers).toMatchObject({ etag: '"v1"', "x-request-id": "req-42", "x-ratelimit-remaining": "9", "content-type": "application/json" });
+    expect(res.json.headers).toMatchObject({
+      etag: '"v1"',
+      "x-request-id": "req-42",
+      "x-ratelimit-remaining": "9",
+      "content-type": "application/json",
+    });
     for (const name of ["set-cookie", "www-authenticate", "x-internal-debug"]) expect(res.json.headers[name], name).toBeUndefined();
   });
 
@@ -174,14 +203,22 @@ describe("the upstream answer", () => {
     expect(last()).toMatchObject({ method: "PUT", body: "plain words" });
     expect(last().headers["content-type"]).toBe("text/plain; charset=utf-8");
     const before = h.upstream.requests.length;
-    expectError(await proxy({ toolkit: "notes", method: "GET", url: `${up}/echo`, body: { a: 1 } }), 400, "invalid_request", /GET request cannot carry a body/);
+    expectError(
+      await proxy({ toolkit: "notes", method: "GET", url: `${up}/echo`, body: { a: 1 } }),
+      400,
+      "invalid_request",
+      /GET request cannot carry a body/,
+    );
     expectError(await proxy({ toolkit: "notes", method: "DELETE", url: `${up}/echo`, body: "x" }), 400, "invalid_request");
     expect(h.upstream.requests.length).toBe(before);
   });
 
   it("reports the call to the proxy.requested hook without secrets", async () => {
     await proxy({ toolkit: "acmeq", url: `${up}/echo` });
-    expect(h.events.at(-1)).toMatchObject({ event: "proxy.requested", payload: { toolkit: "acmeq", method: "GET", host: `127.0.0.1:${h.upstream.port}`, status: 200 } });
+    expect(h.events.at(-1)).toMatchObject({
+      event: "proxy.requested",
+      payload: { toolkit: "acmeq", method: "GET", host: `127.0.0.1:${h.upstream.port}`, status: 200 },
+    });
   });
 });
 

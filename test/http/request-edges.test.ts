@@ -5,7 +5,7 @@
  * charsets and encodings, bidirectional controls in labels.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CREDENTIALS, createHarness, expectError, multipart, type Harness } from "../support/harness.js";
+import { CREDENTIALS, createHarness, expectError, type Harness, multipart } from "../support/harness.js";
 
 let h: Harness;
 let key: string;
@@ -23,8 +23,18 @@ describe("proxy URLs", () => {
   it("a URL with whitespace or a control character at either end is a 400, and nothing is sent", async () => {
     await h.connect(key, "notes", { token: CREDENTIALS.bearerToken });
     const before = h.upstream.requests.length;
-    for (const url of [`  ${h.upstream.origin}/v1/echo`, `${h.upstream.origin}/v1/echo `, `\t${h.upstream.origin}/v1/echo`, `${h.upstream.origin}/v1/echo\n`]) {
-      expectError(await h.call("POST", "/proxy", { key, body: { toolkit: "notes", method: "GET", url } }), 400, "invalid_request", /body\.url: must not contain whitespace at either end/);
+    for (const url of [
+      `  ${h.upstream.origin}/v1/echo`,
+      `${h.upstream.origin}/v1/echo `,
+      `\t${h.upstream.origin}/v1/echo`,
+      `${h.upstream.origin}/v1/echo\n`,
+    ]) {
+      expectError(
+        await h.call("POST", "/proxy", { key, body: { toolkit: "notes", method: "GET", url } }),
+        400,
+        "invalid_request",
+        /body\.url: must not contain whitespace at either end/,
+      );
     }
     expect(h.upstream.requests.length).toBe(before);
   });
@@ -35,7 +45,9 @@ describe("cursors", () => {
     const first = await h.call("GET", "/search?limit=2", { key });
     // The real cursor's own payload, with only the offset changed.
     const [payload, tag] = (first.json.nextCursor as string).split(".");
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), o: 1e9 })).toString("base64url");
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), o: 1e9 })).toString(
+      "base64url",
+    );
     for (const cursor of [forged, `${forged}.${tag}`]) {
       expectError(await h.call("GET", `/search?limit=2&cursor=${cursor}`, { key }), 400, "invalid_request", /cursor/);
     }
@@ -87,8 +99,18 @@ describe("API keys in two headers", () => {
 
   it("two different keys are a 400, whichever is valid", async () => {
     const other = (await h.issueAgentKey("agent-other")).key;
-    expectError(await h.call("GET", "/connections", { key, headers: { authorization: `Bearer ${other}` } }), 400, "invalid_request", /Two different API keys/);
-    expectError(await h.call("GET", "/connections", { key, headers: { authorization: `Bearer pak_${"B".repeat(43)}` } }), 400, "invalid_request", /Two different API keys/);
+    expectError(
+      await h.call("GET", "/connections", { key, headers: { authorization: `Bearer ${other}` } }),
+      400,
+      "invalid_request",
+      /Two different API keys/,
+    );
+    expectError(
+      await h.call("GET", "/connections", { key, headers: { authorization: `Bearer pak_${"B".repeat(43)}` } }),
+      400,
+      "invalid_request",
+      /Two different API keys/,
+    );
   });
 
   it("an Authorization that is the app's own (not one of our keys) is left alone when x-api-key is there", async () => {
@@ -99,11 +121,21 @@ describe("API keys in two headers", () => {
   it("x-api-key sent twice is a 400", async () => {
     const headers = new Headers({ "x-api-key": key });
     headers.append("x-api-key", key);
-    expectError(await h.send(new Request(`${"http://tools.test"}${h.basePath}/connections`, { headers })), 400, "invalid_request", /more than once/);
+    expectError(
+      await h.send(new Request(`${"http://tools.test"}${h.basePath}/connections`, { headers })),
+      400,
+      "invalid_request",
+      /more than once/,
+    );
   });
 
   it("`Bearer <key> extra` says what is wrong instead of 'missing'", async () => {
-    expectError(await h.call("GET", "/connections", { headers: { authorization: `Bearer ${key} extra` } }), 401, "unauthorized", /nothing after the key/);
+    expectError(
+      await h.call("GET", "/connections", { headers: { authorization: `Bearer ${key} extra` } }),
+      401,
+      "unauthorized",
+      /nothing after the key/,
+    );
   });
 });
 
@@ -115,7 +147,12 @@ describe("uploads", () => {
   });
 
   it("a compressed upload is a 415", async () => {
-    expectError(await h.call("POST", "/upload", { key, rawBody: multipart("x", "text/plain"), headers: { "content-encoding": "gzip" } }), 415, "unsupported_media_type", /Content-Encoding "gzip"/);
+    expectError(
+      await h.call("POST", "/upload", { key, rawBody: multipart("x", "text/plain"), headers: { "content-encoding": "gzip" } }),
+      415,
+      "unsupported_media_type",
+      /Content-Encoding "gzip"/,
+    );
   });
 });
 
@@ -124,14 +161,20 @@ describe("charsets and encodings of JSON bodies", () => {
     h.call("POST", "/auth", { key: agentKey, rawBody: bytes, headers: { "content-type": contentType, ...headers } });
 
   it("ISO-8859-1 is decoded as ISO-8859-1, so the label is stored as sent (it was mojibake)", async () => {
-    const latin1 = Uint8Array.from(Buffer.from(JSON.stringify({ toolkit: "notes", credentials: { token: CREDENTIALS.bearerToken2 }, label: "Café" }), "latin1"));
+    const latin1 = Uint8Array.from(
+      Buffer.from(JSON.stringify({ toolkit: "notes", credentials: { token: CREDENTIALS.bearerToken2 }, label: "Café" }), "latin1"),
+    );
     const res = await label(key, latin1, "application/json; charset=iso-8859-1");
     expect(res.status, res.text).toBe(201);
     expect(res.json.connection.label).toBe("Café");
   });
 
   it("bytes that are not valid in the charset are a 400 (UTF-8 by default), never replaced and stored", async () => {
-    const invalid = Uint8Array.from([...Buffer.from('{"toolkit":"notes","credentials":{"token":"abcdefgh"},"label":"Caf'), 0xe9, ...Buffer.from('"}')]);
+    const invalid = Uint8Array.from([
+      ...Buffer.from('{"toolkit":"notes","credentials":{"token":"abcdefgh"},"label":"Caf'),
+      0xe9,
+      ...Buffer.from('"}'),
+    ]);
     for (const type of ["application/json", "application/json; charset=utf-8"]) {
       expectError(await label(key, invalid, type), 400, "invalid_request", /not valid utf-8 text/);
     }
@@ -140,7 +183,12 @@ describe("charsets and encodings of JSON bodies", () => {
   it("an unknown charset and a compressed body are 415s", async () => {
     const body = new TextEncoder().encode(JSON.stringify({ toolkit: "notes" }));
     expectError(await label(key, body, "application/json; charset=klingon"), 415, "unsupported_media_type", /charset "klingon"/);
-    expectError(await label(key, body, "application/json", { "content-encoding": "gzip" }), 415, "unsupported_media_type", /Content-Encoding "gzip".*uncompressed/);
+    expectError(
+      await label(key, body, "application/json", { "content-encoding": "gzip" }),
+      415,
+      "unsupported_media_type",
+      /Content-Encoding "gzip".*uncompressed/,
+    );
     expect((await label(key, new TextEncoder().encode("{}"), "application/json", { "content-encoding": "identity" })).status).toBe(400);
   });
 });
@@ -148,7 +196,12 @@ describe("charsets and encodings of JSON bodies", () => {
 describe("labels", () => {
   it("bidirectional controls and Unicode line separators are refused like other control characters", async () => {
     for (const text of ["evil\u202Egnp.exe", "a\u2066b\u2069", "x\u200Fy", "line\u2028break", "a\u061Cb"]) {
-      expectError(await h.call("POST", "/auth", { key, body: { toolkit: "notes", credentials: { token: "abcdefgh" }, label: text } }), 400, "invalid_request", /body\.label: .*bidirectional/);
+      expectError(
+        await h.call("POST", "/auth", { key, body: { toolkit: "notes", credentials: { token: "abcdefgh" }, label: text } }),
+        400,
+        "invalid_request",
+        /body\.label: .*bidirectional/,
+      );
     }
   });
 });
@@ -168,7 +221,10 @@ describe("what a caller needs to know", () => {
     const service = await h.issueServiceKey();
     const other = (await h.issueAgentKey("agent-owner-b")).key;
     await h.connect(other, "acme", { apiKey: CREDENTIALS.headerKey });
-    const listed = (await h.call("GET", "/connections", { key: service.key })).json.connections as Array<{ agentId: string; toolkit: string }>;
+    const listed = (await h.call("GET", "/connections", { key: service.key })).json.connections as Array<{
+      agentId: string;
+      toolkit: string;
+    }>;
     expect(listed.find((c) => c.toolkit === "acme")?.agentId).toBe("agent-owner-b");
     expect(new Set(listed.map((c) => c.agentId))).toEqual(new Set(["agent-edge", "agent-owner-b"]));
   });

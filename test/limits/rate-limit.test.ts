@@ -3,7 +3,15 @@
  * bound, the hook's Retry-After and keys, store-down behaviour, and the answers a handler gives.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { combineLimits, credits, memoryRateLimitStore, rateLimit, StoreUnavailableError, type LimitRequest, type RateLimitStore } from "../../src/index.js";
+import {
+  combineLimits,
+  credits,
+  type LimitRequest,
+  memoryRateLimitStore,
+  type RateLimitStore,
+  rateLimit,
+  StoreUnavailableError,
+} from "../../src/index.js";
 import { rateLimitStoreConformance } from "../../src/testing/rate-limit-store.js";
 import { createHarness, expectError, type Harness } from "../support/harness.js";
 
@@ -108,15 +116,34 @@ describe("rateLimit", () => {
   describe("when the store is down", () => {
     const down: RateLimitStore = {
       hit: () => {
-        throw new StoreUnavailableError("Redis is unavailable; retry shortly.", { cause: new Error("connect ECONNREFUSED 127.0.0.1:6390") });
+        throw new StoreUnavailableError("Redis is unavailable; retry shortly.", {
+          cause: new Error("connect ECONNREFUSED 127.0.0.1:6390"),
+        });
       },
     };
 
     it("allows requests by default and warns at most once a minute", async () => {
       const warnings: unknown[] = [];
-      const limits = rateLimit({ limit: 1, windowMs: 1000, store: down, logger: { warn: (message, fields) => warnings.push({ message, fields }) } });
+      const limits = rateLimit({
+        limit: 1,
+        windowMs: 1000,
+        store: down,
+        logger: { warn: (message, fields) => warnings.push({ message, fields }) },
+      });
       for (let i = 0; i < 5; i++) expect(await limits(request("k"))).toBeUndefined();
-      expect(warnings).toEqual([{ message: expect.stringMatching(/unavailable; allowing/), fields: { error: { name: "ToolsError", message: expect.any(String), code: "unavailable", cause: expect.objectContaining({ message: expect.stringContaining("ECONNREFUSED") }) } } }]);
+      expect(warnings).toEqual([
+        {
+          message: expect.stringMatching(/unavailable; allowing/),
+          fields: {
+            error: {
+              name: "ToolsError",
+              message: expect.any(String),
+              code: "unavailable",
+              cause: expect.objectContaining({ message: expect.stringContaining("ECONNREFUSED") }),
+            },
+          },
+        },
+      ]);
     });
 
     it('refuses with StoreUnavailableError (503) with onStoreError: "refuse"', async () => {
@@ -139,16 +166,25 @@ describe("combineLimits and credits", () => {
       asked.push(name);
       return refuse ? ({ allow: false, reason: "insufficient_credits" } as const) : { allow: true as const };
     };
-    expect(await combineLimits(hook("a", false), hook("b", true), hook("c", true))(request("k"))).toEqual({ allow: false, reason: "insufficient_credits" });
+    expect(await combineLimits(hook("a", false), hook("b", true), hook("c", true))(request("k"))).toEqual({
+      allow: false,
+      reason: "insufficient_credits",
+    });
     expect(asked).toEqual(["a", "b"]);
     expect(await combineLimits()(request("k"))).toBeUndefined();
   });
 
   it("credits refuses with insufficient_credits when the check says no, with the given message", async () => {
     const balance = new Map([["ws1", 1]]);
-    const check = credits(async ({ principal }) => (balance.get(principal.workspaceId) ?? 0) > 0, { message: "Workspace ws2 is out of credits; top up in billing." });
+    const check = credits(async ({ principal }) => (balance.get(principal.workspaceId) ?? 0) > 0, {
+      message: "Workspace ws2 is out of credits; top up in billing.",
+    });
     expect(await check(request("k", "ws1"))).toBeUndefined();
-    expect(await check(request("k", "ws2"))).toEqual({ allow: false, reason: "insufficient_credits", message: "Workspace ws2 is out of credits; top up in billing." });
+    expect(await check(request("k", "ws2"))).toEqual({
+      allow: false,
+      reason: "insufficient_credits",
+      message: "Workspace ws2 is out of credits; top up in billing.",
+    });
   });
 });
 

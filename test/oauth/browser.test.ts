@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/node.js";
 import { createOAuthHarness, type OAuthHarness } from "../support/oauth-harness.js";
 import { CHROMIUM_MISSING, chromiumAvailable, keepBrowserLocal, launchChromium, signInAndConsent } from "../support/oidc-browser.js";
-import { startOidcServer, type OidcServer } from "../support/oidc-server.js";
+import { type OidcServer, startOidcServer } from "../support/oidc-server.js";
 
 const NAME = "signs in and consents in Chromium, lands on the return URL, and the connection is listed";
 
@@ -87,7 +87,9 @@ describe("OAuth in a real browser", () => {
 
       expect((await http("GET", `/auth/${started.json.authorizationId}`)).json).toEqual({ status: "connected", connectionId });
       const listed = await http("GET", "/connections");
-      expect(listed.json.connections).toEqual([expect.objectContaining({ id: connectionId, toolkit: "notes", label: "Browser", remoteUser: "frank", status: "active" })]);
+      expect(listed.json.connections).toEqual([
+        expect.objectContaining({ id: connectionId, toolkit: "notes", label: "Browser", remoteUser: "frank", status: "active" }),
+      ]);
       const executed = await http("POST", "/execute", { tool: "NOTES_ME" });
       expect(executed.json).toMatchObject({ successful: true, data: { sub: "frank" } });
       // Every answer went through h.recordingHandler: assertNoLeaks (afterAll) checks them, the callback's included.

@@ -6,8 +6,17 @@
 import * as oauth from "oauth4webapi";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../src/util/encoding.js";
-import { CALLBACK_URL, createOAuthHarness, listConnections, notesToolkit, RETURN_ORIGIN, SCOPES, tokenCalls, type OAuthHarness } from "../support/oauth-harness.js";
-import { startOidcServer, type OidcServer } from "../support/oidc-server.js";
+import {
+  CALLBACK_URL,
+  createOAuthHarness,
+  listConnections,
+  notesToolkit,
+  type OAuthHarness,
+  RETURN_ORIGIN,
+  SCOPES,
+  tokenCalls,
+} from "../support/oauth-harness.js";
+import { type OidcServer, startOidcServer } from "../support/oidc-server.js";
 
 let as: OidcServer;
 let h: OAuthHarness;
@@ -56,14 +65,28 @@ describe("POST /auth for an OAuth 2 toolkit", () => {
     const url = new URL(started.authorizationUrl);
     expect(`${url.origin}${url.pathname}`).toBe(as.endpoints.authorization);
     const q = Object.fromEntries(url.searchParams);
-    expect(q).toMatchObject({ response_type: "code", client_id: as.clientId, redirect_uri: CALLBACK_URL, scope: SCOPES.join(" "), code_challenge_method: "S256" });
+    expect(q).toMatchObject({
+      response_type: "code",
+      client_id: as.clientId,
+      redirect_uri: CALLBACK_URL,
+      scope: SCOPES.join(" "),
+      code_challenge_method: "S256",
+    });
     expect(q.state).toMatch(/^[A-Za-z0-9_-]{43,}$/);
     expect(q.nonce).toBeTruthy();
     expect(Date.parse(started.expiresAt) - before).toBeGreaterThanOrEqual(10 * 60_000 - 1000);
     expect(Date.parse(started.expiresAt) - before).toBeLessThanOrEqual(10 * 60_000 + 1000);
 
     const stored = (await h.store.getAuthorization(started.authorizationId))!;
-    expect(stored).toMatchObject({ agentId: "agent-alice", workspaceId: "ws1", toolkit: "notes", label: "Work", returnUrl: `${RETURN_ORIGIN}/done`, status: "pending", consumedAt: null });
+    expect(stored).toMatchObject({
+      agentId: "agent-alice",
+      workspaceId: "ws1",
+      toolkit: "notes",
+      label: "Work",
+      returnUrl: `${RETURN_ORIGIN}/done`,
+      status: "pending",
+      consumedAt: null,
+    });
     expect(stored.stateHash).toBe(await sha256Hex(q.state!));
     const secrets = JSON.parse(await h.cipher.decrypt(stored.secrets, stored.id)) as { codeVerifier: string; nonce: string };
     expect(q.code_challenge).toBe(await oauth.calculatePKCECodeChallenge(secrets.codeVerifier));
@@ -98,8 +121,18 @@ describe("GET /auth/callback", () => {
     expect(await statusOf(started.authorizationId)).toEqual({ status: "connected", connectionId });
     const listed = (await listConnections(h, alice)).find((c) => c.id === connectionId);
     expect(listed).toMatchObject({ toolkit: "notes", label: "Work", remoteUser: "alice", status: "active", statusReason: null });
-    expect(await h.eventsOf("auth.completed")).toContainEqual({ authorizationId: started.authorizationId, toolkit: "notes", agentId: "agent-alice", connectionId });
-    expect(await h.eventsOf("connection.created")).toContainEqual({ workspaceId: expect.any(String), agentId: "agent-alice", connectionId, toolkit: "notes" });
+    expect(await h.eventsOf("auth.completed")).toContainEqual({
+      authorizationId: started.authorizationId,
+      toolkit: "notes",
+      agentId: "agent-alice",
+      connectionId,
+    });
+    expect(await h.eventsOf("connection.created")).toContainEqual({
+      workspaceId: expect.any(String),
+      agentId: "agent-alice",
+      connectionId,
+      toolkit: "notes",
+    });
     // The stored token works against the API.
     const exec = await h.call("POST", "/execute", { key: alice, body: { tool: "NOTES_ME", connection_id: connectionId } });
     expect(exec.json).toMatchObject({ successful: true, data: { sub: "alice", clientId: as.clientId } });
@@ -148,7 +181,12 @@ describe("a callback that fails creates no connection and says why", () => {
   }
   const expectFailed = async (authorizationId: string, error: RegExp) => {
     expect(await statusOf(authorizationId)).toEqual({ status: "failed", error: expect.stringMatching(error) });
-    expect(await h.eventsOf("auth.failed")).toContainEqual({ authorizationId, toolkit: expect.any(String), agentId: "agent-alice", error: expect.stringMatching(error) });
+    expect(await h.eventsOf("auth.failed")).toContainEqual({
+      authorizationId,
+      toolkit: expect.any(String),
+      agentId: "agent-alice",
+      error: expect.stringMatching(error),
+    });
   };
 
   it("denied consent: a 303 to the return URL with status=failed and the error, and no code exchange", async () => {

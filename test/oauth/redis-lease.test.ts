@@ -4,10 +4,10 @@
  * would not; with Redis down a call needing a refresh answers 503 and nothing goes upstream.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryStore, type LeaseStore, type ToolsStore } from "../../src/index.js";
+import { type LeaseStore, memoryStore, type ToolsStore } from "../../src/index.js";
 import { redisLeaseStore } from "../../src/redis/index.js";
 import { CALLBACK_URL, createOAuthHarness, sleep, tokenCalls } from "../support/oauth-harness.js";
-import { startOidcServer, type OidcServer } from "../support/oidc-server.js";
+import { type OidcServer, startOidcServer } from "../support/oidc-server.js";
 import { hasRedisServer, privateRedis, redisUnavailableReason, SHARED_REDIS_URL } from "../support/redis.js";
 
 const why = (await redisUnavailableReason()) ?? (hasRedisServer ? null : "no redis-server to start a private instance");
@@ -47,7 +47,8 @@ describe.skipIf(!!why)(`OAuth refresh lease in Redis${why ? ` (skipped: ${why})`
     const { connectionId } = await a.connect(key);
     as.setAccessTokenTtl(3600);
     await sleep(1100);
-    const callAll = (n: number) => Promise.all(Array.from({ length: n }, (_, i) => (i % 2 ? a : b).call("POST", "/execute", { key, body: { tool: "NOTES_ME" } })));
+    const callAll = (n: number) =>
+      Promise.all(Array.from({ length: n }, (_, i) => (i % 2 ? a : b).call("POST", "/execute", { key, body: { tool: "NOTES_ME" } })));
     return { a, b, key, connectionId, callAll };
   }
 
@@ -101,7 +102,10 @@ describe.skipIf(!!why)(`OAuth refresh lease in Redis${why ? ` (skipped: ${why})`
 
       await redis.start();
       await expect
-        .poll(async () => (await a.call("POST", "/execute", { key, body: { tool: "NOTES_ME" } })).json?.successful, { timeout: 8000, interval: 200 })
+        .poll(async () => (await a.call("POST", "/execute", { key, body: { tool: "NOTES_ME" } })).json?.successful, {
+          timeout: 8000,
+          interval: 200,
+        })
         .toBe(true);
       expect(tokenCalls(as, tokenMark)).toEqual([["refresh_token", 200]]);
       a.assertNoLeaks();

@@ -6,10 +6,10 @@
  */
 import * as oauth from "oauth4webapi";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { REFRESH_MARGIN_MS, refreshMargin } from "../../src/oauth/refresh.js";
 import { memoryStore } from "../../src/index.js";
-import { CALLBACK_URL, createOAuthHarness, listConnections, sleep, tokenCalls, type OAuthHarness } from "../support/oauth-harness.js";
-import { startOidcServer, type OidcServer } from "../support/oidc-server.js";
+import { REFRESH_MARGIN_MS, refreshMargin } from "../../src/oauth/refresh.js";
+import { CALLBACK_URL, createOAuthHarness, listConnections, type OAuthHarness, sleep, tokenCalls } from "../support/oauth-harness.js";
+import { type OidcServer, startOidcServer } from "../support/oidc-server.js";
 
 let as: OidcServer;
 let h: OAuthHarness;
@@ -79,9 +79,15 @@ async function connectDueForRefresh() {
 /** Asks the token endpoint directly to refresh with `refreshToken`. */
 async function refreshDirectly(refreshToken: string) {
   const server: oauth.AuthorizationServer = { issuer: as.issuer, token_endpoint: as.endpoints.token };
-  const response = await oauth.refreshTokenGrantRequest(server, { client_id: as.clientId }, oauth.ClientSecretBasic(as.clientSecret), refreshToken, {
-    [oauth.allowInsecureRequests]: true,
-  });
+  const response = await oauth.refreshTokenGrantRequest(
+    server,
+    { client_id: as.clientId },
+    oauth.ClientSecretBasic(as.clientSecret),
+    refreshToken,
+    {
+      [oauth.allowInsecureRequests]: true,
+    },
+  );
   return oauth.processRefreshTokenResponse(server, { client_id: as.clientId }, response);
 }
 
@@ -103,7 +109,12 @@ describe("refresh", () => {
     // One API call, with the new token: the refresh came first (the old token still worked).
     expect(as.apiRequests.slice(apiMark).map((r) => [r.accessToken, r.status])).toEqual([[second.accessToken, 200]]);
     expect((await h.store.getConnection(connectionId))!.credentialsExpireAt!.getTime() - Date.now()).toBeGreaterThan(3500_000);
-    expect(await h.eventsOf("token.refreshed")).toContainEqual({ connectionId, toolkit: "notes", expiresAt: expect.any(Date), rotated: true });
+    expect(await h.eventsOf("token.refreshed")).toContainEqual({
+      connectionId,
+      toolkit: "notes",
+      expiresAt: expect.any(Date),
+      rotated: true,
+    });
 
     // Rotation: the new refresh token is stored, and the old one is dead at the provider.
     expect(second.refreshToken).toBeTruthy();
@@ -173,7 +184,14 @@ describe("refresh", () => {
 
 describe("short-lived tokens (the margin is relative to the lifetime)", () => {
   it("the margin is a quarter of the lifetime, at most 60 s; a token saved without its lifetime gets 60 s", () => {
-    expect([refreshMargin(3), refreshMargin(60), refreshMargin(240), refreshMargin(3600), refreshMargin(0), refreshMargin(undefined)]).toEqual([750, 15_000, REFRESH_MARGIN_MS, REFRESH_MARGIN_MS, 0, REFRESH_MARGIN_MS]);
+    expect([
+      refreshMargin(3),
+      refreshMargin(60),
+      refreshMargin(240),
+      refreshMargin(3600),
+      refreshMargin(0),
+      refreshMargin(undefined),
+    ]).toEqual([750, 15_000, REFRESH_MARGIN_MS, REFRESH_MARGIN_MS, 0, REFRESH_MARGIN_MS]);
   });
 
   it("a fresh 3-second token is used as it is: no refresh on each call (a fixed 60 s margin refreshed every time)", async () => {
@@ -237,7 +255,9 @@ describe("invalid_grant", () => {
 
     const mark = as.tokenRequests.length;
     expect((await execute()).json.code).toBe("connection_required");
-    expect((await h.call("POST", "/execute", { key, body: { tool: "NOTES_ME", connection_id: connectionId } })).json.code).toBe("connection_required");
+    expect((await h.call("POST", "/execute", { key, body: { tool: "NOTES_ME", connection_id: connectionId } })).json.code).toBe(
+      "connection_required",
+    );
     expect((await proxy()).status).toBe(409);
     expect(tokenCalls(as, mark)).toEqual([]);
     expect(as.apiRequests.slice(apiMark)).toEqual([]);
@@ -250,7 +270,11 @@ describe("invalid_grant", () => {
     const apiMark = as.apiRequests.length;
     const res = await execute();
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ successful: false, code: "connection_required", error: expect.stringMatching(/expired.*invalid_grant/) });
+    expect(res.json).toMatchObject({
+      successful: false,
+      code: "connection_required",
+      error: expect.stringMatching(/expired.*invalid_grant/),
+    });
     expect(as.apiRequests.slice(apiMark).map((r) => r.status)).toEqual([401]);
     expect((await listConnections(h, key)).find((c) => c.id === connectionId)).toMatchObject({ status: "expired" });
   });

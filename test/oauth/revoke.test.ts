@@ -5,8 +5,15 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CALLBACK_URL, createOAuthHarness, listConnections, notesToolkit, tokenCalls, type OAuthHarness } from "../support/oauth-harness.js";
-import { startOidcServer, type OidcServer } from "../support/oidc-server.js";
+import {
+  CALLBACK_URL,
+  createOAuthHarness,
+  listConnections,
+  notesToolkit,
+  type OAuthHarness,
+  tokenCalls,
+} from "../support/oauth-harness.js";
+import { type OidcServer, startOidcServer } from "../support/oidc-server.js";
 
 let as: OidcServer;
 let h: OAuthHarness;
@@ -30,7 +37,9 @@ beforeAll(async () => {
     req.on("data", (chunk) => (body += chunk));
     req.on("end", () => {
       const token = new URLSearchParams(body).get("token");
-      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid_request", error_description: `cannot revoke ${token}` }));
+      res
+        .writeHead(400, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: "invalid_request", error_description: `cannot revoke ${token}` }));
     });
   });
   echoingUrl = `${await listen(echoing)}/revoke`;
@@ -98,7 +107,9 @@ describe("DELETE /connections/{id} of an OAuth connection", () => {
     expect((await listConnections(h, key)).map((c) => c.id)).not.toContain(connectionId);
     expect(await h.eventsOf("connection.deleted")).toContainEqual(expect.objectContaining({ connectionId, toolkit: "notes" }));
     expect((await remove(connectionId)).status).toBe(404);
-    expect((await h.call("POST", "/execute", { key, body: { tool: "NOTES_ME", connection_id: connectionId } })).json.code).toBe("not_found");
+    expect((await h.call("POST", "/execute", { key, body: { tool: "NOTES_ME", connection_id: connectionId } })).json.code).toBe(
+      "not_found",
+    );
   });
 
   it.each([

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUndiciFetch } from "../../adapters/node.js";
 import { bearer, defineToolkit } from "../../src/index.js";
-import { CREDENTIALS, createHarness, expectError, multipart, type Harness } from "../support/harness.js";
-import { startRawServer, type RawServer } from "./servers.js";
+import { CREDENTIALS, createHarness, expectError, type Harness, multipart } from "../support/harness.js";
+import { type RawServer, startRawServer } from "./servers.js";
 
 /** Sent as image/png, so it starts with PNG's signature (uploads check it). */
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -34,7 +34,16 @@ describe.each(fetches)("bodyFile with %s", (_name, makeFetch) => {
     h = await createHarness({
       ...(fetch ? { fetch } : {}),
       uploads: { ttlMs: 60_000 },
-      extraToolkits: () => [defineToolkit({ slug: "sink", name: "Sink", description: "Receives files.", baseUrl: `${sink.origin}/files`, auth: bearer(), tools: [] })],
+      extraToolkits: () => [
+        defineToolkit({
+          slug: "sink",
+          name: "Sink",
+          description: "Receives files.",
+          baseUrl: `${sink.origin}/files`,
+          auth: bearer(),
+          tools: [],
+        }),
+      ],
     });
     key = (await h.issueAgentKey("agent-a")).key;
     otherKey = (await h.issueAgentKey("agent-b")).key;
@@ -53,7 +62,8 @@ describe.each(fetches)("bodyFile with %s", (_name, makeFetch) => {
     expect(res.status, res.text).toBe(200);
     return res.json.stagingKey;
   }
-  const proxy = (body: Record<string, unknown>, as = key) => h.call("POST", "/proxy", { key: as, body: { toolkit: "sink", method: "PUT", url: `${sink.origin}/files/put`, ...body } });
+  const proxy = (body: Record<string, unknown>, as = key) =>
+    h.call("POST", "/proxy", { key: as, body: { toolkit: "sink", method: "PUT", url: `${sink.origin}/files/put`, ...body } });
 
   it.each(["POST", "PUT", "PATCH"])("%s sends the exact bytes with the stored type and a Content-Length", async (method) => {
     const res = await proxy({ method, bodyFile: stagingKey });
@@ -104,14 +114,26 @@ describe.each(fetches)("bodyFile with %s", (_name, makeFetch) => {
     const short = await createHarness({
       ...(fetch ? { fetch } : {}),
       uploads: { ttlMs: 50 },
-      extraToolkits: () => [defineToolkit({ slug: "sink", name: "Sink", description: "Receives files.", baseUrl: `${sink.origin}/files`, auth: bearer(), tools: [] })],
+      extraToolkits: () => [
+        defineToolkit({
+          slug: "sink",
+          name: "Sink",
+          description: "Receives files.",
+          baseUrl: `${sink.origin}/files`,
+          auth: bearer(),
+          tools: [],
+        }),
+      ],
     });
     const shortKey = (await short.issueAgentKey("agent-a")).key;
     await short.connect(shortKey, "sink", { token: CREDENTIALS.bearerToken });
     const staged = (await short.call("POST", "/upload", { key: shortKey, rawBody: multipart("soon gone", "text/plain") })).json.stagingKey;
     await new Promise((resolve) => setTimeout(resolve, 80));
     const before = sink.requests.length;
-    const res = await short.call("POST", "/proxy", { key: shortKey, body: { toolkit: "sink", method: "POST", url: `${sink.origin}/files/put`, bodyFile: staged } });
+    const res = await short.call("POST", "/proxy", {
+      key: shortKey,
+      body: { toolkit: "sink", method: "POST", url: `${sink.origin}/files/put`, bodyFile: staged },
+    });
     expectError(res, 400, "invalid_request", /unknown or expired/);
     expect(sink.requests.length).toBe(before);
     await short.close();

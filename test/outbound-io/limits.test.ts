@@ -4,17 +4,22 @@
  * declared). Each gives `successful: false` with a code, promptly, without reading the whole body
  * into memory, and closes the upstream connection. Run with the global fetch and the undici one.
  */
-import { z } from "zod";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createUndiciFetch } from "../../adapters/node.js";
 import { bearer, defineJsonToolkit, defineTool, defineToolkit } from "../../src/index.js";
 import { CREDENTIALS, createHarness, type Harness } from "../support/harness.js";
-import { GiB, MiB, startRawServer, streamBytes, waitFor, type RawServer } from "./servers.js";
+import { GiB, MiB, type RawServer, startRawServer, streamBytes, waitFor } from "./servers.js";
 
 const STALL_MS = 250;
 const CAP = 10 * MiB;
 
-function route(request: { url: string; headers: Record<string, unknown> }, res: import("node:http").ServerResponse, server: RawServer): void {
+function route(
+  request: { url: string; headers: Record<string, unknown> },
+  res: import("node:http").ServerResponse,
+  server: RawServer,
+): void {
   const url = new URL(request.url, "http://io.invalid");
   const tag = url.searchParams.get("tag") ?? "";
   switch (url.pathname) {
@@ -89,7 +94,14 @@ describe.each(fetches)("with %s", (_name, makeFetch) => {
           timeoutMs: STALL_MS,
           tools: [readTool("IO_READ")],
         }),
-        defineToolkit({ slug: "iobig", name: "IO big", description: "Same server, default timeout.", baseUrl: `${io.origin}/io`, auth: bearer(), tools: [readTool("IOBIG_READ")] }),
+        defineToolkit({
+          slug: "iobig",
+          name: "IO big",
+          description: "Same server, default timeout.",
+          baseUrl: `${io.origin}/io`,
+          auth: bearer(),
+          tools: [readTool("IOBIG_READ")],
+        }),
         defineJsonToolkit(
           {
             slug: "ioj",
@@ -97,7 +109,16 @@ describe.each(fetches)("with %s", (_name, makeFetch) => {
             description: "A declarative tool against the IO server.",
             baseUrl: `${io.origin}/io`,
             auth: { type: "bearer" },
-            tools: [{ slug: "IOJ_GET", name: "Get", description: "GET a path.", method: "GET", path: "/{path}", inputParameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } }],
+            tools: [
+              {
+                slug: "IOJ_GET",
+                name: "Get",
+                description: "GET a path.",
+                method: "GET",
+                path: "/{path}",
+                inputParameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+              },
+            ],
           },
           { env: {} },
         ),
@@ -112,7 +133,8 @@ describe.each(fetches)("with %s", (_name, makeFetch) => {
     await Promise.all([h.close(), io.close()]);
   });
 
-  const proxy = (toolkit: string, path: string) => h.call("POST", "/proxy", { key, body: { toolkit, method: "GET", url: `${io.origin}/io/${path}` } });
+  const proxy = (toolkit: string, path: string) =>
+    h.call("POST", "/proxy", { key, body: { toolkit, method: "GET", url: `${io.origin}/io/${path}` } });
   const execute = (tool: string, args: Record<string, unknown>) => h.call("POST", "/execute", { key, body: { tool, arguments: args } });
 
   /** Runs `call` and returns its result with the elapsed time and the peak growth of memory meanwhile. */
@@ -161,7 +183,14 @@ describe.each(fetches)("with %s", (_name, makeFetch) => {
       const tag = `${path}-${Math.random()}`;
       const closedBefore = io.closedSockets();
       const { result, ms, peakGrowth } = await measure(() => proxy("iobig", `${path}?tag=${tag}`));
-      expect(result.json).toMatchObject({ successful: false, code: "response_too_large", retryable: false, upstreamStatus: 200, status: 200, data: null });
+      expect(result.json).toMatchObject({
+        successful: false,
+        code: "response_too_large",
+        retryable: false,
+        upstreamStatus: 200,
+        status: 200,
+        data: null,
+      });
       expect(result.json.error).toMatch(/larger than 10485760 bytes/);
       await waitFor(() => io.closedSockets() > closedBefore);
       expect(io.written.get(tag)!).toBeGreaterThan(CAP);

@@ -2,13 +2,14 @@
  * Retries: the backoff function, `sendWithRetries` against scripted answers, and the handler's
  * `retries` option against a real local server that fails N times, counting the requests it got.
  */
-import { z } from "zod";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createUndiciFetch } from "../../adapters/node.js";
-import { backoffDelay, resolveRetryPolicy, sendWithRetries, type RetryPolicy } from "../../src/outbound/retry.js";
 import { bearer, createToolsHandler, defineJsonToolkit, defineTool, defineToolkit } from "../../src/index.js";
-import { CREDENTIALS, createHarness, multipart, type Harness } from "../support/harness.js";
-import { startRawServer, type RawServer } from "./servers.js";
+import { backoffDelay, type RetryPolicy, resolveRetryPolicy, sendWithRetries } from "../../src/outbound/retry.js";
+import { CREDENTIALS, createHarness, type Harness, multipart } from "../support/harness.js";
+import { type RawServer, startRawServer } from "./servers.js";
 
 describe("backoffDelay: full jitter", () => {
   const policy = { baseDelayMs: 100, maxDelayMs: 1_000 };
@@ -107,7 +108,12 @@ describe("sendWithRetries against scripted answers", () => {
     const at = new Date(Math.ceil((Date.now() + 300) / 1_000) * 1_000);
     const s = script([503, { "retry-after": at.toUTCString() }], 200);
     const started = performance.now();
-    const response = await sendWithRetries(s.send, { method: "GET", body: null, policy: { max: 1, baseDelayMs: 1, maxDelayMs: 2_000 }, signal: new AbortController().signal });
+    const response = await sendWithRetries(s.send, {
+      method: "GET",
+      body: null,
+      policy: { max: 1, baseDelayMs: 1, maxDelayMs: 2_000 },
+      signal: new AbortController().signal,
+    });
     expect(response.status).toBe(200);
     expect(performance.now() - started).toBeGreaterThan(250);
     expect(Date.now()).toBeGreaterThanOrEqual(at.getTime() - 20);
@@ -115,7 +121,11 @@ describe("sendWithRetries against scripted answers", () => {
 
   it("returns the last answer rather than wait past the deadline", async () => {
     const s = script(503);
-    const response = await run(s.send, { policy: { max: 5, baseDelayMs: 1_000, maxDelayMs: 1_000 }, deadline: performance.now() + 20, random: () => 0.9 });
+    const response = await run(s.send, {
+      policy: { max: 5, baseDelayMs: 1_000, maxDelayMs: 1_000 },
+      deadline: performance.now() + 20,
+      random: () => 0.9,
+    });
     expect(response.status).toBe(503);
     expect(s.calls()).toBe(1);
   });
@@ -125,7 +135,9 @@ describe("sendWithRetries against scripted answers", () => {
     const s = script(503);
     setTimeout(() => controller.abort(new Error("gave up")), 30);
     const started = performance.now();
-    await expect(run(s.send, { policy: { max: 5, baseDelayMs: 10_000, maxDelayMs: 10_000 }, signal: controller.signal, random: () => 0.9 })).rejects.toThrow("gave up");
+    await expect(
+      run(s.send, { policy: { max: 5, baseDelayMs: 10_000, maxDelayMs: 10_000 }, signal: controller.signal, random: () => 0.9 }),
+    ).rejects.toThrow("gave up");
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 
@@ -153,10 +165,16 @@ function flakyRoute(failures: Map<string, number>) {
     }
     if (url.searchParams.has("reset")) return void res.socket?.destroy();
     const retryAfter = url.searchParams.get("retryAfter");
-    setTimeout(() => {
-      res.writeHead(Number(url.searchParams.get("status") ?? 503), { "content-type": "application/json", ...(retryAfter ? { "retry-after": retryAfter } : {}) });
-      res.end(JSON.stringify({ error: "try again" }));
-    }, Number(url.searchParams.get("delay") ?? 0));
+    setTimeout(
+      () => {
+        res.writeHead(Number(url.searchParams.get("status") ?? 503), {
+          "content-type": "application/json",
+          ...(retryAfter ? { "retry-after": retryAfter } : {}),
+        });
+        res.end(JSON.stringify({ error: "try again" }));
+      },
+      Number(url.searchParams.get("delay") ?? 0),
+    );
   };
 }
 
@@ -194,7 +212,15 @@ describe.each(fetches)("the retries option, against a real flaky server, with %s
         }),
       ],
     }),
-    defineToolkit({ slug: "flakynoretry", name: "No retry", description: "Turns retries off.", baseUrl: `${origin}/r`, auth: bearer(), retries: { max: 0 }, tools: [] }),
+    defineToolkit({
+      slug: "flakynoretry",
+      name: "No retry",
+      description: "Turns retries off.",
+      baseUrl: `${origin}/r`,
+      auth: bearer(),
+      retries: { max: 0 },
+      tools: [],
+    }),
     defineJsonToolkit(
       {
         slug: "flakyjson",
@@ -203,7 +229,16 @@ describe.each(fetches)("the retries option, against a real flaky server, with %s
         baseUrl: `${origin}/r`,
         auth: { type: "bearer" },
         retries: { max: 2, baseDelayMs: 5 },
-        tools: [{ slug: "FLAKYJSON_GET", name: "Get", description: "GET /fail/{n}/{tag}.", method: "GET", path: "/fail/{n}/{tag}", inputParameters: { type: "object", properties: { n: { type: "string" }, tag: { type: "string" } }, required: ["n", "tag"] } }],
+        tools: [
+          {
+            slug: "FLAKYJSON_GET",
+            name: "Get",
+            description: "GET /fail/{n}/{tag}.",
+            method: "GET",
+            path: "/fail/{n}/{tag}",
+            inputParameters: { type: "object", properties: { n: { type: "string" }, tag: { type: "string" } }, required: ["n", "tag"] },
+          },
+        ],
       },
       { env: {} },
     ),
@@ -211,7 +246,11 @@ describe.each(fetches)("the retries option, against a real flaky server, with %s
 
   beforeAll(async () => {
     server = await startRawServer(flakyRoute(attempts));
-    h = await createHarness({ ...(fetch ? { fetch } : {}), retries: { max: 3, baseDelayMs: 5, maxDelayMs: 500 }, extraToolkits: () => toolkits(server.origin) });
+    h = await createHarness({
+      ...(fetch ? { fetch } : {}),
+      retries: { max: 3, baseDelayMs: 5, maxDelayMs: 500 },
+      extraToolkits: () => toolkits(server.origin),
+    });
     off = await createHarness({ ...(fetch ? { fetch } : {}), extraToolkits: () => toolkits(server.origin) });
     key = (await h.issueAgentKey("agent-a")).key;
     offKey = (await off.issueAgentKey("agent-a")).key;
@@ -227,7 +266,8 @@ describe.each(fetches)("the retries option, against a real flaky server, with %s
     await Promise.all([h.close(), off.close(), server.close()]);
   });
 
-  const proxy = (body: Record<string, unknown>, harness = h, as = key) => harness.call("POST", "/proxy", { key: as, body: { toolkit: "flaky", method: "GET", ...body } });
+  const proxy = (body: Record<string, unknown>, harness = h, as = key) =>
+    harness.call("POST", "/proxy", { key: as, body: { toolkit: "flaky", method: "GET", ...body } });
   const url = (path: string) => `${server.origin}/r/${path}`;
 
   it("are off by default: one request, the failure comes back", async () => {
@@ -267,7 +307,11 @@ describe.each(fetches)("the retries option, against a real flaky server, with %s
 
   it("does not retry a 404", async () => {
     const t = nextTag();
-    expect((await proxy({ url: url(`fail/1/${t}?status=404`) })).json).toMatchObject({ successful: false, upstreamStatus: 404, retryable: false });
+    expect((await proxy({ url: url(`fail/1/${t}?status=404`) })).json).toMatchObject({
+      successful: false,
+      upstreamStatus: 404,
+      retryable: false,
+    });
     expect(requestsFor(t)).toBe(1);
   });
 
@@ -307,7 +351,12 @@ describe.each(fetches)("the retries option, against a real flaky server, with %s
   });
 
   async function timedHarness(retries: { max: number; baseDelayMs?: number; maxDelayMs?: number }) {
-    const harness = await createHarness({ ...(fetch ? { fetch } : {}), retries, timeouts: { proxyMs: 300 }, extraToolkits: () => toolkits(server.origin) });
+    const harness = await createHarness({
+      ...(fetch ? { fetch } : {}),
+      retries,
+      timeouts: { proxyMs: 300 },
+      extraToolkits: () => toolkits(server.origin),
+    });
     const harnessKey = (await harness.issueAgentKey("agent-a")).key;
     await harness.connect(harnessKey, "flaky", { token: CREDENTIALS.bearerToken });
     return { harness, harnessKey };
@@ -343,11 +392,21 @@ describe("retries configuration", () => {
     expect(() => createToolsHandler({ retries: { max: 11 } })).toThrow(/retries\.max/);
     expect(() => createToolsHandler({ retries: { max: 1, baseDelayMs: -1 } })).toThrow(/retries\.baseDelayMs/);
     expect(() => createToolsHandler({ retries: { max: 1, jitter: true } as never })).toThrow(/retries\.jitter/);
-    expect(() => defineToolkit({ slug: "x", name: "X", description: "", auth: bearer(), tools: [], retries: { max: -1 } })).toThrow(/retries/);
+    expect(() => defineToolkit({ slug: "x", name: "X", description: "", auth: bearer(), tools: [], retries: { max: -1 } })).toThrow(
+      /retries/,
+    );
   });
 
   it("a JSON toolkit file accepts retries and refuses a bad one", () => {
-    const doc = (retries: unknown) => ({ slug: "j", name: "J", description: "", baseUrl: "https://j.test", auth: { type: "none" }, retries, tools: [] });
+    const doc = (retries: unknown) => ({
+      slug: "j",
+      name: "J",
+      description: "",
+      baseUrl: "https://j.test",
+      auth: { type: "none" },
+      retries,
+      tools: [],
+    });
     expect(defineJsonToolkit(doc({ max: 2 }), { env: {} }).retries).toEqual({ max: 2 });
     expect(() => defineJsonToolkit(doc({ max: 2, extra: 1 }), { env: {} })).toThrow(/retries/);
   });

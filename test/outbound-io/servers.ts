@@ -62,7 +62,13 @@ export async function startRawServer(handler: Handler): Promise<RawServer> {
  * Streams up to `total` bytes of `chunk`s as fast as the client reads them (waiting for `drain`),
  * counting what was written under `tag` in `server.written`, and stops when the socket closes.
  */
-export function streamBytes(res: ServerResponse, server: RawServer, tag: string, total: number, chunk = Buffer.alloc(64 * 1024, 0x61)): void {
+export function streamBytes(
+  res: ServerResponse,
+  server: RawServer,
+  tag: string,
+  total: number,
+  chunk = Buffer.alloc(64 * 1024, 0x61),
+): void {
   let written = 0;
   let closed = false;
   res.on("close", () => (closed = true));

@@ -2,13 +2,14 @@
  * createUndiciFetch (tools-proxy/node): a standard Response from undici's pooled dispatcher,
  * checked directly against a local server and through the handler's proxy flow.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { Agent } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUndiciFetch } from "../../adapters/node.js";
 import { bearer, defineToolkit } from "../../src/index.js";
 import { CREDENTIALS, createHarness, expectError, type Harness } from "../support/harness.js";
 import { BINARY_BYTES } from "../support/upstream.js";
-import { startRawServer, waitFor, type RawServer } from "./servers.js";
+import { type RawServer, startRawServer, waitFor } from "./servers.js";
 
 let server: RawServer;
 const fetch = createUndiciFetch({ keepAliveTimeoutMs: 10_000 });
@@ -82,12 +83,16 @@ describe("createUndiciFetch as a fetch", () => {
   ])("sends %s as the body", async (_what, body, expected, type) => {
     const response = await fetch(`${server.origin}/echo`, { method: "POST", body: body() as BodyInit });
     const echoed = (await response.json()) as { body: string; headers: Record<string, string> };
-    expect(Buffer.from(echoed.body, "latin1").toString(typeof expected === "string" && /é/.test(expected) ? "utf8" : "latin1")).toBe(expected);
+    expect(Buffer.from(echoed.body, "latin1").toString(typeof expected === "string" && /é/.test(expected) ? "utf8" : "latin1")).toBe(
+      expected,
+    );
     expect(echoed.headers["content-type"]).toBe(type);
   });
 
   it("takes a Request as input", async () => {
-    const response = await fetch(new Request(`${server.origin}/echo`, { method: "PUT", body: "from a request", headers: { "x-from": "request" } }));
+    const response = await fetch(
+      new Request(`${server.origin}/echo`, { method: "PUT", body: "from a request", headers: { "x-from": "request" } }),
+    );
     expect(await response.json()).toMatchObject({ method: "PUT", body: "from a request", headers: { "x-from": "request" } });
   });
 
@@ -202,7 +207,16 @@ describe("the proxy flow on createUndiciFetch", () => {
     h = await createHarness({
       fetch: proxyFetch,
       timeouts: { proxyMs: 200 },
-      extraToolkits: () => [defineToolkit({ slug: "counted", name: "Counted", description: "Counts connections.", baseUrl: `${counting.origin}/c`, auth: bearer(), tools: [] })],
+      extraToolkits: () => [
+        defineToolkit({
+          slug: "counted",
+          name: "Counted",
+          description: "Counts connections.",
+          baseUrl: `${counting.origin}/c`,
+          auth: bearer(),
+          tools: [],
+        }),
+      ],
     });
     key = (await h.issueAgentKey("agent-a")).key;
     await h.connect(key, "notes", { token: CREDENTIALS.bearerToken });
@@ -220,7 +234,11 @@ describe("the proxy flow on createUndiciFetch", () => {
   const up = () => `${h.upstream.origin}/v1`;
 
   it("injects the credential (header and query) and returns JSON", async () => {
-    expect((await proxy({ url: `${up()}/echo` })).json).toMatchObject({ successful: true, status: 200, data: { ok: true, path: "/v1/echo" } });
+    expect((await proxy({ url: `${up()}/echo` })).json).toMatchObject({
+      successful: true,
+      status: 200,
+      data: { ok: true, path: "/v1/echo" },
+    });
     expect(h.upstream.requests.at(-1)!.headers.authorization).toBe(`Bearer ${CREDENTIALS.bearerToken}`);
     await proxy({ toolkit: "acmeq", url: `${up()}/echo?api_key=attacker` });
     expect(h.upstream.requests.at(-1)!.url).toBe(`/v1/echo?api_key=${CREDENTIALS.queryKey}`);
@@ -228,7 +246,10 @@ describe("the proxy flow on createUndiciFetch", () => {
 
   it("returns a redirect to another origin unfollowed, and follows one under the base URL", async () => {
     const to = `${h.foreign.origin}/steal`;
-    expect((await proxy({ url: `${up()}/redirect?to=${encodeURIComponent(to)}` })).json).toMatchObject({ status: 302, headers: { location: to } });
+    expect((await proxy({ url: `${up()}/redirect?to=${encodeURIComponent(to)}` })).json).toMatchObject({
+      status: 302,
+      headers: { location: to },
+    });
     expect((await proxy({ url: `${up()}/redirect?to=/v1/echo` })).json).toMatchObject({ status: 200, data: { path: "/v1/echo" } });
   });
 

@@ -92,15 +92,22 @@ describe("tools' ctx.fetch applies the same policy", () => {
 describe("redirects", () => {
   const cases = [301, 302, 303, 307, 308].flatMap((code) => REDIRECT_TARGETS.map((target) => ({ code, ...target })));
 
-  it.each(cases.map((c, i) => ({ ...c, toolkit: toolkitFor(i) })))("$code to $name is returned unfollowed ($toolkit)", async ({ code, url, toolkit }) => {
-    const to = url(U, F);
-    const before = s.upstream.requests.length;
-    const post = code === 307 || code === 308;
-    const res = await s.proxy(toolkit, `${s.base}/redirect?code=${code}&to=${encodeURIComponent(to)}`, post ? { method: "POST", body: { x: 1 } } : {});
-    expect(res.json).toMatchObject({ status: code, successful: true, headers: { location: to } });
-    expect(s.upstream.requests.length).toBe(before + 1);
-    expect(s.foreign.requests).toEqual([]);
-  });
+  it.each(cases.map((c, i) => ({ ...c, toolkit: toolkitFor(i) })))(
+    "$code to $name is returned unfollowed ($toolkit)",
+    async ({ code, url, toolkit }) => {
+      const to = url(U, F);
+      const before = s.upstream.requests.length;
+      const post = code === 307 || code === 308;
+      const res = await s.proxy(
+        toolkit,
+        `${s.base}/redirect?code=${code}&to=${encodeURIComponent(to)}`,
+        post ? { method: "POST", body: { x: 1 } } : {},
+      );
+      expect(res.json).toMatchObject({ status: code, successful: true, headers: { location: to } });
+      expect(s.upstream.requests.length).toBe(before + 1);
+      expect(s.foreign.requests).toEqual([]);
+    },
+  );
 
   it(`follows a chain within the base ${MAX_REDIRECTS} times, with the credential on every hop`, async () => {
     const before = s.upstream.requests.length;
@@ -121,11 +128,14 @@ describe("redirects", () => {
     expect(s.upstream.requests.length - before).toBe(MAX_REDIRECTS + 1);
   });
 
-  it.each([300, 304, 305])("returns a %i with a Location under the base unfollowed: only 301, 302, 303, 307 and 308 redirect", async (code) => {
-    const before = s.upstream.requests.length;
-    const to = `${s.base}/echo`;
-    const res = await s.proxy("ssrf-key", `${s.base}/redirect?code=${code}&to=${encodeURIComponent(to)}`);
-    expect(res.json).toMatchObject({ status: code, headers: { location: to } });
-    expect(s.upstream.requests.length).toBe(before + 1);
-  });
+  it.each([300, 304, 305])(
+    "returns a %i with a Location under the base unfollowed: only 301, 302, 303, 307 and 308 redirect",
+    async (code) => {
+      const before = s.upstream.requests.length;
+      const to = `${s.base}/echo`;
+      const res = await s.proxy("ssrf-key", `${s.base}/redirect?code=${code}&to=${encodeURIComponent(to)}`);
+      expect(res.json).toMatchObject({ status: code, headers: { location: to } });
+      expect(s.upstream.requests.length).toBe(before + 1);
+    },
+  );
 });

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkOutboundUrl } from "../../src/outbound/url-policy.js";
 import { loopbackWorld, oracleAllows, urlAround, WORLDS, type World } from "../support/ssrf-arbitraries.js";
-import { headerPolicyProperty, plainUrlProperty, urlPolicyProperty, type UrlStats } from "../support/ssrf-properties.js";
+import { headerPolicyProperty, plainUrlProperty, type UrlStats, urlPolicyProperty } from "../support/ssrf-properties.js";
 import { carriesCredential, createSsrfSetup, SSRF_TOOLKITS, type SsrfSetup } from "../support/ssrf-servers.js";
 
 // Small counts here; `npm run fuzz:url` runs the same pure properties a million times and more.

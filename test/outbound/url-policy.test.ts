@@ -23,8 +23,16 @@ describe("checkOutboundUrl accepts exact equivalents of an allowed URL", () => {
     ["an uppercase host and scheme", "HTTPS://API.Example.TEST/v1/x", "https://api.example.test/v1/x"],
     ["the explicit default port", "https://api.example.test:443/v1/x", "https://api.example.test/v1/x"],
     ["dot segments that stay under the base", "https://api.example.test/v1/a/./b/../c", "https://api.example.test/v1/a/c"],
-    ["Unicode and spaces in the path, percent-encoded", "https://api.example.test/v1/café/a b", "https://api.example.test/v1/caf%C3%A9/a%20b"],
-    ["anything in the query", "https://api.example.test/v1/x?next=http://evil.test/&p=%2f..%2f", "https://api.example.test/v1/x?next=http://evil.test/&p=%2f..%2f"],
+    [
+      "Unicode and spaces in the path, percent-encoded",
+      "https://api.example.test/v1/café/a b",
+      "https://api.example.test/v1/caf%C3%A9/a%20b",
+    ],
+    [
+      "anything in the query",
+      "https://api.example.test/v1/x?next=http://evil.test/&p=%2f..%2f",
+      "https://api.example.test/v1/x?next=http://evil.test/&p=%2f..%2f",
+    ],
     ["an encoded percent sign", "https://api.example.test/v1/100%25", "https://api.example.test/v1/100%25"],
     ["a path parameter on a normal segment", "https://api.example.test/v1/items;v=2", "https://api.example.test/v1/items;v=2"],
   ])("%s", (_name, url, href) => expect(accepts(url)).toBe(href));
@@ -63,11 +71,15 @@ describe("base URL placeholders", () => {
 
   it("are filled from the connection and then matched exactly", () => {
     expect(accepts("https://acme.example.test/v1/x", tenant, { tenant: "acme" })).toBe("https://acme.example.test/v1/x");
-    expect(refusal(() => checkOutboundUrl("https://other.example.test/v1/x", tenant, { tenant: "acme" }))).toMatch(/under https:\/\/acme\.example\.test\/v1/);
+    expect(refusal(() => checkOutboundUrl("https://other.example.test/v1/x", tenant, { tenant: "acme" }))).toMatch(
+      /under https:\/\/acme\.example\.test\/v1/,
+    );
   });
 
   it.each(["evil.test#", "acme.example.test/", "a.b", "a:1", "a@b", "", "é", "a".repeat(64)])("refuse the value %j", (value) => {
-    expect(refusal(() => checkOutboundUrl("https://acme.example.test/v1", tenant, { tenant: value }))).toMatch(/no valid value for the base URL placeholder \{tenant\}/);
+    expect(refusal(() => checkOutboundUrl("https://acme.example.test/v1", tenant, { tenant: value }))).toMatch(
+      /no valid value for the base URL placeholder \{tenant\}/,
+    );
   });
 
   it.each([
@@ -95,12 +107,19 @@ describe("checkRedirectUrl", () => {
     ["https://API.example.test:443/v1/next", "https://api.example.test/v1/next"],
   ])("follows %s", (location, href) => expect(checkRedirectUrl(location, from, base).href).toBe(href));
 
-  it.each(["/admin", "//evil.test/v1", "/\\evil.test/v1", "\\\\evil.test\\v1", "https:evil.test/v1", "https:\\\\evil.test/v1", "https://0x7f.1/v1", "/v1/..%2fadmin", "/v1/\tnext"])(
-    "refuses %j",
-    (location) => {
-      refusal(() => checkRedirectUrl(location, from, base));
-    },
-  );
+  it.each([
+    "/admin",
+    "//evil.test/v1",
+    "/\\evil.test/v1",
+    "\\\\evil.test\\v1",
+    "https:evil.test/v1",
+    "https:\\\\evil.test/v1",
+    "https://0x7f.1/v1",
+    "/v1/..%2fadmin",
+    "/v1/\tnext",
+  ])("refuses %j", (location) => {
+    refusal(() => checkRedirectUrl(location, from, base));
+  });
 });
 
 describe("resolveAgainstBase (tools' relative URLs)", () => {

@@ -9,7 +9,15 @@ import { connectRedis, redisLeaseStore, redisRateLimitStore } from "../../src/re
 import { leaseStoreConformance } from "../../src/testing/lease-store.js";
 import { rateLimitStoreConformance } from "../../src/testing/rate-limit-store.js";
 import { createHarness, expectError } from "../support/harness.js";
-import { connectedClient, hasRedisServer, privateRedis, redisUnavailableReason, SHARED_REDIS_URL, silentServer, type PrivateRedis } from "../support/redis.js";
+import {
+  connectedClient,
+  hasRedisServer,
+  type PrivateRedis,
+  privateRedis,
+  redisUnavailableReason,
+  SHARED_REDIS_URL,
+  silentServer,
+} from "../support/redis.js";
 
 const why = await redisUnavailableReason();
 if (why) console.warn(`Redis tests skipped: ${why}`);
@@ -48,7 +56,9 @@ describe.skipIf(!!why)(`Redis stores${why ? ` (skipped: ${why})` : ""}`, () => {
     const store = redisRateLimitStore(SHARED_REDIS_URL, { prefix: `${prefix}shared:` });
     const limits = rateLimit({ limit: 4, windowMs: 60_000, store, key: ({ principal }) => principal.workspaceId });
     const a = await createHarness({ limits });
-    const b = await createHarness({ limits: rateLimit({ limit: 4, windowMs: 60_000, store, key: ({ principal }) => principal.workspaceId }) });
+    const b = await createHarness({
+      limits: rateLimit({ limit: 4, windowMs: 60_000, store, key: ({ principal }) => principal.workspaceId }),
+    });
     try {
       const keyA = (await a.issueAgentKey("agent-a", "ws-shared")).key;
       const keyB = (await b.issueAgentKey("agent-b", "ws-shared")).key;
@@ -67,84 +77,98 @@ describe.skipIf(!!why)(`Redis stores${why ? ` (skipped: ${why})` : ""}`, () => {
   });
 });
 
-describe.skipIf(!!why || !hasRedisServer)(`Redis down${!hasRedisServer ? " (skipped: no redis-server to start a private instance)" : why ? ` (skipped: ${why})` : ""}`, () => {
-  let redis: PrivateRedis;
-  beforeAll(async () => {
-    redis = await privateRedis();
-  });
-  afterAll(async () => {
-    await redis.stop();
-  });
-
-  it("the stores throw StoreUnavailableError while it is stopped, and work again once it is back", async () => {
-    const limiter = redisRateLimitStore(redis.url, { timeoutMs: 1000 });
-    const leases = redisLeaseStore(redis.url, { timeoutMs: 1000 });
-    try {
-      expect((await limiter.hit("k", { limit: 5, windowMs: 1000 })).allowed).toBe(true);
-      expect(await leases.acquire("l", "holder-a", 10_000)).toBe(true);
+describe.skipIf(!!why || !hasRedisServer)(
+  `Redis down${!hasRedisServer ? " (skipped: no redis-server to start a private instance)" : why ? ` (skipped: ${why})` : ""}`,
+  () => {
+    let redis: PrivateRedis;
+    beforeAll(async () => {
+      redis = await privateRedis();
+    });
+    afterAll(async () => {
       await redis.stop();
-      await expect(limiter.hit("k", { limit: 5, windowMs: 1000 })).rejects.toBeInstanceOf(StoreUnavailableError);
-      await expect(leases.acquire("l2", "holder-a", 10_000)).rejects.toBeInstanceOf(StoreUnavailableError);
-      await expect(leases.release("l", "holder-a")).rejects.toBeInstanceOf(StoreUnavailableError);
-      await redis.start();
-      await expect.poll(() => limiter.hit("k", { limit: 5, windowMs: 1000 }).then((r) => r.allowed, () => "down"), { timeout: 8000, interval: 100 }).toBe(true);
-      expect(await leases.acquire("l2", "holder-a", 10_000)).toBe(true);
-    } finally {
-      await Promise.all([limiter.close(), leases.close()]);
-    }
-  });
+    });
 
-  it("a Redis that accepts connections and never answers is unavailable after timeoutMs, not a hang", async () => {
-    const silent = await silentServer();
-    const limiter = redisRateLimitStore(silent.url, { timeoutMs: 300 });
-    const leases = redisLeaseStore(silent.url, { timeoutMs: 300 });
-    try {
-      await expect(limiter.hit("k", { limit: 5, windowMs: 1000 })).rejects.toThrow(/did not answer within 300 ms/);
-      await expect(leases.acquire("l", "holder", 1000)).rejects.toBeInstanceOf(StoreUnavailableError);
-    } finally {
-      await Promise.all([limiter.close(), leases.close()]);
-      await silent.close();
-    }
-  });
+    it("the stores throw StoreUnavailableError while it is stopped, and work again once it is back", async () => {
+      const limiter = redisRateLimitStore(redis.url, { timeoutMs: 1000 });
+      const leases = redisLeaseStore(redis.url, { timeoutMs: 1000 });
+      try {
+        expect((await limiter.hit("k", { limit: 5, windowMs: 1000 })).allowed).toBe(true);
+        expect(await leases.acquire("l", "holder-a", 10_000)).toBe(true);
+        await redis.stop();
+        await expect(limiter.hit("k", { limit: 5, windowMs: 1000 })).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(leases.acquire("l2", "holder-a", 10_000)).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(leases.release("l", "holder-a")).rejects.toBeInstanceOf(StoreUnavailableError);
+        await redis.start();
+        await expect
+          .poll(
+            () =>
+              limiter.hit("k", { limit: 5, windowMs: 1000 }).then(
+                (r) => r.allowed,
+                () => "down",
+              ),
+            { timeout: 8000, interval: 100 },
+          )
+          .toBe(true);
+        expect(await leases.acquire("l2", "holder-a", 10_000)).toBe(true);
+      } finally {
+        await Promise.all([limiter.close(), leases.close()]);
+      }
+    });
 
-  it("a Redis that refuses connections fails commands at once after the first attempt, not after timeoutMs each", async () => {
-    const refused = await privateRedis();
-    await refused.stop(); // its port now refuses connections
-    const limiter = redisRateLimitStore(refused.url, { timeoutMs: 10_000 });
-    try {
-      await expect(limiter.hit("k", { limit: 5, windowMs: 1000 })).rejects.toBeInstanceOf(StoreUnavailableError);
-      const started = performance.now();
-      await expect(limiter.hit("k", { limit: 5, windowMs: 1000 })).rejects.toThrow(/not connected/);
-      // Waiting for the reconnect would take the full 10 s; failing at once takes microseconds.
-      expect(performance.now() - started).toBeLessThan(5_000);
-    } finally {
-      await limiter.close();
-    }
-  });
+    it("a Redis that accepts connections and never answers is unavailable after timeoutMs, not a hang", async () => {
+      const silent = await silentServer();
+      const limiter = redisRateLimitStore(silent.url, { timeoutMs: 300 });
+      const leases = redisLeaseStore(silent.url, { timeoutMs: 300 });
+      try {
+        await expect(limiter.hit("k", { limit: 5, windowMs: 1000 })).rejects.toThrow(/did not answer within 300 ms/);
+        await expect(leases.acquire("l", "holder", 1000)).rejects.toBeInstanceOf(StoreUnavailableError);
+      } finally {
+        await Promise.all([limiter.close(), leases.close()]);
+        await silent.close();
+      }
+    });
 
-  it("through a handler: the limiter lets requests through and warns by default; with onStoreError refuse it answers 503 with Retry-After", async () => {
-    const store = redisRateLimitStore(redis.url, { timeoutMs: 1000 });
-    const warnings: string[] = [];
-    const open = await createHarness({ limits: rateLimit({ limit: 1, windowMs: 60_000, store, logger: { warn: (m) => warnings.push(m) } }) });
-    const closed = await createHarness({ limits: rateLimit({ limit: 1, windowMs: 60_000, store, onStoreError: "refuse" }) });
-    try {
-      const keyOpen = (await open.issueAgentKey("agent-a")).key;
-      const keyClosed = (await closed.issueAgentKey("agent-a")).key;
-      expect((await open.call("GET", "/search", { key: keyOpen })).status).toBe(200);
-      expect((await open.call("GET", "/search", { key: keyOpen })).status).toBe(429);
-      await redis.stop();
-      for (let i = 0; i < 3; i++) expect((await open.call("GET", "/search", { key: keyOpen })).status).toBe(200);
-      expect(warnings).toEqual([expect.stringMatching(/rate limit store unavailable/)]);
-      const refused = await closed.call("POST", "/execute", { key: keyClosed, body: { tool: "CALC_ADD", arguments: { a: 1, b: 2 } } });
-      expectError(refused, 503, "unavailable", /retry/i);
-      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-      expect(closed.events.filter((e) => e.event === "tool.executed")).toEqual([]);
-      expect(closed.logs.filter((l) => l.level === "error")).toEqual([]);
-      open.assertNoLeaks();
-      closed.assertNoLeaks();
-    } finally {
-      await redis.start();
-      await Promise.all([open.close(), closed.close(), store.close()]);
-    }
-  });
-});
+    it("a Redis that refuses connections fails commands at once after the first attempt, not after timeoutMs each", async () => {
+      const refused = await privateRedis();
+      await refused.stop(); // its port now refuses connections
+      const limiter = redisRateLimitStore(refused.url, { timeoutMs: 10_000 });
+      try {
+        await expect(limiter.hit("k", { limit: 5, windowMs: 1000 })).rejects.toBeInstanceOf(StoreUnavailableError);
+        const started = performance.now();
+        await expect(limiter.hit("k", { limit: 5, windowMs: 1000 })).rejects.toThrow(/not connected/);
+        // Waiting for the reconnect would take the full 10 s; failing at once takes microseconds.
+        expect(performance.now() - started).toBeLessThan(5_000);
+      } finally {
+        await limiter.close();
+      }
+    });
+
+    it("through a handler: the limiter lets requests through and warns by default; with onStoreError refuse it answers 503 with Retry-After", async () => {
+      const store = redisRateLimitStore(redis.url, { timeoutMs: 1000 });
+      const warnings: string[] = [];
+      const open = await createHarness({
+        limits: rateLimit({ limit: 1, windowMs: 60_000, store, logger: { warn: (m) => warnings.push(m) } }),
+      });
+      const closed = await createHarness({ limits: rateLimit({ limit: 1, windowMs: 60_000, store, onStoreError: "refuse" }) });
+      try {
+        const keyOpen = (await open.issueAgentKey("agent-a")).key;
+        const keyClosed = (await closed.issueAgentKey("agent-a")).key;
+        expect((await open.call("GET", "/search", { key: keyOpen })).status).toBe(200);
+        expect((await open.call("GET", "/search", { key: keyOpen })).status).toBe(429);
+        await redis.stop();
+        for (let i = 0; i < 3; i++) expect((await open.call("GET", "/search", { key: keyOpen })).status).toBe(200);
+        expect(warnings).toEqual([expect.stringMatching(/rate limit store unavailable/)]);
+        const refused = await closed.call("POST", "/execute", { key: keyClosed, body: { tool: "CALC_ADD", arguments: { a: 1, b: 2 } } });
+        expectError(refused, 503, "unavailable", /retry/i);
+        expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+        expect(closed.events.filter((e) => e.event === "tool.executed")).toEqual([]);
+        expect(closed.logs.filter((l) => l.level === "error")).toEqual([]);
+        open.assertNoLeaks();
+        closed.assertNoLeaks();
+      } finally {
+        await redis.start();
+        await Promise.all([open.close(), closed.close(), store.close()]);
+      }
+    });
+  },
+);

@@ -21,7 +21,10 @@ const putOptions = () => ({ contentType: "application/octet-stream", expiresAt: 
 
 async function expectRefused(store: BlobStore) {
   for (const key of BAD_KEYS) {
-    await expect(Promise.resolve().then(() => store.put(key, body(), putOptions())), JSON.stringify(key)).rejects.toBeInstanceOf(TypeError);
+    await expect(
+      Promise.resolve().then(() => store.put(key, body(), putOptions())),
+      JSON.stringify(key),
+    ).rejects.toBeInstanceOf(TypeError);
     expect(await store.get(key), JSON.stringify(key)).toBeNull();
     expect(await store.head(key), JSON.stringify(key)).toBeNull();
     expect(await store.delete(key), JSON.stringify(key)).toBe(false);

@@ -29,7 +29,15 @@ async function opened(record: string): Promise<string> {
 
 describe("openInBrowser", () => {
   it("opens nothing for a URL that is not http(s), or not a URL", async () => {
-    for (const url of ["file:///etc/passwd", "-a/System/Applications/Calculator.app", "\\\\evil.test\\share\\setup.exe", "javascript:alert(1)", "smb://evil.test/share", "C:\\Windows\\System32\\calc.exe", ""]) {
+    for (const url of [
+      "file:///etc/passwd",
+      "-a/System/Applications/Calculator.app",
+      "\\\\evil.test\\share\\setup.exe",
+      "javascript:alert(1)",
+      "smb://evil.test/share",
+      "C:\\Windows\\System32\\calc.exe",
+      "",
+    ]) {
       const record = join(dir, `none-${Math.random().toString(36).slice(2)}`);
       expect(await openInBrowser(url, { BROWSER: recordingBrowser(record) }), url).toBe(false);
       await new Promise((resolve) => setTimeout(resolve, 50)); // a started program would have written by now

@@ -6,9 +6,9 @@
  * data as it is), and `--json` output stays valid JSON that parses to the same value.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -116,10 +116,19 @@ describe("the CLI against a hostile server", () => {
 
   /** Runs the CLI from source (so no build is needed) with credentials in the environment. */
   function cli(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-    const env: NodeJS.ProcessEnv = { ...process.env, SVC_WORKSPACE_API_URL: url, SVC_WORKSPACE_ID: "ws", SVC_WORKSPACE_API_KEY: "pak_0123456789abcdefghij", XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), "tp-term-")) };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      SVC_WORKSPACE_API_URL: url,
+      SVC_WORKSPACE_ID: "ws",
+      SVC_WORKSPACE_API_KEY: "pak_0123456789abcdefghij",
+      XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), "tp-term-")),
+    };
     delete env.NO_COLOR;
     delete env.FORCE_COLOR;
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { env, cwd: join(import.meta.dirname, "../..") });
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+      env,
+      cwd: join(import.meta.dirname, "../.."),
+    });
     const result = { status: null as number | null, stdout: "", stderr: "" };
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (result.stdout += chunk));
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (result.stderr += chunk));
@@ -133,7 +142,7 @@ describe("the CLI against a hostile server", () => {
     expect(unstyled(result.stderr)).not.toMatch(ACTIVE);
   });
 
-  it("prints a server's cursor in the \"More:\" note with its escape sequences shown, not run", async () => {
+  it('prints a server\'s cursor in the "More:" note with its escape sequences shown, not run', async () => {
     const result = await cli("search");
     expect(result.status).toBe(0);
     expect(result.stderr).toContain("--cursor c\\x1b[2J");
@@ -143,45 +152,65 @@ describe("the CLI against a hostile server", () => {
 
 const noScript = spawnSync("script", ["--version"]).status === 0 ? null : "`script` (util-linux) is not installed";
 
-describe.skipIf(noScript)(`the CLI on a terminal (under script) against a hostile server${noScript ? ` (skipped: ${noScript})` : ""}`, () => {
-  let server: Server;
-  let url: string;
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      const path = new URL(req.url!, "http://x").pathname;
-      res.setHeader("content-type", "application/json");
-      if (req.method === "GET" && path.endsWith("/toolkit/kit")) {
-        return res.end(JSON.stringify({ slug: "kit", name: `Kit${HOSTILE}`, description: "", authScheme: "apiKey", tools: [], nextCursor: null }));
-      }
-      res.statusCode = 201;
-      const connection = { id: `conn_1${HOSTILE}`, toolkit: "kit", createdAt: new Date(0).toISOString(), remoteUser: "", label: "Kit", status: "active", statusReason: null };
-      req.resume().on("end", () => res.end(JSON.stringify({ connection })));
+describe.skipIf(noScript)(
+  `the CLI on a terminal (under script) against a hostile server${noScript ? ` (skipped: ${noScript})` : ""}`,
+  () => {
+    let server: Server;
+    let url: string;
+    beforeAll(async () => {
+      server = createServer((req, res) => {
+        const path = new URL(req.url!, "http://x").pathname;
+        res.setHeader("content-type", "application/json");
+        if (req.method === "GET" && path.endsWith("/toolkit/kit")) {
+          return res.end(
+            JSON.stringify({ slug: "kit", name: `Kit${HOSTILE}`, description: "", authScheme: "apiKey", tools: [], nextCursor: null }),
+          );
+        }
+        res.statusCode = 201;
+        const connection = {
+          id: `conn_1${HOSTILE}`,
+          toolkit: "kit",
+          createdAt: new Date(0).toISOString(),
+          remoteUser: "",
+          label: "Kit",
+          status: "active",
+          statusReason: null,
+        };
+        req.resume().on("end", () => res.end(JSON.stringify({ connection })));
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+    afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-  it("shows a toolkit's name in the hidden key prompt, and the connection in the result, with escapes shown, not run", async () => {
-    const root = join(import.meta.dirname, "../..");
-    const command = `'${process.execPath}' --import '${import.meta.resolve("tsx")}' '${join(root, "src/cli/main.ts")}' auth kit`;
-    const env: NodeJS.ProcessEnv = { ...process.env, SVC_WORKSPACE_API_URL: url, SVC_WORKSPACE_ID: "ws", SVC_WORKSPACE_API_KEY: "pak_0123456789abcdefghij", XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), "tp-term-")), TERM: "dumb" };
-    // -E never: script itself would echo what it is given, its stdin not being a terminal.
-    const child = spawn("script", ["-qe", "-E", "never", "-c", command, "/dev/null"], { env, stdio: ["pipe", "pipe", "pipe"] });
-    let screen = "";
-    let typed = false;
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      screen += chunk;
-      if (!typed && screen.includes("API key for")) {
-        typed = true;
-        child.stdin.write("the-toolkit-key\r");
-      }
+    it("shows a toolkit's name in the hidden key prompt, and the connection in the result, with escapes shown, not run", async () => {
+      const root = join(import.meta.dirname, "../..");
+      const command = `'${process.execPath}' --import '${import.meta.resolve("tsx")}' '${join(root, "src/cli/main.ts")}' auth kit`;
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        SVC_WORKSPACE_API_URL: url,
+        SVC_WORKSPACE_ID: "ws",
+        SVC_WORKSPACE_API_KEY: "pak_0123456789abcdefghij",
+        XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), "tp-term-")),
+        TERM: "dumb",
+      };
+      // -E never: script itself would echo what it is given, its stdin not being a terminal.
+      const child = spawn("script", ["-qe", "-E", "never", "-c", command, "/dev/null"], { env, stdio: ["pipe", "pipe", "pipe"] });
+      let screen = "";
+      let typed = false;
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        screen += chunk;
+        if (!typed && screen.includes("API key for")) {
+          typed = true;
+          child.stdin.write("the-toolkit-key\r");
+        }
+      });
+      const status = await new Promise<number | null>((resolve) => child.once("close", resolve));
+      expect(status, screen).toBe(0);
+      expect(screen).toContain("API key for Kit\\x1b[2J\\x1b]0;owned\\x07");
+      expect(screen).toContain("conn_1\\x1b[2J");
+      expect(screen).not.toContain("the-toolkit-key"); // the hidden prompt echoes nothing
+      expect(screen.replace(/\r\n/g, "\n").replace(/\r/g, "")).not.toMatch(ACTIVE);
     });
-    const status = await new Promise<number | null>((resolve) => child.once("close", resolve));
-    expect(status, screen).toBe(0);
-    expect(screen).toContain("API key for Kit\\x1b[2J\\x1b]0;owned\\x07");
-    expect(screen).toContain("conn_1\\x1b[2J");
-    expect(screen).not.toContain("the-toolkit-key"); // the hidden prompt echoes nothing
-    expect(screen.replace(/\r\n/g, "\n").replace(/\r/g, "")).not.toMatch(ACTIVE);
-  });
-});
+  },
+);

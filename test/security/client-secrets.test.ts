@@ -35,7 +35,12 @@ async function failure(options: Partial<Parameters<typeof createToolsClient>[0]>
 }
 
 describe("client errors never carry a header's value", () => {
-  const badKeys = [`${SECRET.slice(0, 12)}\n${SECRET.slice(12)}`, `${SECRET.slice(0, 20)}\r${SECRET.slice(20)}`, `${SECRET.slice(0, 12)}\u0000${SECRET.slice(12)}`, `${SECRET}…`];
+  const badKeys = [
+    `${SECRET.slice(0, 12)}\n${SECRET.slice(12)}`,
+    `${SECRET.slice(0, 20)}\r${SECRET.slice(20)}`,
+    `${SECRET.slice(0, 12)}\u0000${SECRET.slice(12)}`,
+    `${SECRET}…`,
+  ];
 
   for (const [index, apiKey] of badKeys.entries()) {
     it(`refuses bad key ${index + 1} (a line break, CR, NUL or non-ASCII inside) with a TypeError naming the option, not the key`, async () => {

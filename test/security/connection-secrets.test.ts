@@ -17,7 +17,8 @@ const PASSWORD = "Hunter2PasswordXyz";
 /** Everything an error shows: message, string form, stack and causes. */
 function everything(error: unknown): string {
   const parts: string[] = [];
-  for (let e = error, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) parts.push(String(e), (e as Error).message ?? "", (e as Error).stack ?? "");
+  for (let e = error, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++)
+    parts.push(String(e), (e as Error).message ?? "", (e as Error).stack ?? "");
   return parts.join("\n");
 }
 
@@ -46,7 +47,9 @@ describe("database URLs", () => {
       const response = await tools(new Request("http://x/proxy/tools/connections", { headers: { "x-api-key": key } }));
       expect(response.status).toBe(503);
       expect(await response.text()).not.toContain(PASSWORD);
-      await expect(store.getConnection("conn_x")).rejects.toSatisfy((error) => error instanceof StoreUnavailableError && !everything(error).includes(PASSWORD));
+      await expect(store.getConnection("conn_x")).rejects.toSatisfy(
+        (error) => error instanceof StoreUnavailableError && !everything(error).includes(PASSWORD),
+      );
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.join("\n")).not.toContain(PASSWORD);
     } finally {
@@ -60,7 +63,12 @@ describe("Redis URLs", () => {
   it("refuses a URL node-redis cannot use when the store is made, without quoting it", async () => {
     // node-redis refused these only when the first command ran: every rate-limited request was
     // a 500 (a TypeError), or the limit was silently off (a URIError counted as "Redis down").
-    for (const url of [`redis://:${PASSWORD}@127.0.0.1:6379/abc`, `redis://:${PASSWORD}%zz@127.0.0.1:6379`, `http://:${PASSWORD}@127.0.0.1:6379`, `${PASSWORD}@127.0.0.1`]) {
+    for (const url of [
+      `redis://:${PASSWORD}@127.0.0.1:6379/abc`,
+      `redis://:${PASSWORD}%zz@127.0.0.1:6379`,
+      `http://:${PASSWORD}@127.0.0.1:6379`,
+      `${PASSWORD}@127.0.0.1`,
+    ]) {
       for (const make of [() => connectRedis(url), () => redisRateLimitStore(url), () => redisLeaseStore(url)]) {
         let error: unknown;
         try {
@@ -73,7 +81,13 @@ describe("Redis URLs", () => {
         expect(everything(error)).not.toContain(PASSWORD);
       }
     }
-    for (const url of ["redis://127.0.0.1:6379", `redis://:${PASSWORD}@127.0.0.1:6379/0`, "rediss://user:p%40ss@cache.internal", "redis://127.0.0.1/"]) await connectRedis(url).close();
+    for (const url of [
+      "redis://127.0.0.1:6379",
+      `redis://:${PASSWORD}@127.0.0.1:6379/0`,
+      "rediss://user:p%40ss@cache.internal",
+      "redis://127.0.0.1/",
+    ])
+      await connectRedis(url).close();
   });
 
   it("(guard) Redis down: the rate limit's errors and its warning hold no password", async () => {
@@ -89,7 +103,12 @@ describe("Redis URLs", () => {
       const { key } = await issueApiKey(memory, { workspaceId: "ws", agentId: "agent" });
       const tools = createToolsHandler({
         store: memory,
-        limits: rateLimit({ limit: 5, windowMs: 1000, store, logger: { warn: (message, fields) => lines.push(`${message} ${JSON.stringify(fields)}`) } }),
+        limits: rateLimit({
+          limit: 5,
+          windowMs: 1000,
+          store,
+          logger: { warn: (message, fields) => lines.push(`${message} ${JSON.stringify(fields)}`) },
+        }),
       });
       const response = await tools(new Request("http://x/proxy/tools/connections", { headers: { "x-api-key": key } }));
       expect(response.status).toBe(200); // fails open, by default

@@ -35,7 +35,14 @@ beforeAll(async () => {
         },
         { env: {} },
       ),
-      defineToolkit({ slug: "hdrkey", name: "Header key", description: "Header key.", baseUrl: `${origins.upstream}/v1`, auth: apiKey({ in: "header", name: "X-Key" }), tools: [] }),
+      defineToolkit({
+        slug: "hdrkey",
+        name: "Header key",
+        description: "Header key.",
+        baseUrl: `${origins.upstream}/v1`,
+        auth: apiKey({ in: "header", name: "X-Key" }),
+        tools: [],
+      }),
     ],
   });
   key = (await h.issueAgentKey("agent-cv")).key;
@@ -51,7 +58,12 @@ describe("a credential that cannot be sent is refused at /auth and never stored"
     ["an api key with CR/LF, sent in a header", "hdrkey", { apiKey: injected }, /credentials\.apiKey .*line break/],
     ["an api key with a NUL", "hdrkey", { apiKey: "abcd\u0000efgh" }, /credentials\.apiKey .*control character/],
     ["an api key beyond Latin-1", "hdrkey", { apiKey: "key-\u2603-snow" }, /credentials\.apiKey .*Latin-1/],
-    ["an api key with surrounding whitespace", "hdrkey", { apiKey: " key-with-space " }, /credentials\.apiKey starts or ends with whitespace/],
+    [
+      "an api key with surrounding whitespace",
+      "hdrkey",
+      { apiKey: " key-with-space " },
+      /credentials\.apiKey starts or ends with whitespace/,
+    ],
     ["a bearer token with a line feed", "notes", { token: "tok\nen-value" }, /credentials\.token .*line break/],
     ["a basic username with a colon", "vault", { username: "al:ice", password: "pw-long-enough" }, /credentials\.username contains ":"/],
   ];
@@ -66,7 +78,10 @@ describe("a credential that cannot be sent is refused at /auth and never stored"
   it("a query-string key may hold any character: it is percent-encoded on the way out", async () => {
     const res = await h.call("POST", "/auth", { key, body: { toolkit: "reflectq", credentials: { apiKey: injected }, label: "odd" } });
     expect(res.status, res.text).toBe(201);
-    const proxied = await h.call("POST", "/proxy", { key, body: { toolkit: "reflectq", method: "GET", url: `${h.upstream.origin}/v1/echo`, connection_id: res.json.connection.id } });
+    const proxied = await h.call("POST", "/proxy", {
+      key,
+      body: { toolkit: "reflectq", method: "GET", url: `${h.upstream.origin}/v1/echo`, connection_id: res.json.connection.id },
+    });
     expect(proxied.json).toMatchObject({ successful: true, status: 200 });
     const received = h.upstream.requests.at(-1)!;
     expect(new URL(received.url, "http://x").searchParams.get("api_key")).toBe(injected);
@@ -91,7 +106,10 @@ describe("what an upstream echoes of the connection's secret is redacted from th
     connectionId = (await h.connect(key, "reflectq", { apiKey: CREDENTIALS.queryKey }, { label: "reflect" })).id;
   });
   const proxy = (query: string) =>
-    h.call("POST", "/proxy", { key, body: { toolkit: "reflectq", method: "GET", url: `${h.upstream.origin}/v1/reflect${query}`, connection_id: connectionId } });
+    h.call("POST", "/proxy", {
+      key,
+      body: { toolkit: "reflectq", method: "GET", url: `${h.upstream.origin}/v1/reflect${query}`, connection_id: connectionId },
+    });
 
   it("proxy: JSON data at any depth and the Link header", async () => {
     const res = await proxy("?page=2");
@@ -113,14 +131,20 @@ describe("what an upstream echoes of the connection's secret is redacted from th
     const ok = await h.call("POST", "/execute", { key, body: { tool: "REFLECTQ_GET", arguments: {}, connection_id: connectionId } });
     expect(ok.json.successful, ok.text).toBe(true);
     expect(ok.json.data.self).toBe("/v1/reflect?api_key=[redacted]");
-    const failed = await h.call("POST", "/execute", { key, body: { tool: "REFLECTQ_GET", arguments: { status: "500" }, connection_id: connectionId } });
+    const failed = await h.call("POST", "/execute", {
+      key,
+      body: { tool: "REFLECTQ_GET", arguments: { status: "500" }, connection_id: connectionId },
+    });
     expect(failed.json).toMatchObject({ successful: false, code: "upstream_error", upstreamStatus: 500 });
     expect(failed.json.error).toContain("api_key=[redacted]");
   });
 
   it("a key with CR/LF comes back percent-encoded in the upstream's error text, and is redacted in that spelling", async () => {
     const odd = await h.call("POST", "/auth", { key, body: { toolkit: "reflectq", credentials: { apiKey: injected }, label: "odd2" } });
-    const res = await h.call("POST", "/execute", { key, body: { tool: "REFLECTQ_GET", arguments: { status: "500" }, connection_id: odd.json.connection.id } });
+    const res = await h.call("POST", "/execute", {
+      key,
+      body: { tool: "REFLECTQ_GET", arguments: { status: "500" }, connection_id: odd.json.connection.id },
+    });
     expect(res.json).toMatchObject({ successful: false, code: "upstream_error" });
     expect(res.json.error).toContain("api_key=[redacted]");
     await h.store.deleteConnection(odd.json.connection.id);

@@ -38,7 +38,11 @@ describe.skipIf(noScript)(`files <key> on a terminal, against a hostile server${
   const cwd = mkdtempSync(join(tmpdir(), "tp-download-"));
   beforeAll(async () => {
     server = createServer((_req, res) => {
-      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": "15", "content-disposition": 'attachment; filename=".npmrc"' });
+      res.writeHead(200, {
+        "content-type": "application/octet-stream",
+        "content-length": "15",
+        "content-disposition": 'attachment; filename=".npmrc"',
+      });
       res.end("registry=evil\n\n");
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -53,7 +57,13 @@ describe.skipIf(noScript)(`files <key> on a terminal, against a hostile server${
     const root = join(import.meta.dirname, "../..");
     // The CLI from source through tsx, resolved from here: the working directory is a bare temp dir.
     const command = `'${process.execPath}' --import '${import.meta.resolve("tsx")}' '${join(root, "src/cli/main.ts")}' files stg_AAAAAAAAAAAAAAAAAAAAAAAA`;
-    const env = { ...process.env, SVC_WORKSPACE_API_URL: url, SVC_WORKSPACE_ID: "ws", SVC_WORKSPACE_API_KEY: "pak_0123456789abcdefghij", XDG_CONFIG_HOME: cwd };
+    const env = {
+      ...process.env,
+      SVC_WORKSPACE_API_URL: url,
+      SVC_WORKSPACE_ID: "ws",
+      SVC_WORKSPACE_API_KEY: "pak_0123456789abcdefghij",
+      XDG_CONFIG_HOME: cwd,
+    };
     const child = spawn("script", ["-qec", command, "/dev/null"], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -13,7 +13,7 @@
  */
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import { connect, type AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -88,41 +88,100 @@ function exchange(head: Buffer, body: Buffer, cutAfter: number | null): Promise<
 
 const text = (values: string[]) => fc.constantFrom(...values);
 const segment = fc.oneof(
-  { weight: 2, arbitrary: text(["upload", "files", "auth", "callback", "connections", "execute", "proxy", "search", "toolkit", "openapi.json", "..", ".", "", "%2e%2e", "%00", "%ff", "%E0%A4%A", "%F0%9F%98%80", "stg_AAAAAAAAAAAAAAAAAAAAAA", "é", "a;b", "%2F"]) },
+  {
+    weight: 2,
+    arbitrary: text([
+      "upload",
+      "files",
+      "auth",
+      "callback",
+      "connections",
+      "execute",
+      "proxy",
+      "search",
+      "toolkit",
+      "openapi.json",
+      "..",
+      ".",
+      "",
+      "%2e%2e",
+      "%00",
+      "%ff",
+      "%E0%A4%A",
+      "%F0%9F%98%80",
+      "stg_AAAAAAAAAAAAAAAAAAAAAA",
+      "é",
+      "a;b",
+      "%2F",
+    ]),
+  },
   fc.stringMatching(/^[A-Za-z0-9._~%!$&'()*+,;=:@-]{0,40}$/),
 );
-const query = fc.oneof(fc.constant(""), text(["?toolkit=%00", "?limit=-1", "?limit=1e309", "?cursor=%ff", "?state=x&error=%00", `?keywords=${"a".repeat(600)}`, "?a=1&a=2"]));
+const query = fc.oneof(
+  fc.constant(""),
+  text(["?toolkit=%00", "?limit=-1", "?limit=1e309", "?cursor=%ff", "?state=x&error=%00", `?keywords=${"a".repeat(600)}`, "?a=1&a=2"]),
+);
 const oddTarget = fc.oneof(
   fc.tuple(fc.array(segment, { maxLength: 5 }), query).map(([parts, q]) => `/proxy/tools/${parts.join("/")}${q}`),
-  text(["*", "http://evil.test/proxy/tools/search", "//evil.test/proxy/tools/search", "/proxy/tools/../../etc/passwd", `/${"a".repeat(8000)}`]),
+  text([
+    "*",
+    "http://evil.test/proxy/tools/search",
+    "//evil.test/proxy/tools/search",
+    "/proxy/tools/../../etc/passwd",
+    `/${"a".repeat(8000)}`,
+  ]),
 );
 const method = text(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "PROPFIND", "TRACE", "M-SEARCH", "CONNECT"]);
 /** The API's routes, with odd values where they take one. */
 const route = fc.oneof(
   fc.constant(["POST", "/proxy/tools/upload"]),
-  fc.tuple(fc.constant("GET"), fc.oneof(segment, fc.stringMatching(/^stg_[A-Za-z0-9_-]{10,140}$/)).map((key) => `/proxy/tools/files/${key}`)),
-  fc.tuple(fc.constantFrom("GET", "DELETE"), fc.constantFrom("auth", "connections"), segment).map(([m, what, id]) => [m, `/proxy/tools/${what}/${id}`]),
+  fc.tuple(
+    fc.constant("GET"),
+    fc.oneof(segment, fc.stringMatching(/^stg_[A-Za-z0-9_-]{10,140}$/)).map((key) => `/proxy/tools/files/${key}`),
+  ),
+  fc
+    .tuple(fc.constantFrom("GET", "DELETE"), fc.constantFrom("auth", "connections"), segment)
+    .map(([m, what, id]) => [m, `/proxy/tools/${what}/${id}`]),
   fc.tuple(fc.constant("GET"), query).map(([m, q]) => [m, `/proxy/tools/auth/callback${q}`]),
-  fc.tuple(fc.constantFrom("GET", "POST"), fc.constantFrom("search", "connections", "execute", "auth", "proxy", "openapi.json"), query).map(([m, what, q]) => [m, `/proxy/tools/${what}${q}`]),
-  fc.tuple(fc.constant("GET"), segment, fc.boolean(), query).map(([m, kit, search, q]) => [m, `/proxy/tools/toolkit/${kit}${search ? "/search" : ""}${q}`]),
+  fc
+    .tuple(fc.constantFrom("GET", "POST"), fc.constantFrom("search", "connections", "execute", "auth", "proxy", "openapi.json"), query)
+    .map(([m, what, q]) => [m, `/proxy/tools/${what}${q}`]),
+  fc
+    .tuple(fc.constant("GET"), segment, fc.boolean(), query)
+    .map(([m, kit, search, q]) => [m, `/proxy/tools/toolkit/${kit}${search ? "/search" : ""}${q}`]),
 );
 const line = fc.oneof({ weight: 3, arbitrary: route }, { weight: 1, arbitrary: fc.tuple(method, oddTarget) });
-const host = fc.oneof({ weight: 4, arbitrary: fc.constant("127.0.0.1") }, text(["example.test:8080", "evil.test/x?", "[::1]", "a:b:c", "", "ex ample", "ÿ"]));
-const headerValue = fc.oneof(fc.stringMatching(/^[\x20-\x7e]{0,60}$/), fc.string({ unit: fc.integer({ min: 0x80, max: 0xff }).map((c) => String.fromCharCode(c)), maxLength: 20 }));
-const auth = fc.oneof({ weight: 4, arbitrary: fc.constant("x-api-key: KEY") }, fc.constant(""), text(["x-api-key: pak_wrong", "authorization: Bearer", "authorization: Basic Zm9vOmJhcg==", "x-agent-id: ../../x"]));
+const host = fc.oneof(
+  { weight: 4, arbitrary: fc.constant("127.0.0.1") },
+  text(["example.test:8080", "evil.test/x?", "[::1]", "a:b:c", "", "ex ample", "ÿ"]),
+);
+const headerValue = fc.oneof(
+  fc.stringMatching(/^[\x20-\x7e]{0,60}$/),
+  fc.string({ unit: fc.integer({ min: 0x80, max: 0xff }).map((c) => String.fromCharCode(c)), maxLength: 20 }),
+);
+const auth = fc.oneof(
+  { weight: 4, arbitrary: fc.constant("x-api-key: KEY") },
+  fc.constant(""),
+  text(["x-api-key: pak_wrong", "authorization: Bearer", "authorization: Basic Zm9vOmJhcg==", "x-agent-id: ../../x"]),
+);
 
 /** One part of a multipart body: its header lines and its bytes. */
 const part = fc.record({
   name: text(["file", "other", "", 'fi"le']),
   filename: fc.option(fc.string({ maxLength: 30 }), { nil: undefined }),
-  type: fc.option(text(["image/png", "text/plain", "application/pdf", "///", "text/plain; charset=\"x\"", "application/octet-stream"]), { nil: undefined }),
+  type: fc.option(text(["image/png", "text/plain", "application/pdf", "///", 'text/plain; charset="x"', "application/octet-stream"]), {
+    nil: undefined,
+  }),
   extra: fc.option(fc.constantFrom(`X-Big: ${"b".repeat(20_000)}`, "X: y"), { nil: undefined }),
   data: fc.uint8Array({ maxLength: 3000 }),
 });
 const multipart = fc.tuple(fc.array(part, { maxLength: 12 }), fc.boolean()).map(([parts, closed]) => {
   const pieces: Buffer[] = [];
   for (const p of parts) {
-    const lines = [`--${BOUNDARY}`, `Content-Disposition: form-data; name="${p.name}"${p.filename === undefined ? "" : `; filename="${p.filename}"`}`];
+    const lines = [
+      `--${BOUNDARY}`,
+      `Content-Disposition: form-data; name="${p.name}"${p.filename === undefined ? "" : `; filename="${p.filename}"`}`,
+    ];
     if (p.type) lines.push(`Content-Type: ${p.type}`);
     if (p.extra) lines.push(p.extra);
     pieces.push(Buffer.from(`${lines.join("\r\n")}\r\n\r\n`), Buffer.from(p.data), Buffer.from("\r\n"));
@@ -131,16 +190,38 @@ const multipart = fc.tuple(fc.array(part, { maxLength: 12 }), fc.boolean()).map(
   return Buffer.concat(pieces);
 });
 const body = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ type: text([`multipart/form-data; boundary=${BOUNDARY}`, "multipart/form-data", `multipart/form-data; boundary="${BOUNDARY}"`, `multipart/form-data; boundary=${"z".repeat(80)}`]), bytes: multipart }) },
-  fc.record({ type: fc.constant("application/json"), bytes: fc.oneof(fc.json().map((j) => Buffer.from(j)), text(['{"tool":"X","arguments":{"file":"stg_\\u0000"}}', '{"toolkit":"\\u0000"}', "{", "[]", "null"]).map((j) => Buffer.from(j))) }),
-  fc.record({ type: text(["text/plain", "", "application/x-www-form-urlencoded"]), bytes: fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)) }),
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      type: text([
+        `multipart/form-data; boundary=${BOUNDARY}`,
+        "multipart/form-data",
+        `multipart/form-data; boundary="${BOUNDARY}"`,
+        `multipart/form-data; boundary=${"z".repeat(80)}`,
+      ]),
+      bytes: multipart,
+    }),
+  },
+  fc.record({
+    type: fc.constant("application/json"),
+    bytes: fc.oneof(
+      fc.json().map((j) => Buffer.from(j)),
+      text(['{"tool":"X","arguments":{"file":"stg_\\u0000"}}', '{"toolkit":"\\u0000"}', "{", "[]", "null"]).map((j) => Buffer.from(j)),
+    ),
+  }),
+  fc.record({
+    type: text(["text/plain", "", "application/x-www-form-urlencoded"]),
+    bytes: fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
+  }),
 );
 
 const general = fc.record({
   line,
   host,
   auth,
-  extra: fc.array(fc.tuple(text(["x-forwarded-host", "accept", "x-custom", "content-encoding", "x-agent-id"]), headerValue), { maxLength: 3 }),
+  extra: fc.array(fc.tuple(text(["x-forwarded-host", "accept", "x-custom", "content-encoding", "x-agent-id"]), headerValue), {
+    maxLength: 3,
+  }),
   body: fc.option(body, { nil: undefined }),
   framing: text(["length", "chunked", "none"]),
   cut: fc.option(fc.nat({ max: 4000 }), { nil: null, freq: 4 }),
@@ -151,7 +232,23 @@ const upload = fc.record({
   host: fc.constant("127.0.0.1"),
   auth: fc.constant("x-api-key: KEY"),
   extra: fc.constant([] as Array<[string, string]>),
-  body: fc.record({ type: fc.constant(`multipart/form-data; boundary=${BOUNDARY}`), bytes: fc.oneof(multipart, fc.tuple(part, fc.boolean()).map(([p, closed]) => Buffer.concat([Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${p.filename ?? "f"}"\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ""}\r\n`), Buffer.from(p.data), Buffer.from(closed ? `\r\n--${BOUNDARY}--\r\n` : "")]))) }),
+  body: fc.record({
+    type: fc.constant(`multipart/form-data; boundary=${BOUNDARY}`),
+    bytes: fc.oneof(
+      multipart,
+      fc
+        .tuple(part, fc.boolean())
+        .map(([p, closed]) =>
+          Buffer.concat([
+            Buffer.from(
+              `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${p.filename ?? "f"}"\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ""}\r\n`,
+            ),
+            Buffer.from(p.data),
+            Buffer.from(closed ? `\r\n--${BOUNDARY}--\r\n` : ""),
+          ]),
+        ),
+    ),
+  }),
   framing: text(["length", "length", "chunked"]),
   cut: fc.option(fc.nat({ max: 4000 }), { nil: null, freq: 3 }),
 });
@@ -198,7 +295,9 @@ describe("the Node adapter under generated raw requests", () => {
         const [headers, ...rest] = answer.split("\r\n\r\n");
         if (Number(status) >= 400 && /content-type: application\/json/i.test(headers!) && r.line[0] !== "HEAD") {
           const text = rest.join("\r\n\r\n");
-          const json = /transfer-encoding: chunked/i.test(headers!) ? text.replace(/^[0-9a-f]+\r\n|\r\n0\r\n\r\n$|\r\n[0-9a-f]+\r\n/gi, "") : text;
+          const json = /transfer-encoding: chunked/i.test(headers!)
+            ? text.replace(/^[0-9a-f]+\r\n|\r\n0\r\n\r\n$|\r\n[0-9a-f]+\r\n/gi, "")
+            : text;
           if (json) expect(Object.keys(JSON.parse(json) as object).sort()).toEqual(["code", "error"]);
         }
         expect(logged).toEqual([]);
@@ -217,7 +316,11 @@ describe("the Node adapter under generated raw requests", () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(temporary).toEqual([]);
-    const { answer } = await exchange(Buffer.from(`GET /proxy/tools/search HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${apiKey}\r\nConnection: close\r\n\r\n`), Buffer.alloc(0), null);
+    const { answer } = await exchange(
+      Buffer.from(`GET /proxy/tools/search HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${apiKey}\r\nConnection: close\r\n\r\n`),
+      Buffer.alloc(0),
+      null,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 200/);
     expect(crashes).toEqual([]);
   });

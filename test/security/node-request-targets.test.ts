@@ -6,7 +6,7 @@
  * anything that is neither form is a 400 in the error format.
  */
 import { createServer, type Server } from "node:http";
-import { connect, type AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/node.js";
 
@@ -22,7 +22,9 @@ afterAll(() => new Promise((resolve) => server.close(resolve)));
 /** One raw request line with a Host header; the status and the JSON body of the answer. */
 function send(target: string, host = `127.0.0.1:${port}`, method = "GET"): Promise<{ status: number; body: Record<string, string> }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => socket.write(`${method} ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`));
+    const socket = connect(port, "127.0.0.1", () =>
+      socket.write(`${method} ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+    );
     let answer = "";
     socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
     socket.on("error", reject);
@@ -54,14 +56,22 @@ function dechunk(body: string): string {
 
 describe("request targets through toNodeHandler", () => {
   it("takes the path and query of an absolute-form target, keeping the Host header's host", async () => {
-    for (const target of ["http://127.0.0.1/proxy/tools/search?q=1", "http://other.test:9/proxy/tools/search?q=1", "HTTP://user:pass@evil.test/proxy/tools/search?q=1"]) {
+    for (const target of [
+      "http://127.0.0.1/proxy/tools/search?q=1",
+      "http://other.test:9/proxy/tools/search?q=1",
+      "HTTP://user:pass@evil.test/proxy/tools/search?q=1",
+    ]) {
       expect(await send(target), target).toEqual({ status: 200, body: { url: `http://127.0.0.1:${port}/proxy/tools/search?q=1` } });
     }
     expect((await send("http://evil.test/proxy/tools/search", "localhost")).body.url).toBe("http://localhost/proxy/tools/search");
   });
 
   it("answers a target that is neither a path nor an absolute URL with a 400 in the error format", async () => {
-    for (const [target, method] of [["*", "OPTIONS"], ["*", "GET"], ["ftp://evil.test/x", "GET"]]) {
+    for (const [target, method] of [
+      ["*", "OPTIONS"],
+      ["*", "GET"],
+      ["ftp://evil.test/x", "GET"],
+    ]) {
       const { status, body } = await send(target!, "localhost", method);
       expect(status, target).toBe(400);
       expect(Object.keys(body).sort()).toEqual(["code", "error"]);

@@ -5,19 +5,31 @@
  * text outright, so there a NUL used to surface as a driver error, i.e. a 500.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createToolsHandler, bearer, defineToolkit, issueApiKey, oauth2, type ToolsHandler } from "../../src/index.js";
-import { sqlStore, type SqlToolsStore } from "../../src/store/sql/store.js";
-import { dropTables, randomPrefix, skipSuite, TARGETS, unavailableReason, type SqlTarget } from "../support/sql-servers.js";
+import { bearer, createToolsHandler, defineToolkit, issueApiKey, oauth2, type ToolsHandler } from "../../src/index.js";
+import { type SqlToolsStore, sqlStore } from "../../src/store/sql/store.js";
+import { dropTables, randomPrefix, type SqlTarget, skipSuite, TARGETS, unavailableReason } from "../support/sql-servers.js";
 
 const BASE = "http://app.test/proxy/tools";
 
 const toolkits = [
-  defineToolkit({ slug: "kit", name: "Kit", description: "A bearer toolkit.", auth: bearer(), baseUrl: "https://api.example.com", tools: [] }),
+  defineToolkit({
+    slug: "kit",
+    name: "Kit",
+    description: "A bearer toolkit.",
+    auth: bearer(),
+    baseUrl: "https://api.example.com",
+    tools: [],
+  }),
   defineToolkit({
     slug: "idp",
     name: "Idp",
     description: "An OAuth toolkit.",
-    auth: oauth2({ authorizationUrl: "https://idp.example/authorize", tokenUrl: "https://idp.example/token", clientId: "client", clientSecret: "client-secret" }),
+    auth: oauth2({
+      authorizationUrl: "https://idp.example/authorize",
+      tokenUrl: "https://idp.example/token",
+      clientId: "client",
+      clientSecret: "client-secret",
+    }),
     baseUrl: "https://api.example.com",
     tools: [],
   }),
@@ -75,7 +87,17 @@ for (const target of Object.values(TARGETS) as SqlTarget[]) {
       const connection = await call("/auth", { method: "POST", body: { toolkit: "kit", credentials: { token: "tok-odd-values" } } });
       expect(connection.status).toBe(201);
       const { id } = ((await connection.json()) as { connection: { id: string } }).connection;
-      const odd = ["a%00b", "%00", "%1B%5B2J", "%F0%9F%98%80", "%EF%BF%BF", encodeURIComponent("é".repeat(128)), id.toUpperCase(), `${id}%00`, `${id}%20`];
+      const odd = [
+        "a%00b",
+        "%00",
+        "%1B%5B2J",
+        "%F0%9F%98%80",
+        "%EF%BF%BF",
+        encodeURIComponent("é".repeat(128)),
+        id.toUpperCase(),
+        `${id}%00`,
+        `${id}%20`,
+      ];
       for (const value of odd) {
         await expectRefusal(await call(`/auth/${value}`), [404]);
         await expectRefusal(await call(`/connections/${value}`, { method: "DELETE" }), [404]);
@@ -86,7 +108,9 @@ for (const target of Object.values(TARGETS) as SqlTarget[]) {
         expect(await list.json()).toEqual({ connections: [] });
       }
       // The connection is still there, found by its exact id only.
-      expect(((await (await call("/connections")).json()) as { connections: Array<{ id: string }> }).connections.map((c) => c.id)).toEqual([id]);
+      expect(((await (await call("/connections")).json()) as { connections: Array<{ id: string }> }).connections.map((c) => c.id)).toEqual([
+        id,
+      ]);
     });
 
     it("refuses a label, remote user or return URL holding control characters with 400, never 500", async () => {
@@ -102,7 +126,10 @@ for (const target of Object.values(TARGETS) as SqlTarget[]) {
 
     it("keeps unicode labels and a long remote user as sent", async () => {
       const label = "Ünïcödé 😀 label";
-      const response = await call("/auth", { method: "POST", body: { toolkit: "kit", label, remoteUser: "u".repeat(256), credentials: { token: "tok-odd-values" } } });
+      const response = await call("/auth", {
+        method: "POST",
+        body: { toolkit: "kit", label, remoteUser: "u".repeat(256), credentials: { token: "tok-odd-values" } },
+      });
       expect(response.status).toBe(201);
       const { connection } = (await response.json()) as { connection: { id: string } };
       expect(await store.getConnection(connection.id)).toMatchObject({ label, remoteUser: "u".repeat(256) });
@@ -113,7 +140,9 @@ for (const target of Object.values(TARGETS) as SqlTarget[]) {
       expect(started.status).toBe(200);
       const { authorizationId, authorizationUrl } = (await started.json()) as { authorizationId: string; authorizationUrl: string };
       const state = new URL(authorizationUrl).searchParams.get("state")!;
-      const callback = await tools(new Request(`${BASE}/auth/callback?state=${state}&error=bad%00%1B%5B2J%3Cscript%3E`, { headers: { accept: "text/html" } }));
+      const callback = await tools(
+        new Request(`${BASE}/auth/callback?state=${state}&error=bad%00%1B%5B2J%3Cscript%3E`, { headers: { accept: "text/html" } }),
+      );
       expect(callback.status).toBe(400);
       const page = await callback.text();
       expect(page).not.toMatch(/[\u0000-\u0008\u001b]|<script>/);

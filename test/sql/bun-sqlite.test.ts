@@ -30,7 +30,12 @@ describe.skipIf(missing)(missing ? `sqlStore on bun:sqlite (skipped: ${missing})
         leaseAfterExpiry: true,
         afterReopen: "first",
       });
-      expect(seen.connection).toMatchObject({ scopes: ["a", "b"], params: { p: "1" }, credentialsExpireAt: "2025-01-02T03:04:05.678Z", version: 2 });
+      expect(seen.connection).toMatchObject({
+        scopes: ["a", "b"],
+        params: { p: "1" },
+        credentialsExpireAt: "2025-01-02T03:04:05.678Z",
+        version: 2,
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -8,14 +8,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { sql, type Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/core/errors.js";
 import { openDatabase } from "../../src/store/sql/connect.js";
 import { migrate } from "../../src/store/sql/migrations.js";
-import { sqlStore, type SqlToolsStore } from "../../src/store/sql/store.js";
+import { type SqlToolsStore, sqlStore } from "../../src/store/sql/store.js";
 import type { ConnectionRecord } from "../../src/store/types.js";
-import { dropTables, randomPrefix, skipSuite, TARGETS, unavailableReason, type SqlTarget } from "../support/sql-servers.js";
+import { dropTables, randomPrefix, type SqlTarget, skipSuite, TARGETS, unavailableReason } from "../support/sql-servers.js";
 
 for (const target of Object.values(TARGETS) as SqlTarget[]) {
   const reason = await unavailableReason(target);
@@ -101,30 +101,46 @@ for (const target of Object.values(TARGETS) as SqlTarget[]) {
     });
 
     // A server's connections only: SQLite runs in this process.
-    if (target.dialect !== "sqlite") it("recovers when the server drops its connections: 503s at worst, then service, no crash", async () => {
-      const own = openDatabase(url, { poolSize: 1 }).db;
-      const store = sqlStore({ db: own, tablePrefix });
-      try {
-        const key = `hash_${crypto.randomUUID()}`;
-        await store.createApiKey({ id: `key_${crypto.randomUUID()}`, hash: key, kind: "service", workspaceId: "ws", agentId: null, hint: "psk_…", createdAt: new Date(), revokedAt: null });
-        const pid = target.dialect === "postgres" ? sql<{ id: number }>`select pg_backend_pid() as id` : sql<{ id: number }>`select connection_id() as id`;
-        const { rows } = await pid.execute(own);
-        await (target.dialect === "postgres" ? sql`select pg_terminate_backend(${rows[0]!.id})` : sql`kill connection ${sql.raw(String(Number(rows[0]!.id)))}`).execute(admin);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        const outcomes: string[] = [];
-        for (let attempt = 0; attempt < 5 && outcomes.at(-1) !== "ok"; attempt++) {
-          const outcome = await Promise.resolve(store.getApiKeyByHash(key)).then(
-            (found) => (found?.hash === key ? "ok" : "wrong"),
-            (error: unknown) => (error instanceof StoreUnavailableError ? "unavailable" : `other: ${(error as Error).message}`),
-          );
-          outcomes.push(outcome);
+    if (target.dialect !== "sqlite")
+      it("recovers when the server drops its connections: 503s at worst, then service, no crash", async () => {
+        const own = openDatabase(url, { poolSize: 1 }).db;
+        const store = sqlStore({ db: own, tablePrefix });
+        try {
+          const key = `hash_${crypto.randomUUID()}`;
+          await store.createApiKey({
+            id: `key_${crypto.randomUUID()}`,
+            hash: key,
+            kind: "service",
+            workspaceId: "ws",
+            agentId: null,
+            hint: "psk_…",
+            createdAt: new Date(),
+            revokedAt: null,
+          });
+          const pid =
+            target.dialect === "postgres"
+              ? sql<{ id: number }>`select pg_backend_pid() as id`
+              : sql<{ id: number }>`select connection_id() as id`;
+          const { rows } = await pid.execute(own);
+          await (target.dialect === "postgres"
+            ? sql`select pg_terminate_backend(${rows[0]!.id})`
+            : sql`kill connection ${sql.raw(String(Number(rows[0]!.id)))}`
+          ).execute(admin);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          const outcomes: string[] = [];
+          for (let attempt = 0; attempt < 5 && outcomes.at(-1) !== "ok"; attempt++) {
+            const outcome = await Promise.resolve(store.getApiKeyByHash(key)).then(
+              (found) => (found?.hash === key ? "ok" : "wrong"),
+              (error: unknown) => (error instanceof StoreUnavailableError ? "unavailable" : `other: ${(error as Error).message}`),
+            );
+            outcomes.push(outcome);
+          }
+          expect(outcomes.at(-1)).toBe("ok");
+          expect(outcomes.filter((o) => o !== "ok" && o !== "unavailable")).toEqual([]);
+        } finally {
+          await own.destroy();
         }
-        expect(outcomes.at(-1)).toBe("ok");
-        expect(outcomes.filter((o) => o !== "ok" && o !== "unavailable")).toEqual([]);
-      } finally {
-        await own.destroy();
-      }
-    });
+      });
 
     it("says to run the migrations when the tables are missing", async () => {
       const store = open({ tablePrefix: randomPrefix("m") });
@@ -138,7 +154,10 @@ describe("sqlStore on a database that is not there", () => {
     for (const url of ["postgres://u@127.0.0.1:1/db", "mysql://u@127.0.0.1:1/db"]) {
       const store = sqlStore({ url });
       const started = Date.now();
-      const error = await Promise.resolve(store.getConnection("conn_x")).then(() => null, (e: unknown) => e);
+      const error = await Promise.resolve(store.getConnection("conn_x")).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error, url).toBeInstanceOf(StoreUnavailableError);
       expect((error as StoreUnavailableError).retryAfter).toBeGreaterThan(0);
       expect((error as Error).message).not.toContain("127.0.0.1");

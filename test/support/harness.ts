@@ -1,23 +1,23 @@
-import { bufferedFormRequest } from "./form-body.js";
 import { expect } from "vitest";
 import { createCredentialCipher } from "../../src/credentials/cipher.js";
 import { sealCredential } from "../../src/credentials/sealing.js";
 import {
-  createToolsHandler,
-  issueApiKey,
-  memoryBlobStore,
-  memoryStore,
   type ConnectionRecord,
   type Credential,
+  createToolsHandler,
+  issueApiKey,
   type Logger,
+  memoryBlobStore,
+  memoryStore,
   type Toolkit,
   type ToolsEvents,
   type ToolsHandler,
   type ToolsHandlerOptions,
   type ToolsStore,
 } from "../../src/index.js";
-import { testToolkits, type Origins } from "./toolkits.js";
-import { foreignRoute, startServer, upstreamRoute, type TestServer } from "./upstream.js";
+import { bufferedFormRequest } from "./form-body.js";
+import { type Origins, testToolkits } from "./toolkits.js";
+import { foreignRoute, startServer, type TestServer, upstreamRoute } from "./upstream.js";
 
 /** Every secret value a test uses gets this random suffix, so a leak cannot be a coincidence. */
 const RUN = Math.random().toString(36).slice(2, 10);
@@ -93,7 +93,12 @@ export async function createHarness(options: HarnessOptions = {}) {
   const logs: LogLine[] = [];
   const events: Array<{ event: keyof ToolsEvents; payload: unknown }> = [];
   const responses: RecordedResponse[] = [];
-  const secrets = new Set<string>([TEST_SECRET, ...Object.entries(CREDENTIALS).filter(([k]) => k !== "basicUser").map(([, v]) => v)]);
+  const secrets = new Set<string>([
+    TEST_SECRET,
+    ...Object.entries(CREDENTIALS)
+      .filter(([k]) => k !== "basicUser")
+      .map(([, v]) => v),
+  ]);
   secrets.add(Buffer.from(`${CREDENTIALS.basicUser}:${CREDENTIALS.basicPassword}`).toString("base64"));
 
   const record = (level: string) => (message: string, fields?: Record<string, unknown>) => void logs.push({ level, message, fields });
@@ -125,7 +130,13 @@ export async function createHarness(options: HarnessOptions = {}) {
     const bytes = new Uint8Array(await response.arrayBuffer());
     const text = new TextDecoder().decode(bytes);
     const url = new URL(request.url);
-    responses.push({ method: request.method, path: url.pathname + url.search, status: response.status, headers: Object.fromEntries(response.headers), text });
+    responses.push({
+      method: request.method,
+      path: url.pathname + url.search,
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      text,
+    });
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : undefined;
@@ -156,7 +167,8 @@ export async function createHarness(options: HarnessOptions = {}) {
   function collectCredentials(body: unknown): void {
     const credentials = (body as { credentials?: unknown } | null)?.credentials;
     if (!credentials || typeof credentials !== "object") return;
-    for (const [name, value] of Object.entries(credentials)) if (name !== "username" && typeof value === "string" && value.length >= 6) secrets.add(value);
+    for (const [name, value] of Object.entries(credentials))
+      if (name !== "username" && typeof value === "string" && value.length >= 6) secrets.add(value);
   }
 
   async function issueAgentKey(agentId: string, workspaceId = "ws1") {
@@ -179,7 +191,15 @@ export async function createHarness(options: HarnessOptions = {}) {
   }
 
   /** Writes a connection straight into the store (for scopes, statuses and OAuth tokens). */
-  async function insertConnection(input: { workspaceId?: string; agentId: string; toolkit: string; credential: Credential; scopes?: string[]; status?: ConnectionRecord["status"]; label?: string }) {
+  async function insertConnection(input: {
+    workspaceId?: string;
+    agentId: string;
+    toolkit: string;
+    credential: Credential;
+    scopes?: string[];
+    status?: ConnectionRecord["status"];
+    label?: string;
+  }) {
     const id = `conn_test_${Math.random().toString(36).slice(2, 12)}`;
     const now = new Date();
     await store.createConnection({
@@ -214,7 +234,8 @@ export async function createHarness(options: HarnessOptions = {}) {
   function assertNoLeaks(): void {
     const leaks: string[] = [];
     for (const output of outputs()) {
-      for (const secret of secrets) if (output.text.includes(secret)) leaks.push(`${output.where} contains a secret ${secret.slice(0, 6)}…`);
+      for (const secret of secrets)
+        if (output.text.includes(secret)) leaks.push(`${output.where} contains a secret ${secret.slice(0, 6)}…`);
     }
     if (leaks.length) throw new Error(`Secrets leaked:\n${leaks.join("\n")}`);
   }

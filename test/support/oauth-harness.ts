@@ -17,16 +17,16 @@ import {
   defineTool,
   defineToolkit,
   issueApiKey,
-  memoryStore,
-  oauth2,
-  ToolRunError,
+  type LeaseStore,
   type Logger,
+  memoryStore,
   type OAuth2Scheme,
+  oauth2,
   type Toolkit,
+  ToolRunError,
   type ToolsEvents,
   type ToolsHandler,
   type ToolsStore,
-  type LeaseStore,
 } from "../../src/index.js";
 import type { AuthorizeOptions, OidcServer } from "./oidc-server.js";
 
@@ -70,7 +70,8 @@ export function notesToolkit(as: OidcServer, options: { slug?: string; prefix?: 
         input: z.object({}),
         run: async (_args, ctx) => {
           const response = await ctx.fetch(`${as.apiBaseUrl}/me`);
-          if (!response.ok) throw new ToolRunError(`The API answered ${response.status}.`, { code: "upstream_error", upstreamStatus: response.status });
+          if (!response.ok)
+            throw new ToolRunError(`The API answered ${response.status}.`, { code: "upstream_error", upstreamStatus: response.status });
           return response.json();
         },
       }),
@@ -105,7 +106,16 @@ export async function createOAuthHarness(options: OAuthHarnessOptions) {
   const record = (level: string) => (message: string, fields?: Record<string, unknown>) => void logs.push({ level, message, fields });
   const logger: Logger = { debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") };
   const hook = (event: keyof ToolsEvents) => (payload: unknown) => void events.push({ event, payload });
-  const names: Array<keyof ToolsEvents> = ["auth.completed", "auth.failed", "token.refreshed", "connection.expired", "connection.created", "connection.deleted", "tool.executed", "proxy.requested"];
+  const names: Array<keyof ToolsEvents> = [
+    "auth.completed",
+    "auth.failed",
+    "token.refreshed",
+    "connection.expired",
+    "connection.created",
+    "connection.deleted",
+    "tool.executed",
+    "proxy.requested",
+  ];
 
   /** The handler's fetch: records every secret of the token endpoint's requests and answers. */
   const recordingFetch: typeof fetch = async (input, init) => {
@@ -117,7 +127,10 @@ export async function createOAuthHarness(options: OAuthHarnessOptions) {
     }
     const response = await fetch(input, init);
     if (url === as.endpoints.token) {
-      const body = (await response.clone().json().catch(() => ({}))) as Record<string, unknown>;
+      const body = (await response
+        .clone()
+        .json()
+        .catch(() => ({}))) as Record<string, unknown>;
       for (const name of ["access_token", "refresh_token", "id_token"]) if (typeof body[name] === "string") secrets.add(body[name]);
     }
     return response;
@@ -143,7 +156,12 @@ export async function createOAuthHarness(options: OAuthHarnessOptions) {
     const response = await handler(request);
     const text = await response.text();
     const url = new URL(request.url);
-    responses.push({ what: `${request.method} ${url.pathname}`, status: response.status, headers: Object.fromEntries(response.headers), text });
+    responses.push({
+      what: `${request.method} ${url.pathname}`,
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      text,
+    });
     let json: any;
     try {
       json = text ? JSON.parse(text) : undefined;
@@ -157,7 +175,12 @@ export async function createOAuthHarness(options: OAuthHarnessOptions) {
   async function recordingHandler(request: Request): Promise<Response> {
     const response = await handler(request);
     const url = new URL(request.url);
-    responses.push({ what: `${request.method} ${url.pathname}`, status: response.status, headers: Object.fromEntries(response.headers), text: await response.clone().text() });
+    responses.push({
+      what: `${request.method} ${url.pathname}`,
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      text: await response.clone().text(),
+    });
     return response;
   }
 
@@ -229,7 +252,8 @@ export async function createOAuthHarness(options: OAuthHarnessOptions) {
       ...events.map((e) => ({ where: `event ${e.event}`, text: JSON.stringify(e.payload) })),
     ];
     const leaks: string[] = [];
-    for (const output of outputs) for (const secret of allSecrets()) if (output.text.includes(secret)) leaks.push(`${output.where} contains ${secret.slice(0, 6)}…`);
+    for (const output of outputs)
+      for (const secret of allSecrets()) if (output.text.includes(secret)) leaks.push(`${output.where} contains ${secret.slice(0, 6)}…`);
     expect(leaks, "secrets leaked").toEqual([]);
     // Each connection's flow really went through the recorder, so the check had tokens to look for.
     expect(responses.length).toBeGreaterThan(0);

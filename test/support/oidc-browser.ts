@@ -14,7 +14,7 @@
  * ```
  */
 import { existsSync } from "node:fs";
-import { chromium, type Browser, type BrowserContext, type Page, type Request } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page, type Request } from "playwright-core";
 
 /** Debian's chromium package. */
 export const CHROMIUM_PATH = "/usr/bin/chromium";

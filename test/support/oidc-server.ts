@@ -22,7 +22,7 @@ import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
-import Provider, { errors, type Adapter, type AdapterPayload, type KoaContextWithOIDC } from "oidc-provider";
+import Provider, { type Adapter, type AdapterPayload, errors, type KoaContextWithOIDC } from "oidc-provider";
 
 /** Options of {@link startOidcServer}. */
 export interface OidcServerOptions {
@@ -367,9 +367,13 @@ export async function startOidcServer(options: OidcServerOptions): Promise<OidcS
       res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(value));
     };
     const challenge = (status: number, error: string, description: string, scope?: string) =>
-      send(status, { error, error_description: description }, {
-        "www-authenticate": `Bearer realm="${issuer}/api", error="${error}", error_description="${description}"${scope ? `, scope="${scope}"` : ""}`,
-      });
+      send(
+        status,
+        { error, error_description: description },
+        {
+          "www-authenticate": `Bearer realm="${issuer}/api", error="${error}", error_description="${description}"${scope ? `, scope="${scope}"` : ""}`,
+        },
+      );
 
     const token = accessToken === undefined ? undefined : await provider.AccessToken.find(accessToken);
     const grant = token?.grantId ? await provider.Grant.find(token.grantId) : undefined;
@@ -392,7 +396,14 @@ export async function startOidcServer(options: OidcServerOptions): Promise<OidcS
     if (path === "/api/me" && method === "GET") {
       send(200, { sub: token.accountId, scope: token.scope, clientId: token.clientId });
     } else if (path === "/api/notes" && method === "GET") {
-      if (need("notes:read")) send(200, { sub: token.accountId, notes: [{ id: "n1", title: "First note" }, { id: "n2", title: "Second note" }] });
+      if (need("notes:read"))
+        send(200, {
+          sub: token.accountId,
+          notes: [
+            { id: "n1", title: "First note" },
+            { id: "n2", title: "Second note" },
+          ],
+        });
     } else if (path === "/api/notes" && method === "POST") {
       if (!need("notes:write")) return;
       let note: unknown;
@@ -512,7 +523,8 @@ export async function authorizeWithFetch(authorizationUrl: string | URL, options
     }
 
     const html = await response.text();
-    if (!response.ok) throw new Error(`authorization server answered ${response.status} at ${request.url.pathname}: ${describeErrorPage(html)}`);
+    if (!response.ok)
+      throw new Error(`authorization server answered ${response.status} at ${request.url.pathname}: ${describeErrorPage(html)}`);
 
     const form = parseForms(html).find((f) => f.inputs.has("prompt"));
     const prompt = form?.inputs.get("prompt");
@@ -579,7 +591,13 @@ function decodeHtml(text: string): string {
 /** Extracts `error: description` from the fixture's own error page (see {@link renderError}). */
 function describeErrorPage(html: string): string {
   const fields = [...html.matchAll(/<pre data-field="([^"]+)">([\s\S]*?)<\/pre>/g)].map((m) => `${m[1]}=${decodeHtml(m[2] ?? "")}`);
-  return fields.length ? fields.join(", ") : html.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim().slice(0, 300);
+  return fields.length
+    ? fields.join(", ")
+    : html
+        .replace(/<[^>]+>/g, " ")
+        .replace(/\s+/g, " ")
+        .trim()
+        .slice(0, 300);
 }
 
 /** A minimal cookie jar (name, path, expiry) — enough for oidc-provider's session/interaction cookies. */
@@ -738,7 +756,8 @@ function signingKeys(): Array<Record<string, unknown>> {
 }
 
 function checkTtl(seconds: number): number {
-  if (!Number.isInteger(seconds) || seconds < 1) throw new RangeError(`access token TTL must be a whole number of seconds >= 1, got ${seconds}`);
+  if (!Number.isInteger(seconds) || seconds < 1)
+    throw new RangeError(`access token TTL must be a whole number of seconds >= 1, got ${seconds}`);
   return seconds;
 }
 

@@ -64,7 +64,9 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
 function binDir(): string | null {
   const root = "/usr/lib/postgresql";
   if (!existsSync(root)) return null;
-  const version = readdirSync(root).sort((x, y) => Number(y) - Number(x)).find((v) => existsSync(join(root, v, "bin", "pg_ctl")));
+  const version = readdirSync(root)
+    .sort((x, y) => Number(y) - Number(x))
+    .find((v) => existsSync(join(root, v, "bin", "pg_ctl")));
   return version ? join(root, version, "bin") : null;
 }
 

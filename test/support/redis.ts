@@ -74,4 +74,3 @@ export async function silentServer(): Promise<{ url: string; close(): Promise<vo
       }),
   };
 }
-

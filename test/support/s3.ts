@@ -47,12 +47,21 @@ export async function startS3(bucket = "tools-proxy-test"): Promise<LocalS3> {
 
 /** An S3 client for a local endpoint that records the name of every command it sends. */
 export function s3Client(endpoint: string, options: { maxAttempts?: number } = {}): S3Client & { sent: string[] } {
-  const client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true, credentials: S3_CREDENTIALS, maxAttempts: options.maxAttempts ?? 3 });
+  const client = new S3Client({
+    endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: S3_CREDENTIALS,
+    maxAttempts: options.maxAttempts ?? 3,
+  });
   const sent: string[] = [];
-  client.middlewareStack.add((next, context) => (args) => {
-    sent.push(String(context.commandName));
-    return next(args);
-  }, { step: "initialize", name: "recordCommands" });
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      sent.push(String(context.commandName));
+      return next(args);
+    },
+    { step: "initialize", name: "recordCommands" },
+  );
   return Object.assign(client, { sent });
 }
 
@@ -71,7 +80,10 @@ export async function killableS3(bucket = "tools-proxy-down"): Promise<KillableS
   const endpoint = `http://127.0.0.1:${port}`;
   const server = restartable(
     `s3rver on port ${port}`,
-    () => spawn(process.execPath, [bin, "-d", directory, "-a", "127.0.0.1", "-p", String(port), "-s", "--configure-bucket", bucket], { stdio: "ignore" }),
+    () =>
+      spawn(process.execPath, [bin, "-d", directory, "-a", "127.0.0.1", "-p", String(port), "-s", "--configure-bucket", bucket], {
+        stdio: "ignore",
+      }),
     () => answers(endpoint),
   );
   await server.start();
@@ -85,4 +97,3 @@ async function answers(endpoint: string): Promise<boolean> {
     return false;
   }
 }
-

@@ -2,7 +2,7 @@
  * `tools-proxy serve` as a real process (`node dist/cli/main.js`, so `npm run build` first), for
  * the restart, scale-out and fault tests.
  */
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { OidcServer } from "./oidc-server.js";
@@ -29,7 +29,9 @@ export interface ServeProcess {
 
 /** Starts `serve --port 0 ...args` and resolves once it prints that it is listening. */
 export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", ...args], { env: { ...process.env, TOOLS_PROXY_SECRET: "", ...env } });
+  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", ...args], {
+    env: { ...process.env, TOOLS_PROXY_SECRET: "", ...env },
+  });
   let out = "";
   let err = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
@@ -61,7 +63,11 @@ export async function startServe(args: string[], env: Record<string, string> = {
 
 /** Runs a short command of the bin (`keys create`, `migrate`) to its end. */
 export function runBin(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 15_000, env: { ...process.env, TOOLS_PROXY_SECRET: "", ...env } });
+  return spawnSync(process.execPath, [BIN, ...args], {
+    encoding: "utf8",
+    timeout: 15_000,
+    env: { ...process.env, TOOLS_PROXY_SECRET: "", ...env },
+  });
 }
 
 /** A JSON call to the Tools API with an API key. */
@@ -69,7 +75,11 @@ export async function callApi(api: string, key: string, path: string, body?: unk
   return fetch(`${api}${path}`, {
     method: body === undefined ? "GET" : "POST",
     ...init,
-    headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }), ...(init.headers as Record<string, string>) },
+    headers: {
+      "x-api-key": key,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...(init.headers as Record<string, string>),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 }
@@ -85,8 +95,24 @@ export function writeNotesToolkit(dir: string, as: OidcServer): string {
     name: "Notes",
     description: "The OIDC fixture's protected API.",
     baseUrl: as.apiBaseUrl,
-    auth: { type: "oauth2", authorizationUrl: as.endpoints.authorization, tokenUrl: as.endpoints.token, clientId: as.clientId, clientSecret: "${NOTES_CLIENT_SECRET}", scopes: ["openid", "offline_access", "notes:read"] },
-    tools: [{ slug: "NOTES_ME", name: "Me", description: "The account behind the token.", method: "GET", path: "/me", inputParameters: { type: "object", properties: {} } }],
+    auth: {
+      type: "oauth2",
+      authorizationUrl: as.endpoints.authorization,
+      tokenUrl: as.endpoints.token,
+      clientId: as.clientId,
+      clientSecret: "${NOTES_CLIENT_SECRET}",
+      scopes: ["openid", "offline_access", "notes:read"],
+    },
+    tools: [
+      {
+        slug: "NOTES_ME",
+        name: "Me",
+        description: "The account behind the token.",
+        method: "GET",
+        path: "/me",
+        inputParameters: { type: "object", properties: {} },
+      },
+    ],
   };
   const file = join(dir, "notes.json");
   writeFileSync(file, JSON.stringify(toolkit));

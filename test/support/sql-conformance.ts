@@ -6,7 +6,7 @@ import { openDatabase } from "../../src/store/sql/connect.js";
 import { migrate } from "../../src/store/sql/migrations.js";
 import { sqlStore } from "../../src/store/sql/store.js";
 import { toolsStoreConformance } from "../../src/testing/tools-store.js";
-import { dropTables, randomPrefix, skipSuite, unavailableReason, type SqlTarget } from "./sql-servers.js";
+import { dropTables, randomPrefix, type SqlTarget, skipSuite, unavailableReason } from "./sql-servers.js";
 
 /**
  * Runs the ToolsStore conformance suite against a server database, on tables of a fresh prefix

@@ -5,7 +5,7 @@
  * and TOOLS_PROXY_TEST_MYSQL_URL); SQLite is Node's built-in node:sqlite. A test file that needs an
  * absent server skips, printing why. CI (.ci/run) starts the servers, so there they always run.
  */
-import { sql, type Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { describe, it } from "vitest";
 import { openDatabase } from "../../src/store/sql/connect.js";
 import type { SqlDialect } from "../../src/store/sql/dialect.js";

@@ -42,12 +42,39 @@ function world(name: string, baseUrl: string, filled: string, params: Record<str
 /** `http://127.0.0.1:U/v1`, with the foreign server on port F and every loopback spelling. */
 export function loopbackWorld(U: number, F: number): World {
   const ports = [`:${U}`, `:${U}`, `:${U}`, `:${F}`, "", ":", ":0", `:0${U}`, ":65536", `:${U + 65536}`, ":80"];
-  return world("loopback", `http://127.0.0.1:${U}/v1`, `http://127.0.0.1:${U}/v1`, {}, ["127.0.0.1", ...LOOPBACK_SPELLINGS, "127.0.0.2", "evil.test"], ports);
+  return world(
+    "loopback",
+    `http://127.0.0.1:${U}/v1`,
+    `http://127.0.0.1:${U}/v1`,
+    {},
+    ["127.0.0.1", ...LOOPBACK_SPELLINGS, "127.0.0.2", "evil.test"],
+    ports,
+  );
 }
 
-const NAMED_HOSTS = ["api.example.test", "API.EXAMPLE.TEST", "Api.Example.Test", "api.example.test.", "api.example.test.evil.test", "evil.test", "api.example.test%2eevil.test",
-  "api%2eexample.test", "%61pi.example.test", "ａｐｉ.example.test", "api。example.test", "аpi.example.test", "xn--pi-7kc.example.test", "api.example.tes\u0074", "api.exampl\u212a.test",
-  "api.example.test\u00ad", "api.example.test\u200b", "[::1]", "127.0.0.1", "example.test", "api-example.test"];
+const NAMED_HOSTS = [
+  "api.example.test",
+  "API.EXAMPLE.TEST",
+  "Api.Example.Test",
+  "api.example.test.",
+  "api.example.test.evil.test",
+  "evil.test",
+  "api.example.test%2eevil.test",
+  "api%2eexample.test",
+  "%61pi.example.test",
+  "ａｐｉ.example.test",
+  "api。example.test",
+  "аpi.example.test",
+  "xn--pi-7kc.example.test",
+  "api.example.tes\u0074",
+  "api.exampl\u212a.test",
+  "api.example.test\u00ad",
+  "api.example.test\u200b",
+  "[::1]",
+  "127.0.0.1",
+  "example.test",
+  "api-example.test",
+];
 const NAMED_PORTS = ["", "", "", ":443", ":0443", ":8443", ":80", ":", ":0"];
 
 /** The worlds the pure properties run in: an IP base, a named base, a root base, a tenant placeholder. */
@@ -55,23 +82,139 @@ export const WORLDS: World[] = [
   loopbackWorld(8080, 9090),
   world("named", "https://api.example.test/v1", "https://api.example.test/v1", {}, NAMED_HOSTS, NAMED_PORTS),
   world("root", "https://api.example.test", "https://api.example.test/", {}, NAMED_HOSTS, NAMED_PORTS),
-  world("tenant", "https://{tenant}.example.test/v1", "https://acme.example.test/v1", { tenant: "acme" },
-    ["acme.example.test", "ACME.example.test", "evil.example.test", "acme.example.test.evil.test", "acme-example.test", "example.test", "acme.example.test.", "acme%2eexample.test", "ａｃｍｅ.example.test"], NAMED_PORTS),
+  world(
+    "tenant",
+    "https://{tenant}.example.test/v1",
+    "https://acme.example.test/v1",
+    { tenant: "acme" },
+    [
+      "acme.example.test",
+      "ACME.example.test",
+      "evil.example.test",
+      "acme.example.test.evil.test",
+      "acme-example.test",
+      "example.test",
+      "acme.example.test.",
+      "acme%2eexample.test",
+      "ａｃｍｅ.example.test",
+    ],
+    NAMED_PORTS,
+  ),
 ];
 
 /** Path segments that servers, proxies and URL parsers disagree about, and some plain ones. */
-const SEGMENTS = ["echo", "items", "v1", "v2", "admin", "..", ".", "...", "..;", "..;x", ".;", "%2e", "%2e%2e", ".%2e", "%2E.", "%2f", "%2F", "..%2f", "%5c", "..%5c",
-  "\\", "..\\", "%00", "%252e%252e", "%252f", "%%32%65%%32%65", "%%32%66", "%u002e%u002e", "%u2215", "%c0%ae%c0%ae", "%c0%af", "%e0%80%ae", "%C1%9C", "..%20", "..%09", ".. ",
-  "..%0b", "..%C2%A0", "..%3b", "..%3B", "．．", "／", "%EF%BC%8E%EF%BC%8E", "%EF%BC%8F", "∕", "..∕", "⁄", "é", "日本", "ß", "a;b=c", "", "%25", "x%", "@", ":", "~", "a b",
-  "%E2%80%8B..", "%ff", "a?b", "a#b", "%3f", "%23"];
+const SEGMENTS = [
+  "echo",
+  "items",
+  "v1",
+  "v2",
+  "admin",
+  "..",
+  ".",
+  "...",
+  "..;",
+  "..;x",
+  ".;",
+  "%2e",
+  "%2e%2e",
+  ".%2e",
+  "%2E.",
+  "%2f",
+  "%2F",
+  "..%2f",
+  "%5c",
+  "..%5c",
+  "\\",
+  "..\\",
+  "%00",
+  "%252e%252e",
+  "%252f",
+  "%%32%65%%32%65",
+  "%%32%66",
+  "%u002e%u002e",
+  "%u2215",
+  "%c0%ae%c0%ae",
+  "%c0%af",
+  "%e0%80%ae",
+  "%C1%9C",
+  "..%20",
+  "..%09",
+  ".. ",
+  "..%0b",
+  "..%C2%A0",
+  "..%3b",
+  "..%3B",
+  "．．",
+  "／",
+  "%EF%BC%8E%EF%BC%8E",
+  "%EF%BC%8F",
+  "∕",
+  "..∕",
+  "⁄",
+  "é",
+  "日本",
+  "ß",
+  "a;b=c",
+  "",
+  "%25",
+  "x%",
+  "@",
+  ":",
+  "~",
+  "a b",
+  "%E2%80%8B..",
+  "%ff",
+  "a?b",
+  "a#b",
+  "%3f",
+  "%23",
+];
 
-const SCHEMES = ["http", "https", "HTTP", "hTTps", "ftp", "ws", "wss", "file", "javascript", "data", "gopher", "blob:http", "ht\ttp", "http "];
+const SCHEMES = [
+  "http",
+  "https",
+  "HTTP",
+  "hTTps",
+  "ftp",
+  "ws",
+  "wss",
+  "file",
+  "javascript",
+  "data",
+  "gopher",
+  "blob:http",
+  "ht\ttp",
+  "http ",
+];
 const AFTER_SCHEME = [":", ":/", ":///", ":\\\\", "://\\", ":/\\", ":\\/"];
 const SUFFIXES = ["?q=1", "?@evil.test", "#frag", "#@evil.test", "?a=..%2f", "?api_key=x", "?x=%0d%0a", "#/../admin"];
-const NOISE = ["\t", "\n", "\r", "\u0000", " ", "\\", "@", "#", "?", "/", ".", "%", "．", "／", "\u00a0", "\u3002", ":", "[", "]", "%2f", "%2e"];
+const NOISE = [
+  "\t",
+  "\n",
+  "\r",
+  "\u0000",
+  " ",
+  "\\",
+  "@",
+  "#",
+  "?",
+  "/",
+  ".",
+  "%",
+  "．",
+  "／",
+  "\u00a0",
+  "\u3002",
+  ":",
+  "[",
+  "]",
+  "%2f",
+  "%2e",
+];
 
 /** `common` six times in seven, else one of `others`: most URLs differ from an allowed one in one or two places. */
-const weighted = <T>(common: T, others: T[]) => fc.oneof({ weight: 6, arbitrary: fc.constant(common) }, { weight: 1, arbitrary: fc.constantFrom(...others) });
+const weighted = <T>(common: T, others: T[]) =>
+  fc.oneof({ weight: 6, arbitrary: fc.constant(common) }, { weight: 1, arbitrary: fc.constantFrom(...others) });
 
 /** A URL near the world's base URL: mostly plausible, often subtly wrong, sometimes random. */
 export function urlAround(w: World): fc.Arbitrary<string> {
@@ -88,7 +231,16 @@ export function urlAround(w: World): fc.Arbitrary<string> {
       userinfo: weighted("", ["user@", "user:pw@", "@", ":@", `${canonical.host}@`, "%40@", "a%2f@", "a\\@"]),
       host: weighted(canonical.hostname, w.hosts),
       port: weighted(canonical.port ? `:${canonical.port}` : "", w.ports),
-      base: weighted(w.prefix, ["", "/", `${w.prefix}evil`, w.prefix.toUpperCase(), "/v2", `${w.prefix};x`, `${w.prefix}%2f`, `${w.prefix}/`]),
+      base: weighted(w.prefix, [
+        "",
+        "/",
+        `${w.prefix}evil`,
+        w.prefix.toUpperCase(),
+        "/v2",
+        `${w.prefix};x`,
+        `${w.prefix}%2f`,
+        `${w.prefix}/`,
+      ]),
       segments: fc.array(segment, { maxLength: 5 }),
       suffix: weighted("", SUFFIXES),
       noise: fc.oneof({ weight: 6, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.tuple(fc.nat(), fc.constantFrom(...NOISE)) }),
@@ -99,16 +251,29 @@ export function urlAround(w: World): fc.Arbitrary<string> {
       const at = noise[0] % (url.length + 1);
       return url.slice(0, at) + noise[1] + url.slice(at);
     });
-  return fc.oneof({ weight: 12, arbitrary: built }, { weight: 1, arbitrary: fc.webUrl({ withQueryParameters: true, withFragments: true }) }, { weight: 1, arbitrary: fc.string({ maxLength: 40 }) });
+  return fc.oneof(
+    { weight: 12, arbitrary: built },
+    { weight: 1, arbitrary: fc.webUrl({ withQueryParameters: true, withFragments: true }) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
+  );
 }
 
 /** A URL under the base written plainly: the policy must accept it, unchanged. */
 export function plainUrlUnder(w: World): fc.Arbitrary<string> {
   const canonical = new URL(w.origin);
-  const segment = fc.oneof(fc.stringMatching(/^[A-Za-z0-9_~-]{1,10}$/), fc.constantFrom("é", "日本", "ß", "a;b=c", "a b", "x.json", "a..b", "100%25"));
+  const segment = fc.oneof(
+    fc.stringMatching(/^[A-Za-z0-9_~-]{1,10}$/),
+    fc.constantFrom("é", "日本", "ß", "a;b=c", "a b", "x.json", "a..b", "100%25"),
+  );
   const hostCase = fc.array(fc.boolean(), { minLength: canonical.hostname.length, maxLength: canonical.hostname.length });
   return fc
-    .tuple(hostCase, fc.boolean(), fc.array(segment, { maxLength: 4 }), fc.option(fc.stringMatching(/^[A-Za-z0-9=&_.~%-]{0,20}$/)), fc.boolean())
+    .tuple(
+      hostCase,
+      fc.boolean(),
+      fc.array(segment, { maxLength: 4 }),
+      fc.option(fc.stringMatching(/^[A-Za-z0-9=&_.~%-]{0,20}$/)),
+      fc.boolean(),
+    )
     .map(([upper, explicitPort, segments, query, climbBack]) => {
       const host = [...canonical.hostname].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join("");
       const port = canonical.port ? `:${canonical.port}` : explicitPort ? `:${canonical.protocol === "https:" ? 443 : 80}` : "";
@@ -164,7 +329,10 @@ function lenientDecode(text: string): string {
   return text
     .replace(/%u([0-9a-f]{4})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
     .replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
-      const bytes = run.slice(1).split("%").map((hex) => parseInt(hex, 16));
+      const bytes = run
+        .slice(1)
+        .split("%")
+        .map((hex) => parseInt(hex, 16));
       let out = "";
       for (let i = 0; i < bytes.length; ) {
         const lead = bytes[i]!;
@@ -178,17 +346,67 @@ function lenientDecode(text: string): string {
     });
 }
 
-const HEADER_NAMES = ["Authorization", "authorization", "AUTHORIZATION", "X-Secret-Key", "x-secret-key", "X-SECRET-KEY", "api_key", "Connection", "connection", "Cookie", "Host",
-  "Proxy-Authorization", "Proxy-Connection", "proxy-x", "TE", "Upgrade", "Transfer-Encoding", "Keep-Alive", "Trailer", "HTTP2-Settings", "Expect", "Content-Length", "X-Custom",
-  "x-custom", "Accept", "Content-Type", "X-Listed", "Bad Name", "X-Evil\r\n", "X-Ünï", ""];
-const HEADER_VALUES = ["attacker", "Bearer attacker", "authorization", "x-secret-key", "close, authorization", "X-Secret-Key, te", "x-listed, X-Custom", "a\r\nX-Injected: 1",
-  "a\nb", "a\rb", "a\u0000b", "a\u0001b", "\u2028", "", " padded ", "é", "\t"];
+const HEADER_NAMES = [
+  "Authorization",
+  "authorization",
+  "AUTHORIZATION",
+  "X-Secret-Key",
+  "x-secret-key",
+  "X-SECRET-KEY",
+  "api_key",
+  "Connection",
+  "connection",
+  "Cookie",
+  "Host",
+  "Proxy-Authorization",
+  "Proxy-Connection",
+  "proxy-x",
+  "TE",
+  "Upgrade",
+  "Transfer-Encoding",
+  "Keep-Alive",
+  "Trailer",
+  "HTTP2-Settings",
+  "Expect",
+  "Content-Length",
+  "X-Custom",
+  "x-custom",
+  "Accept",
+  "Content-Type",
+  "X-Listed",
+  "Bad Name",
+  "X-Evil\r\n",
+  "X-Ünï",
+  "",
+];
+const HEADER_VALUES = [
+  "attacker",
+  "Bearer attacker",
+  "authorization",
+  "x-secret-key",
+  "close, authorization",
+  "X-Secret-Key, te",
+  "x-listed, X-Custom",
+  "a\r\nX-Injected: 1",
+  "a\nb",
+  "a\rb",
+  "a\u0000b",
+  "a\u0001b",
+  "\u2028",
+  "",
+  " padded ",
+  "é",
+  "\t",
+];
 
 /** Caller headers mixing credential overrides, forbidden and hop-by-hop names, and injections. */
 export const headersAround: fc.Arbitrary<Record<string, string>> = fc
   .array(
     fc.tuple(
-      fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...HEADER_NAMES) }, { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z0-9-]{1,12}$/) }),
+      fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom(...HEADER_NAMES) },
+        { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z0-9-]{1,12}$/) },
+      ),
       fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...HEADER_VALUES) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) }),
     ),
     { maxLength: 8 },

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { ToolsError } from "../../src/core/errors.js";
+import type { AuthScheme, Credential } from "../../src/credentials/auth-schemes.js";
 import { buildUpstreamHeaders } from "../../src/outbound/headers.js";
 import { checkOutboundUrl } from "../../src/outbound/url-policy.js";
-import type { AuthScheme, Credential } from "../../src/credentials/auth-schemes.js";
 import { headersAround, oracleAllows, plainUrlUnder, urlAround, type World } from "./ssrf-arbitraries.js";
 
 /**
@@ -42,14 +42,41 @@ export function plainUrlProperty(w: World) {
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const FORBIDDEN = ["connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade", "http2-settings", "host", "cookie", "content-length", "expect"];
+const FORBIDDEN = [
+  "connection",
+  "keep-alive",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "http2-settings",
+  "host",
+  "cookie",
+  "content-length",
+  "expect",
+];
 
 /** Each scheme, the credential, and the header that must carry exactly `expected` (or none). */
 export const SCHEMES: Array<{ scheme: AuthScheme; credential: Credential | null; header: string | null; expected: string | null }> = [
   { scheme: { type: "bearer" }, credential: { type: "bearer", token: "tok-1" }, header: "authorization", expected: "Bearer tok-1" },
-  { scheme: { type: "basic" }, credential: { type: "basic", username: "u", password: "p" }, header: "authorization", expected: "Basic dTpw" },
-  { scheme: { type: "apiKey", in: "header", name: "X-Secret-Key" }, credential: { type: "apiKey", apiKey: "key-1" }, header: "x-secret-key", expected: "key-1" },
-  { scheme: { type: "apiKey", in: "query", name: "api_key" }, credential: { type: "apiKey", apiKey: "key-2" }, header: null, expected: null },
+  {
+    scheme: { type: "basic" },
+    credential: { type: "basic", username: "u", password: "p" },
+    header: "authorization",
+    expected: "Basic dTpw",
+  },
+  {
+    scheme: { type: "apiKey", in: "header", name: "X-Secret-Key" },
+    credential: { type: "apiKey", apiKey: "key-1" },
+    header: "x-secret-key",
+    expected: "key-1",
+  },
+  {
+    scheme: { type: "apiKey", in: "query", name: "api_key" },
+    credential: { type: "apiKey", apiKey: "key-2" },
+    header: null,
+    expected: null,
+  },
   { scheme: { type: "none" }, credential: null, header: null, expected: null },
 ];
 
@@ -61,7 +88,9 @@ export const SCHEMES: Array<{ scheme: AuthScheme; credential: Credential | null;
 export function headerPolicyProperty() {
   return fc.property(headersAround, fc.constantFrom(...SCHEMES), (caller, { scheme, credential, header, expected }) => {
     const entries = Object.entries(caller);
-    const valid = entries.every(([name, value]) => TOKEN.test(name) && [...value].every((c) => c === "\t" || (c >= " " && c !== "\u007f" && c <= "\u00ff")));
+    const valid = entries.every(
+      ([name, value]) => TOKEN.test(name) && [...value].every((c) => c === "\t" || (c >= " " && c !== "\u007f" && c <= "\u00ff")),
+    );
     let out: Headers;
     try {
       out = buildUpstreamHeaders(caller, scheme, credential);
@@ -73,14 +102,17 @@ export function headerPolicyProperty() {
     assert.ok(valid, `invalid headers accepted: ${JSON.stringify(caller)}`);
     if (header) assert.equal(out.get(header), expected);
     if (header !== "authorization") assert.equal(out.get("authorization"), null);
-    const listed = entries.filter(([name]) => name.toLowerCase() === "connection").flatMap(([, value]) => value.split(",").map((n) => n.trim().toLowerCase()));
+    const listed = entries
+      .filter(([name]) => name.toLowerCase() === "connection")
+      .flatMap(([, value]) => value.split(",").map((n) => n.trim().toLowerCase()));
     for (const name of out.keys()) {
       assert.ok(!FORBIDDEN.includes(name) && !name.startsWith("proxy-"), `forbidden header ${name} sent`);
       assert.ok(name === header || !listed.includes(name), `header ${name} named in Connection sent`);
     }
     for (const [name] of entries) {
       const lower = name.toLowerCase();
-      const dropped = FORBIDDEN.includes(lower) || lower.startsWith("proxy-") || listed.includes(lower) || lower === "authorization" || lower === header;
+      const dropped =
+        FORBIDDEN.includes(lower) || lower.startsWith("proxy-") || listed.includes(lower) || lower === "authorization" || lower === header;
       if (!dropped) assert.ok(out.has(lower), `caller header ${name} lost`);
     }
   });

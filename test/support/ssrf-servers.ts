@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import { z } from "zod";
 import { apiKey, basic, bearer, defineTool, defineToolkit, type Toolkit } from "../../src/index.js";
 import { createHarness, type Harness } from "./harness.js";
-import { startServer, type RecordedRequest, type TestServer } from "./upstream.js";
+import { type RecordedRequest, startServer, type TestServer } from "./upstream.js";
 
 /**
  * A recording server on `::` with IPv4 mapped in: a URL policy bug that let a loopback spelling
@@ -18,7 +18,8 @@ export function startLoopbackServer(route: (request: RecordedRequest, res: Serve
  * 200 JSON echo of the method and path.
  */
 export function ssrfUpstreamRoute(request: RecordedRequest, res: ServerResponse, url: URL): void {
-  const redirect = (code: number, location: string): void => void res.writeHead(code, { location, "content-type": "text/plain" }).end("redirecting");
+  const redirect = (code: number, location: string): void =>
+    void res.writeHead(code, { location, "content-type": "text/plain" }).end("redirecting");
   if (url.pathname === "/v1/redirect") return redirect(Number(url.searchParams.get("code") ?? 302), url.searchParams.get("to") ?? "/");
   if (url.pathname === "/v1/loop") return redirect(302, "/v1/loop");
   const n = Number(url.searchParams.get("n") ?? 0);
@@ -61,7 +62,14 @@ const fetchTool = (slug: string) =>
 
 function ssrfToolkits(base: string): Toolkit[] {
   const toolkit = (slug: SsrfToolkit, auth: Toolkit["auth"]) =>
-    defineToolkit({ slug, name: slug, description: "SSRF target.", baseUrl: base, auth, tools: [fetchTool(`${slug.toUpperCase().replace("-", "_")}_FETCH`)] });
+    defineToolkit({
+      slug,
+      name: slug,
+      description: "SSRF target.",
+      baseUrl: base,
+      auth,
+      tools: [fetchTool(`${slug.toUpperCase().replace("-", "_")}_FETCH`)],
+    });
   return [
     toolkit("ssrf-bearer", bearer()),
     toolkit("ssrf-key", apiKey({ in: "header", name: "X-Secret-Key" })),
@@ -103,7 +111,10 @@ export async function createSsrfSetup(): Promise<SsrfSetup> {
     base,
     proxy: (toolkit, url, extra = {}) => h.call("POST", "/proxy", { key, body: { toolkit, method: "GET", url, ...extra } }),
     execute: (toolkit, url, headers) =>
-      h.call("POST", "/execute", { key, body: { tool: `${toolkit.toUpperCase().replace("-", "_")}_FETCH`, arguments: { url, ...(headers ? { headers } : {}) } } }),
+      h.call("POST", "/execute", {
+        key,
+        body: { tool: `${toolkit.toUpperCase().replace("-", "_")}_FETCH`, arguments: { url, ...(headers ? { headers } : {}) } },
+      }),
     async close() {
       await Promise.all([h.close(), upstream.close(), foreign.close()]);
     },

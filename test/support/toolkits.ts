@@ -9,8 +9,8 @@ import {
   none,
   oauth2,
   stagedFile,
-  ToolRunError,
   type Toolkit,
+  ToolRunError,
 } from "../../src/index.js";
 
 /** Where the test toolkits send their HTTP calls. */
@@ -114,7 +114,12 @@ export function testToolkits(origins: Origins): Toolkit[] {
           description: "Always fails with a ToolRunError.",
           input: z.object({}),
           run: () => {
-            throw new ToolRunError("The quota for this tool is used up.", { code: "quota_exceeded", retryable: true, retryAfterMs: 1500, upstreamStatus: 429 });
+            throw new ToolRunError("The quota for this tool is used up.", {
+              code: "quota_exceeded",
+              retryable: true,
+              retryAfterMs: 1500,
+              upstreamStatus: 429,
+            });
           },
         }),
         defineTool({
@@ -145,11 +150,36 @@ export function testToolkits(origins: Origins): Toolkit[] {
       name: "Mail",
       description: "Email over OAuth 2.",
       baseUrl: base,
-      auth: oauth2({ authorizationUrl: "https://mail.test/authorize", tokenUrl: "https://mail.test/token", clientId: "mail-client", scopes: ["mail.read"] }),
+      auth: oauth2({
+        authorizationUrl: "https://mail.test/authorize",
+        tokenUrl: "https://mail.test/token",
+        clientId: "mail-client",
+        scopes: ["mail.read"],
+      }),
       tools: [
-        defineTool({ slug: "MAIL_PROFILE", name: "Profile", description: "Needs no scope.", input: z.object({}), run: () => ({ me: true }) }),
-        defineTool({ slug: "MAIL_READ", name: "Read", description: "Reads mail.", scopes: ["mail.read"], input: z.object({}), run: () => ({ read: true }) }),
-        defineTool({ slug: "MAIL_SEND", name: "Send", description: "Sends mail.", scopes: ["mail.read", "mail.send"], input: z.object({}), run: () => ({ sent: true }) }),
+        defineTool({
+          slug: "MAIL_PROFILE",
+          name: "Profile",
+          description: "Needs no scope.",
+          input: z.object({}),
+          run: () => ({ me: true }),
+        }),
+        defineTool({
+          slug: "MAIL_READ",
+          name: "Read",
+          description: "Reads mail.",
+          scopes: ["mail.read"],
+          input: z.object({}),
+          run: () => ({ read: true }),
+        }),
+        defineTool({
+          slug: "MAIL_SEND",
+          name: "Send",
+          description: "Sends mail.",
+          scopes: ["mail.read", "mail.send"],
+          input: z.object({}),
+          run: () => ({ sent: true }),
+        }),
       ],
     }),
     defineToolkit({

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { createServer, request as httpRequest, type ClientRequest } from "node:http";
+import { type ClientRequest, createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,7 +27,12 @@ export interface UploadServer {
 export async function startUploadServer(uploads: ToolsHandlerOptions["uploads"] = {}): Promise<UploadServer> {
   const directory = await mkdtemp(join(tmpdir(), "tp-upload-"));
   const store = memoryStore();
-  const tools = createToolsHandler({ store, blobStore: filesystemBlobStore({ directory }), secret: "u".repeat(32), uploads: { sweepIntervalMs: 0, ...uploads } });
+  const tools = createToolsHandler({
+    store,
+    blobStore: filesystemBlobStore({ directory }),
+    secret: "u".repeat(32),
+    uploads: { sweepIntervalMs: 0, ...uploads },
+  });
   const server = createServer(toNodeHandler(tools));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -96,7 +101,10 @@ export interface PostOptions {
  */
 export function post(url: string, apiKey: string, chunks: Iterable<Uint8Array>, options: PostOptions = {}): Promise<Answer | null> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { "x-api-key": apiKey, "content-type": options.contentType ?? `multipart/form-data; boundary=${BOUNDARY}` };
+    const headers: Record<string, string> = {
+      "x-api-key": apiKey,
+      "content-type": options.contentType ?? `multipart/form-data; boundary=${BOUNDARY}`,
+    };
     if (options.contentLength !== undefined) headers["content-length"] = String(options.contentLength);
     const req = httpRequest(url, { method: "POST", headers, agent: false }); // a fresh connection each time
     let answered = false;

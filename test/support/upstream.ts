@@ -31,7 +31,12 @@ export async function startServer(route: Route, options: { dualStack?: boolean }
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const recorded: RecordedRequest = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const recorded: RecordedRequest = {
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       requests.push(recorded);
       route(recorded, res, new URL(recorded.url, "http://upstream.invalid"));
     });
@@ -81,14 +86,19 @@ export function upstreamRoute(request: RecordedRequest, res: ServerResponse, url
   const path = url.pathname;
   if (path === "/v1/echo" || /^\/t\/[^/]+\/echo$/.test(path)) return sendJson(res, 200, { ok: true, method: request.method, path });
   if (path === "/v1/headers") {
-    return sendJson(res, 200, { ok: true }, {
-      etag: '"v1"',
-      "x-request-id": "req-42",
-      "x-ratelimit-remaining": "9",
-      "set-cookie": ["session=upstream-session; HttpOnly"],
-      "www-authenticate": 'Bearer realm="upstream"',
-      "x-internal-debug": "upstream-internal",
-    });
+    return sendJson(
+      res,
+      200,
+      { ok: true },
+      {
+        etag: '"v1"',
+        "x-request-id": "req-42",
+        "x-ratelimit-remaining": "9",
+        "set-cookie": ["session=upstream-session; HttpOnly"],
+        "www-authenticate": 'Bearer realm="upstream"',
+        "x-internal-debug": "upstream-internal",
+      },
+    );
   }
   const status = /^\/v1\/status\/(\d{3})$/.exec(path);
   if (status) {
@@ -98,7 +108,10 @@ export function upstreamRoute(request: RecordedRequest, res: ServerResponse, url
   if (path === "/v1/text") return send(res, 200, "hello as text", { "content-type": "text/plain; charset=utf-8" });
   if (path === "/v1/binary") return send(res, 200, BINARY_BYTES, { "content-type": "image/png" });
   if (path === "/v1/redirect") {
-    return send(res, Number(url.searchParams.get("code") ?? 302), "redirecting", { location: url.searchParams.get("to") ?? "/", "content-type": "text/plain" });
+    return send(res, Number(url.searchParams.get("code") ?? 302), "redirecting", {
+      location: url.searchParams.get("to") ?? "/",
+      "content-type": "text/plain",
+    });
   }
   if (path === "/v1/slow") {
     setTimeout(() => sendJson(res, 200, { slow: true }), Number(url.searchParams.get("ms") ?? 1000)).unref();
@@ -107,12 +120,19 @@ export function upstreamRoute(request: RecordedRequest, res: ServerResponse, url
   if (path === "/v1/reflect") {
     const status = Number(url.searchParams.get("status") ?? 200);
     const link = { link: `<${request.url}>; rel="next"` };
-    if (url.searchParams.get("as") === "text") return send(res, status, `Not found: GET ${request.url}?token=abc`, { "content-type": "text/plain", ...link });
-    return sendJson(res, status, { error: status >= 400 ? `failed at ${request.url}?token=abc` : null, self: request.url, nested: [{ next: request.url }] }, link);
+    if (url.searchParams.get("as") === "text")
+      return send(res, status, `Not found: GET ${request.url}?token=abc`, { "content-type": "text/plain", ...link });
+    return sendJson(
+      res,
+      status,
+      { error: status >= 400 ? `failed at ${request.url}?token=abc` : null, self: request.url, nested: [{ next: request.url }] },
+      link,
+    );
   }
   if (path === "/v1/whoami") return sendJson(res, 200, { authorization: request.headers.authorization ?? null });
   const item = /^\/v1\/items\/([^/]+)$/.exec(path);
-  if (item && request.method === "GET") return sendJson(res, 200, { id: decodeURIComponent(item[1]!), verbose: url.searchParams.get("verbose") });
+  if (item && request.method === "GET")
+    return sendJson(res, 200, { id: decodeURIComponent(item[1]!), verbose: url.searchParams.get("verbose") });
   if (path === "/v1/items" && request.method === "POST") return sendJson(res, 201, { created: JSON.parse(request.body || "null") });
   return sendJson(res, 404, { error: "no such upstream route" });
 }

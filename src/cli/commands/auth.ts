@@ -54,7 +54,10 @@ export function registerAuth(program: Command): void {
       const signal = interruptSignal();
       const credentials = (await credentialsFromOptions(start, opts)) ?? (await credentialsForScheme(client, toolkit, opts, signal));
       if (credentials) {
-        const { connection } = await client.connect({ toolkit, label: opts.label, params: params(start, opts.param), credentials }, { signal });
+        const { connection } = await client.connect(
+          { toolkit, label: opts.label, params: params(start, opts.param), credentials },
+          { signal },
+        );
         if (opts.json) return printJson({ connection });
         return out(`Connected ${connection.toolkit}: ${connection.id} (${connection.status})`);
       }
@@ -64,11 +67,21 @@ export function registerAuth(program: Command): void {
         note(`Open this URL in a browser to connect ${toolkit} (valid until ${new Date(started.expiresAt).toLocaleTimeString()}):`);
         out(started.authorizationUrl);
       }
-      if (opts.open) note((await openInBrowser(started.authorizationUrl)) ? "Opened it in your browser." : "Could not start a browser: open the URL yourself.");
+      if (opts.open)
+        note(
+          (await openInBrowser(started.authorizationUrl))
+            ? "Opened it in your browser."
+            : "Could not start a browser: open the URL yourself.",
+        );
       if (!opts.wait) return note(`Then check it with: tools-proxy auth status ${started.authorizationId} --wait`);
       report(await waitFor(client, started.authorizationId, interval, opts.json), opts.json);
     });
-  withExamples(start, "tools-proxy auth github --open", "tools-proxy auth demo --api-key demo-key", 'printf "%s" "$TOKEN" | tools-proxy auth acme --json');
+  withExamples(
+    start,
+    "tools-proxy auth github --open",
+    "tools-proxy auth demo --api-key demo-key",
+    'printf "%s" "$TOKEN" | tools-proxy auth acme --json',
+  );
 
   const status = auth
     .command("status")
@@ -92,17 +105,25 @@ export function registerAuth(program: Command): void {
 
 /** The credentials given as options, or null when none was. */
 async function credentialsFromOptions(command: Command, opts: StartOptions): Promise<ConnectRequest["credentials"] | null> {
-  const given = [opts.apiKey !== undefined, opts.token !== undefined, opts.username !== undefined || opts.password !== undefined].filter(Boolean).length;
+  const given = [opts.apiKey !== undefined, opts.token !== undefined, opts.username !== undefined || opts.password !== undefined].filter(
+    Boolean,
+  ).length;
   if (given > 1) throw usageError(command, "give one of --api-key, --token, or --username with --password.");
   if (opts.apiKey !== undefined) return { apiKey: opts.apiKey };
   if (opts.token !== undefined) return { token: opts.token };
   if (opts.username === undefined && opts.password !== undefined) throw usageError(command, "--password needs --username.");
-  if (opts.username !== undefined) return { username: opts.username, password: opts.password ?? (await readSecret("the password", "Password: ")) };
+  if (opts.username !== undefined)
+    return { username: opts.username, password: opts.password ?? (await readSecret("the password", "Password: ")) };
   return null;
 }
 
 /** For a toolkit connected with a credential, reads it (stdin or a hidden prompt); null for OAuth. */
-async function credentialsForScheme(client: ToolsClient, toolkit: string, opts: StartOptions, signal: AbortSignal): Promise<ConnectRequest["credentials"] | null> {
+async function credentialsForScheme(
+  client: ToolsClient,
+  toolkit: string,
+  opts: StartOptions,
+  signal: AbortSignal,
+): Promise<ConnectRequest["credentials"] | null> {
   const { authScheme, name } = await client.getToolkit(toolkit, { limit: 1 }, { signal });
   switch (authScheme) {
     case "oauth2":
@@ -112,7 +133,11 @@ async function credentialsForScheme(client: ToolsClient, toolkit: string, opts: 
     case "bearer":
       return { token: await readSecret(`the token for ${name}`, `Token for ${name}: `) };
     case "basic": {
-      if (!canPrompt()) throw new CliError(`${name} connects with a user name and password: pass --username, and the password on stdin or with --password.`, EXIT.usage);
+      if (!canPrompt())
+        throw new CliError(
+          `${name} connects with a user name and password: pass --username, and the password on stdin or with --password.`,
+          EXIT.usage,
+        );
       const username = await promptVisible(`User name for ${name}: `);
       return { username, password: opts.password ?? (await readSecret("the password", "Password: ")) };
     }
@@ -138,11 +163,17 @@ async function waitFor(client: ToolsClient, id: string, intervalMs: number | und
   const signal = interruptSignal();
   const started = Date.now();
   if (!process.stderr.isTTY && !json) note("Waiting for the sign-in to complete...");
-  const spinner = startSpinner(() => `Waiting for the sign-in to complete (${Math.round((Date.now() - started) / 1000)} s; Ctrl+C to stop)`);
+  const spinner = startSpinner(
+    () => `Waiting for the sign-in to complete (${Math.round((Date.now() - started) / 1000)} s; Ctrl+C to stop)`,
+  );
   try {
     return await client.waitForAuthorization(id, { signal, intervalMs });
   } catch (error) {
-    if (signal.aborted) throw new CliError(`stopped waiting. The authorization stays open until it expires: tools-proxy auth status ${id} --wait`, EXIT.interrupted);
+    if (signal.aborted)
+      throw new CliError(
+        `stopped waiting. The authorization stays open until it expires: tools-proxy auth status ${id} --wait`,
+        EXIT.interrupted,
+      );
     throw error;
   } finally {
     spinner.stop();
@@ -156,6 +187,9 @@ function report(result: FinishedAuthorization, json?: boolean): void {
     if (!json) out(`${paint(process.stdout, "green", "Connected")}: ${result.connectionId}`);
     return;
   }
-  const why = result.status === "expired" ? "the authorization expired before the sign-in completed; run the command again." : `the authorization failed: ${result.error ?? "no reason given"}`;
+  const why =
+    result.status === "expired"
+      ? "the authorization expired before the sign-in completed; run the command again."
+      : `the authorization failed: ${result.error ?? "no reason given"}`;
   throw new CliError(why, EXIT.failure);
 }

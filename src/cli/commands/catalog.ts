@@ -41,12 +41,19 @@ function argumentList(tool: Tool): string {
 }
 
 function printTools(tools: Tool[]): void {
-  printTable(["TOOL", "ARGUMENTS", "DESCRIPTION"], tools.map((t) => [t.slug, argumentList(t), t.description]), "No tools.");
+  printTable(
+    ["TOOL", "ARGUMENTS", "DESCRIPTION"],
+    tools.map((t) => [t.slug, argumentList(t), t.description]),
+    "No tools.",
+  );
 }
 
 /** Adds `search` and `toolkit [show] <toolkit>` / `toolkit search <toolkit> [query...]`. */
 export function registerCatalog(program: Command): void {
-  const search = paged(program.command("search").argument("[keywords...]", "words to look for in toolkit slugs, names and descriptions"), "toolkits")
+  const search = paged(
+    program.command("search").argument("[keywords...]", "words to look for in toolkit slugs, names and descriptions"),
+    "toolkits",
+  )
     .description("Find toolkits by keyword, most relevant first")
     .action(async (keywords: string[], opts: PageOptions) => {
       const query = { keywords: keywords.join(" ") || undefined, ...page(search, opts) };
@@ -83,7 +90,10 @@ export function registerCatalog(program: Command): void {
     });
   withExamples(show, "tools-proxy toolkit demo", "tools-proxy toolkit show demo --json");
 
-  const find = paged(toolkit.command("search").argument("<toolkit>", "the toolkit's slug").argument("[query...]", "words to look for in its tools"), "tools")
+  const find = paged(
+    toolkit.command("search").argument("<toolkit>", "the toolkit's slug").argument("[query...]", "words to look for in its tools"),
+    "tools",
+  )
     .description("Find tools in a toolkit")
     .option("--connection <id>", "the connection whose tools to search, when scopes differ")
     .action(async (slug: string, query: string[], opts: PageOptions) => {

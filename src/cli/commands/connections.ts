@@ -20,7 +20,14 @@ export function registerConnections(program: Command): void {
       if (opts.json) return printJson(result);
       printTable(
         ["ID", "TOOLKIT", "LABEL", "STATUS", "ACCOUNT", "CREATED"],
-        result.connections.map((c) => [c.id, c.toolkit, c.label, c.statusReason ? `${c.status} (${c.statusReason})` : c.status, c.remoteUser || "-", c.createdAt]),
+        result.connections.map((c) => [
+          c.id,
+          c.toolkit,
+          c.label,
+          c.statusReason ? `${c.status} (${c.statusReason})` : c.status,
+          c.remoteUser || "-",
+          c.createdAt,
+        ]),
         opts.toolkit ? `No connections to ${opts.toolkit}.` : "No connections. Make one with: tools-proxy auth <toolkit>",
       );
     });

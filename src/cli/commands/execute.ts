@@ -25,7 +25,11 @@ export function registerExecute(program: Command): void {
     .description("Run a tool and print its data (a failed tool exits 1 with its error)")
     .option("--args <json>", "the arguments as a JSON object")
     .option("--args-file <file>", 'a file holding the arguments as a JSON object ("-" for stdin)')
-    .option("--arg <key=value>", "one argument (repeatable, applied after --args); the value is parsed as JSON when it is valid JSON, else taken as a string", collect)
+    .option(
+      "--arg <key=value>",
+      "one argument (repeatable, applied after --args); the value is parsed as JSON when it is valid JSON, else taken as a string",
+      collect,
+    )
     .option("--connection <id>", "the connection to use, when you have several for the toolkit")
     .addOption(jsonOption())
     .addOption(agentOption())
@@ -74,7 +78,8 @@ function jsonObject(command: Command, text: string, from: string): Record<string
   } catch (error) {
     throw usageError(command, `${from} is not valid JSON (${(error as Error).message}).`);
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw usageError(command, `${from} must be a JSON object, such as {"text": "Buy milk"}.`);
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw usageError(command, `${from} must be a JSON object, such as {"text": "Buy milk"}.`);
   return value as Record<string, unknown>;
 }
 
@@ -98,6 +103,12 @@ export function printResult(result: ExecutionResult, json: boolean | undefined, 
     if (result.data !== null && result.data !== undefined) out(formatValue(result.data));
   }
   if (result.successful) return;
-  const details = [result.code, result.upstreamStatus ? `upstream status ${result.upstreamStatus}` : "", result.retryable ? "retryable" : ""].filter(Boolean).join(", ");
+  const details = [
+    result.code,
+    result.upstreamStatus ? `upstream status ${result.upstreamStatus}` : "",
+    result.retryable ? "retryable" : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
   throw new CliError(`${what}: ${result.error ?? "no reason given"}${details ? ` (${details})` : ""}`, EXIT.failure);
 }

@@ -28,7 +28,10 @@ export function registerFiles(program: Command): void {
       const { client } = openClient(opts);
       let source: UploadSource;
       try {
-        source = path === "-" ? (Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>) : await fileFromPath(path, { type: opts.type, name: opts.name });
+        source =
+          path === "-"
+            ? (Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>)
+            : await fileFromPath(path, { type: opts.type, name: opts.name });
       } catch (error) {
         throw new CliError(`cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
       }
@@ -52,13 +55,21 @@ export function registerFiles(program: Command): void {
         ["expires", staged.expiresAt],
       ]);
     });
-  withExamples(upload, "tools-proxy upload notes.txt", "tools-proxy upload report.pdf --json", "tar c dir | tools-proxy upload - --name dir.tar");
+  withExamples(
+    upload,
+    "tools-proxy upload notes.txt",
+    "tools-proxy upload report.pdf --json",
+    "tar c dir | tools-proxy upload - --name dir.tar",
+  );
 
   const files = program
     .command("files")
     .argument("<stagingKey>", "the staged file's key (stg_...)")
     .description("Download a staged file you uploaded")
-    .option("-o, --output <file>", 'where to write it ("-" for stdout). Default: stdout when it is not a terminal, else the file\'s own name in this directory')
+    .option(
+      "-o, --output <file>",
+      'where to write it ("-" for stdout). Default: stdout when it is not a terminal, else the file\'s own name in this directory',
+    )
     .option("--force", "overwrite the file named after the staged file when it exists")
     .addOption(agentOption())
     .action(async (stagingKey: string, opts: { output?: string; force?: boolean; agent?: string }) => {
@@ -84,7 +95,8 @@ export function registerFiles(program: Command): void {
         }
       };
       const complete = () => {
-        if (file.size !== undefined && loaded !== file.size) throw new CliError(`the download ended after ${loaded} of ${file.size} bytes; retry.`);
+        if (file.size !== undefined && loaded !== file.size)
+          throw new CliError(`the download ended after ${loaded} of ${file.size} bytes; retry.`);
       };
       const bytes = Readable.fromWeb(file.body as import("node:stream/web").ReadableStream<Uint8Array>, { signal });
       try {
@@ -95,9 +107,12 @@ export function registerFiles(program: Command): void {
       }
       if (!toStdout) note(`Saved ${formatBytes(loaded)} to ${target}.`);
     });
-  withExamples(files, "tools-proxy files stg_Xuoa0q1dI3_cR45ci9WaGvuF8txRo7V4QOQPF7eLiRg -o notes.txt", "tools-proxy files stg_... | wc -l");
+  withExamples(
+    files,
+    "tools-proxy files stg_Xuoa0q1dI3_cR45ci9WaGvuF8txRo7V4QOQPF7eLiRg -o notes.txt",
+    "tools-proxy files stg_... | wc -l",
+  );
 }
-
 
 /** Writes through a temporary file renamed over `target` once complete: a failed download leaves nothing behind. */
 async function writeAtomically(target: string, write: (out: Writable) => Promise<void>): Promise<void> {

@@ -9,7 +9,7 @@ import { jsonOption, usageError, withExamples } from "../command.js";
 import { CliError, EXIT } from "../errors.js";
 import { note, printJson, printTable } from "../output.js";
 import { STORAGE_HELP } from "../usage.js";
-import { addStorageOptions, withStorage, type StorageOptionValues } from "./storage.js";
+import { addStorageOptions, type StorageOptionValues, withStorage } from "./storage.js";
 
 const SUBCOMMANDS = '"keys create", "keys list" and "keys revoke"';
 
@@ -21,7 +21,10 @@ export function registerKeys(program: Command): void {
     .argument("[command]")
     .usage("<command> [options]")
     .action((sub?: string) => {
-      throw usageError(keys, sub ? `unknown command "keys ${sub}"; the commands are ${SUBCOMMANDS}.` : `missing a command after "keys": ${SUBCOMMANDS}.`);
+      throw usageError(
+        keys,
+        sub ? `unknown command "keys ${sub}"; the commands are ${SUBCOMMANDS}.` : `missing a command after "keys": ${SUBCOMMANDS}.`,
+      );
     });
 
   const create = keys
@@ -38,23 +41,34 @@ export function registerKeys(program: Command): void {
     .addHelpText("after", `\n${STORAGE_HELP}`)
     .action(async (opts: StorageOptionValues & { workspace?: string; agent?: string; service?: boolean; json?: boolean }) => {
       if (!opts.workspace) throw usageError(create, "--workspace is required.");
-      if (opts.service ? opts.agent !== undefined : !opts.agent) throw usageError(create, "give either --agent A (an agent key) or --service (a service key).");
+      if (opts.service ? opts.agent !== undefined : !opts.agent)
+        throw usageError(create, "give either --agent A (an agent key) or --service (a service key).");
       const { createKey } = await import("../keys.js");
       await withStorage(create, opts, async (storage) => {
         await storage.migrate();
         const { key, record } = await createKey(storage.store, opts.workspace!, opts.service ? null : opts.agent!);
-        const who = opts.service ? `service key ${record.id} for workspace "${record.workspaceId}"` : `agent key ${record.id} for workspace "${record.workspaceId}", agent "${record.agentId}"`;
-        process.stderr.write(`tools-proxy: ${who} (printed once; only its hash is stored; revoke it with "tools-proxy keys revoke ${record.id}"):\n`);
+        const who = opts.service
+          ? `service key ${record.id} for workspace "${record.workspaceId}"`
+          : `agent key ${record.id} for workspace "${record.workspaceId}", agent "${record.agentId}"`;
+        process.stderr.write(
+          `tools-proxy: ${who} (printed once; only its hash is stored; revoke it with "tools-proxy keys revoke ${record.id}"):\n`,
+        );
         if (opts.json) printJson({ key, ...describeKey(record) });
         else process.stdout.write(`${key}\n`);
       });
     });
-  withExamples(create, "tools-proxy keys create --workspace local --agent agent", "tools-proxy keys create --workspace acme --service --data-dir /var/lib/tools-proxy");
+  withExamples(
+    create,
+    "tools-proxy keys create --workspace local --agent agent",
+    "tools-proxy keys create --workspace acme --service --data-dir /var/lib/tools-proxy",
+  );
 
   const list = keys
     .command("list")
     .summary("List API keys: id, kind, workspace, agent, hint, created, revoked")
-    .description("List the API keys in the same data as \"tools-proxy serve\" (run it with the same storage options), oldest first: never a key, only its hint (the first four and last four characters).")
+    .description(
+      'List the API keys in the same data as "tools-proxy serve" (run it with the same storage options), oldest first: never a key, only its hint (the first four and last four characters).',
+    )
     .option("--workspace <id>", "only this workspace's keys (default: every workspace)")
     .addOption(jsonOption());
   addStorageOptions(list)
@@ -67,8 +81,18 @@ export function registerKeys(program: Command): void {
         if (opts.json) return printJson({ keys: found.map(describeKey) });
         printTable(
           ["ID", "KIND", "WORKSPACE", "AGENT", "HINT", "CREATED", "REVOKED"],
-          found.map((k) => [k.id, k.kind, k.workspaceId, k.agentId ?? "-", k.hint, k.createdAt.toISOString(), k.revokedAt?.toISOString() ?? "-"]),
-          opts.workspace ? `No keys in workspace "${opts.workspace}".` : 'No keys. Make one with: tools-proxy keys create --workspace W --agent A',
+          found.map((k) => [
+            k.id,
+            k.kind,
+            k.workspaceId,
+            k.agentId ?? "-",
+            k.hint,
+            k.createdAt.toISOString(),
+            k.revokedAt?.toISOString() ?? "-",
+          ]),
+          opts.workspace
+            ? `No keys in workspace "${opts.workspace}".`
+            : "No keys. Make one with: tools-proxy keys create --workspace W --agent A",
         );
       });
     });
@@ -76,9 +100,11 @@ export function registerKeys(program: Command): void {
 
   const revoke = keys
     .command("revoke")
-    .argument("<id...>", "the keys' ids (key_..., from \"keys list\" or \"keys create\")")
+    .argument("<id...>", 'the keys\' ids (key_..., from "keys list" or "keys create")')
     .summary("Revoke API keys by id: a running server refuses them at once (401)")
-    .description('Revoke API keys by their ids (from "tools-proxy keys list"), in the same data as "tools-proxy serve" (run it with the same storage options). A running server refuses a revoked key at once (401). Revoking a key twice is not an error.');
+    .description(
+      'Revoke API keys by their ids (from "tools-proxy keys list"), in the same data as "tools-proxy serve" (run it with the same storage options). A running server refuses a revoked key at once (401). Revoking a key twice is not an error.',
+    );
   addStorageOptions(revoke)
     .addHelpText("after", `\n${STORAGE_HELP}`)
     .action(async (ids: string[], opts: StorageOptionValues) => {
@@ -87,14 +113,31 @@ export function registerKeys(program: Command): void {
         await storage.migrate();
         for (const id of ids) {
           const result = await revokeKey(storage.sql!, id);
-          if (!result) throw new CliError(`there is no API key "${id}" in this data; list them with "tools-proxy keys list" (with the same storage options).`, EXIT.notFound);
+          if (!result)
+            throw new CliError(
+              `there is no API key "${id}" in this data; list them with "tools-proxy keys list" (with the same storage options).`,
+              EXIT.notFound,
+            );
           const what = `${result.key.kind} key ${id} (workspace "${result.key.workspaceId}"${result.key.agentId ? `, agent "${result.key.agentId}"` : ""})`;
-          note(result.outcome === "revoked" ? `Revoked ${what}.` : `The ${what} was already revoked, at ${result.key.revokedAt!.toISOString()}.`);
+          note(
+            result.outcome === "revoked"
+              ? `Revoked ${what}.`
+              : `The ${what} was already revoked, at ${result.key.revokedAt!.toISOString()}.`,
+          );
         }
       });
     });
-  withExamples(revoke, "tools-proxy keys revoke key_3kVq0bqXU0bm5V2fRr4l1A", "tools-proxy keys revoke key_3kVq0bqXU0bm5V2fRr4l1A --data-dir /var/lib/tools-proxy");
-  withExamples(keys, "tools-proxy keys create --workspace local --agent agent", "tools-proxy keys list", "tools-proxy keys revoke key_3kVq0bqXU0bm5V2fRr4l1A");
+  withExamples(
+    revoke,
+    "tools-proxy keys revoke key_3kVq0bqXU0bm5V2fRr4l1A",
+    "tools-proxy keys revoke key_3kVq0bqXU0bm5V2fRr4l1A --data-dir /var/lib/tools-proxy",
+  );
+  withExamples(
+    keys,
+    "tools-proxy keys create --workspace local --agent agent",
+    "tools-proxy keys list",
+    "tools-proxy keys revoke key_3kVq0bqXU0bm5V2fRr4l1A",
+  );
 }
 
 /** A key as `keys list --json` and `keys create --json` show it: everything but its hash. */

@@ -1,8 +1,8 @@
 /** `login`, `logout` and `whoami`: the credentials file and what the server thinks of the key. */
 import type { Command } from "commander";
 import { createToolsClient } from "../../client/client.js";
-import { API_KEY_LENGTH, API_KEY_SHAPE } from "../../credentials/key-shape.js";
 import { isToolsClientError } from "../../client/errors.js";
+import { API_KEY_LENGTH, API_KEY_SHAPE } from "../../credentials/key-shape.js";
 import { agentOption, jsonOption, usageError, withExamples } from "../command.js";
 import { credentialsPath, removeCredentials, writeCredentials } from "../credentials.js";
 import { CliError, EXIT, exitCodeOf } from "../errors.js";
@@ -26,7 +26,10 @@ export function registerLogin(program: Command): void {
     .option("--url <url>", `the server, e.g. http://127.0.0.1:8787 (/proxy/tools is added to a bare origin; default $${ENV_VARS.url})`)
     .option("--workspace <id>", `the workspace the key belongs to (default $${ENV_VARS.workspace})`)
     .option("--key <key>", "the API key (pak_... or psk_...); without it, read from stdin, or asked for without echo on a terminal")
-    .option("--agent <id>", `with a workspace service key (psk_...): the agent it acts for, saved with it (a command's --agent or $${ENV_VARS.agent} overrides it)`)
+    .option(
+      "--agent <id>",
+      `with a workspace service key (psk_...): the agent it acts for, saved with it (a command's --agent or $${ENV_VARS.agent} overrides it)`,
+    )
     .addOption(jsonOption())
     .action(async (opts: { url?: string; workspace?: string; key?: string; agent?: string; json?: boolean }) => {
       const urlText = opts.url ?? process.env[ENV_VARS.url];
@@ -37,7 +40,8 @@ export function registerLogin(program: Command): void {
       const agent = opts.agent === undefined ? undefined : checkAgent(opts.agent, "--agent");
       const apiKey = (opts.key ?? (await readSecret("the API key", "API key: "))).trim();
       if (!apiKey) throw usageError(login, "--key is empty.");
-      if (!/^[\x21-\x7e]+$/.test(apiKey)) throw usageError(login, "the API key may hold only visible ASCII characters (no spaces or line breaks). Nothing was saved.");
+      if (!/^[\x21-\x7e]+$/.test(apiKey))
+        throw usageError(login, "the API key may hold only visible ASCII characters (no spaces or line breaks). Nothing was saved.");
       // Checked before the server is asked: a typo or a half-pasted key gets a sentence about keys, not a 401.
       if (!API_KEY_SHAPE.test(apiKey)) {
         throw usageError(
@@ -46,7 +50,10 @@ export function registerLogin(program: Command): void {
         );
       }
       if (agent !== undefined && !apiKey.startsWith("psk_")) {
-        throw usageError(login, "--agent is for a workspace service key (psk_...); an agent key always acts as its own agent. Nothing was saved.");
+        throw usageError(
+          login,
+          "--agent is for a workspace service key (psk_...); an agent key always acts as its own agent. Nothing was saved.",
+        );
       }
       const client = createToolsClient({ baseUrl: url, apiKey, ...(agent ? { agentId: agent } : {}) });
       try {
@@ -60,7 +67,9 @@ export function registerLogin(program: Command): void {
       const file = credentialsPath();
       writeCredentials(file, { url, workspace, apiKey, agent });
       if (opts.json) return printJson({ url, workspace, key: keyHint(apiKey), ...(agent ? { agent } : {}), file });
-      note(`${paint(process.stderr, "green", "Signed in")} to ${url} (workspace "${workspace}", key ${keyHint(apiKey)}${agent ? `, agent "${agent}"` : ""}).`);
+      note(
+        `${paint(process.stderr, "green", "Signed in")} to ${url} (workspace "${workspace}", key ${keyHint(apiKey)}${agent ? `, agent "${agent}"` : ""}).`,
+      );
       note(`Saved to ${file} (readable by you only).`);
     });
   withExamples(
@@ -108,7 +117,13 @@ export function registerLogin(program: Command): void {
       }
       const kind = values.apiKey?.startsWith("psk_") ? "workspace service key" : values.apiKey?.startsWith("pak_") ? "agent key" : "key";
       const from = (field: keyof typeof ENV_VARS) =>
-        sources[field] === "flag" ? "--agent" : sources[field] === "env" ? ENV_VARS[field] : sources[field] ? "credentials file" : "not set";
+        sources[field] === "flag"
+          ? "--agent"
+          : sources[field] === "env"
+            ? ENV_VARS[field]
+            : sources[field]
+              ? "credentials file"
+              : "not set";
       // The agent requests act for: the one in effect for a service key; an agent key's own (unknown here) otherwise.
       const agent = kind === "agent key" ? null : (values.agent ?? null);
       if (opts.json) {
@@ -124,13 +139,21 @@ export function registerLogin(program: Command): void {
           ...(reason ? { error: reason } : {}),
         });
       } else {
-        const show = (field: keyof typeof ENV_VARS, value: string | undefined) => `${value ?? "-"}  ${paint(process.stdout, "dim", `(${from(field)})`)}`;
+        const show = (field: keyof typeof ENV_VARS, value: string | undefined) =>
+          `${value ?? "-"}  ${paint(process.stdout, "dim", `(${from(field)})`)}`;
         printFields([
           ["url", show("url", values.url)],
           ["workspace", show("workspace", values.workspace)],
           ["key", show("apiKey", values.apiKey ? `${keyHint(values.apiKey)} (${kind})` : undefined)],
           ["agent", describeAgent(kind, values.agent, () => show("agent", values.agent))],
-          ["server", server === "accepted" ? paint(process.stdout, "green", "accepts the key") : server === "not checked" ? server : paint(process.stdout, "red", `${server}: ${reason}`)],
+          [
+            "server",
+            server === "accepted"
+              ? paint(process.stdout, "green", "accepts the key")
+              : server === "not checked"
+                ? server
+                : paint(process.stdout, "red", `${server}: ${reason}`),
+          ],
           ["file", credentials.file],
         ]);
       }
@@ -141,7 +164,8 @@ export function registerLogin(program: Command): void {
 
 /** whoami's agent line: whom requests act for, and why. */
 function describeAgent(kind: string, agent: string | undefined, shown: () => string): string {
-  if (kind === "agent key") return agent === undefined ? "the key's own" : `the key's own ("${agent}" is not used: it is for a workspace service key)`;
+  if (kind === "agent key")
+    return agent === undefined ? "the key's own" : `the key's own ("${agent}" is not used: it is for a workspace service key)`;
   if (agent !== undefined) return shown();
   return kind === "workspace service key" ? "none: only search, toolkit and connections list work; name one with --agent" : "-";
 }

@@ -40,12 +40,20 @@ export function registerProxy(program: Command): void {
       const method = methodText.toUpperCase() as ProxyRequest["method"];
       if (!METHODS.includes(method)) throw usageError(proxy, `the method must be one of ${METHODS.join(", ")}, not "${methodText}".`);
       if (opts.body !== undefined && opts.bodyFile !== undefined) throw usageError(proxy, "give --body or --body-file, not both.");
-      const request: ProxyRequest = { toolkit: opts.toolkit, method, url, headers: headers(proxy, opts.header), connection_id: opts.connection };
+      const request: ProxyRequest = {
+        toolkit: opts.toolkit,
+        method,
+        url,
+        headers: headers(proxy, opts.header),
+        connection_id: opts.connection,
+      };
       if (opts.body !== undefined) request.body = jsonOrString(await bodyText(opts.body));
       if (opts.bodyFile !== undefined) request.bodyFile = opts.bodyFile;
       const { client } = openClient(opts);
       const result = await client.proxy(request, { signal: interruptSignal() });
-      const head = opts.include ? [`HTTP ${result.status ?? "(no answer)"}`, ...Object.entries(result.headers).map(([name, value]) => `${name}: ${value}`), ""] : undefined;
+      const head = opts.include
+        ? [`HTTP ${result.status ?? "(no answer)"}`, ...Object.entries(result.headers).map(([name, value]) => `${name}: ${value}`), ""]
+        : undefined;
       printResult(result, opts.json, "the proxied request failed", head);
     });
   withExamples(

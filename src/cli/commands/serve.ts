@@ -1,10 +1,10 @@
 /** `serve`: its options and their checks; the server itself is ../serve.ts, loaded when it runs. */
 import { type Command, Option } from "commander";
-import { DEMO_API_KEY } from "../demo-api.js";
 import { usageError, withExamples } from "../command.js";
+import { DEMO_API_KEY } from "../demo-api.js";
 import { parseRateLimit } from "../rate-limit.js";
-import { addStorageOptions, storageFlags, type StorageOptionValues } from "./storage.js";
 import { SERVE_ENVIRONMENT_HELP, STORAGE_HELP } from "../usage.js";
+import { addStorageOptions, type StorageOptionValues, storageFlags } from "./storage.js";
 
 interface ServeOptions extends StorageOptionValues {
   port: string;
@@ -23,40 +23,64 @@ interface ServeOptions extends StorageOptionValues {
 export function registerServe(program: Command): void {
   const serve = program
     .command("serve")
-    .summary("Run a local Tools API server at /proxy/tools, with the offline \"demo\" toolkit")
+    .summary('Run a local Tools API server at /proxy/tools, with the offline "demo" toolkit')
     .description(
       `Run the Tools API at http://HOST:PORT/proxy/tools with the bundled "demo" toolkit (connect it with the API key "${DEMO_API_KEY}") and the toolkits of any --toolkits files. Data persists under --data-dir (or in the --database-url database); the tables are created or upgraded at start. When the data has no key for workspace "local" yet, an agent key for workspace "local", agent "agent" is created and printed once; make more with "tools-proxy keys create".`,
     )
     .option("--port <n>", "port to listen on (0 picks a free port)", "8787")
     .option("--host <addr>", "address to listen on", "127.0.0.1")
     .option("--public-url <url>", "public origin, for OAuth redirects (default: the address listened on)")
-    .option("--toolkits <files...>", "JSON toolkit files (one toolkit or an array each); $" + "{NAME} in a string is replaced by the environment variable NAME. Repeatable")
+    .option(
+      "--toolkits <files...>",
+      "JSON toolkit files (one toolkit or an array each); $" +
+        "{NAME} in a string is replaced by the environment variable NAME. Repeatable",
+    )
     .option("--no-demo", 'leave out the bundled "demo" toolkit')
     .addOption(new Option("--memory", "keep everything in memory: nothing is written, a new key at every start"))
-    .option("--refresh-lease-ms <ms>", "longest hold of an OAuth refresh lease (default 60000): how long a crashed instance can hold up a connection's token refresh")
+    .option(
+      "--refresh-lease-ms <ms>",
+      "longest hold of an OAuth refresh lease (default 60000): how long a crashed instance can hold up a connection's token refresh",
+    )
     .option(
       "--rate-limit <rate>",
       "requests per API key, e.g. 600/1m, 10/s or 100/1h (a burst of that many, then one every PERIOD/N); over it, 429 with Retry-After. Counted in Redis with --redis-url (shared by instances), else in this process. Default off (env TOOLS_PROXY_RATE_LIMIT)",
     )
-    .option("--quiet", "no access log (by default, one line per request on stderr: method, path without the query, status, milliseconds, key id)")
-    .addOption(new Option("--log-format <format>", "the access log's format: text, one readable line per request (the default), or json, one JSON object per line").choices(["text", "json"]));
+    .option(
+      "--quiet",
+      "no access log (by default, one line per request on stderr: method, path without the query, status, milliseconds, key id)",
+    )
+    .addOption(
+      new Option(
+        "--log-format <format>",
+        "the access log's format: text, one readable line per request (the default), or json, one JSON object per line",
+      ).choices(["text", "json"]),
+    );
   addStorageOptions(serve)
     .addHelpText("after", `\n${STORAGE_HELP}\n\n${SERVE_ENVIRONMENT_HELP}`)
     .action(async (opts: ServeOptions) => {
       const port = Number(opts.port);
       if (!/^\d+$/.test(opts.port) || port > 65535) throw usageError(serve, `--port must be a number from 0 to 65535, not "${opts.port}".`);
-      if (opts.publicUrl !== undefined && !/^https?:\/\/[^/]/i.test(opts.publicUrl)) throw usageError(serve, "--public-url must be an http(s) URL such as https://tools.example.com.");
+      if (opts.publicUrl !== undefined && !/^https?:\/\/[^/]/i.test(opts.publicUrl))
+        throw usageError(serve, "--public-url must be an http(s) URL such as https://tools.example.com.");
       const leaseText = opts.refreshLeaseMs;
       const refreshLeaseMs = leaseText === undefined ? undefined : Number(leaseText);
-      if (leaseText !== undefined && (!/^\d+$/.test(leaseText) || refreshLeaseMs! < 100)) throw usageError(serve, "--refresh-lease-ms must be a whole number of milliseconds, at least 100.");
+      if (leaseText !== undefined && (!/^\d+$/.test(leaseText) || refreshLeaseMs! < 100))
+        throw usageError(serve, "--refresh-lease-ms must be a whole number of milliseconds, at least 100.");
       const rateText = opts.rateLimit ?? (process.env.TOOLS_PROXY_RATE_LIMIT || undefined);
       let rateLimit: ReturnType<typeof parseRateLimit> | undefined;
       try {
-        rateLimit = rateText === undefined ? undefined : (parseRateLimit(rateText, opts.rateLimit !== undefined ? "--rate-limit" : "TOOLS_PROXY_RATE_LIMIT") ?? undefined);
+        rateLimit =
+          rateText === undefined
+            ? undefined
+            : (parseRateLimit(rateText, opts.rateLimit !== undefined ? "--rate-limit" : "TOOLS_PROXY_RATE_LIMIT") ?? undefined);
       } catch (error) {
         throw usageError(serve, (error as Error).message);
       }
-      if (opts.quiet && opts.logFormat !== undefined) throw usageError(serve, "--quiet and --log-format contradict each other: --quiet turns the access log off, --log-format sets its format. Leave out one of them.");
+      if (opts.quiet && opts.logFormat !== undefined)
+        throw usageError(
+          serve,
+          "--quiet and --log-format contradict each other: --quiet turns the access log off, --log-format sets its format. Leave out one of them.",
+        );
       const { runServe } = await import("../serve.js");
       process.exitCode = await runServe({
         port,

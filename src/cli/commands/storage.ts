@@ -3,9 +3,9 @@
  * are loaded only when a command that uses them runs.
  */
 import type { Command } from "commander";
-import type { Storage, StorageFlags } from "../settings.js";
 import { usageError, withExamples } from "../command.js";
 import { CliError } from "../errors.js";
+import type { Storage, StorageFlags } from "../settings.js";
 import { STORAGE_HELP } from "../usage.js";
 
 /** The storage options, as commander parses them. */
@@ -20,7 +20,10 @@ export function addStorageOptions(command: Command): Command {
   return command
     .option("--data-dir <dir>", "keep data in DIR (default ./.tools-proxy; env TOOLS_PROXY_DATA_DIR)")
     .option("--database-url <url>", "postgres://... or mysql://... instead of the SQLite file (env TOOLS_PROXY_DATABASE_URL)")
-    .option("--redis-url <url>", "redis://...: OAuth refresh leases and --rate-limit counts in Redis, shared by instances (env TOOLS_PROXY_REDIS_URL)");
+    .option(
+      "--redis-url <url>",
+      "redis://...: OAuth refresh leases and --rate-limit counts in Redis, shared by instances (env TOOLS_PROXY_REDIS_URL)",
+    );
 }
 
 /** The parsed storage options as settings.ts takes them. */
@@ -57,7 +60,9 @@ export function registerMigrate(program: Command): void {
   const migrate = program
     .command("migrate")
     .summary("Create or upgrade the database tables (serve also does it at start)")
-    .description('Create or upgrade the database tables. "serve" does it at every start, so this is only needed to prepare a database before starting instances, e.g. as a release step. Safe to run at any time and from several places at once.');
+    .description(
+      'Create or upgrade the database tables. "serve" does it at every start, so this is only needed to prepare a database before starting instances, e.g. as a release step. Safe to run at any time and from several places at once.',
+    );
   addStorageOptions(migrate)
     .addHelpText("after", `\n${STORAGE_HELP}`)
     .action(async (opts: StorageOptionValues) => {
@@ -66,5 +71,9 @@ export function registerMigrate(program: Command): void {
         process.stdout.write(`tools-proxy: ${await runMigrate(storage)}\n`);
       });
     });
-  withExamples(migrate, "tools-proxy migrate --data-dir ./.tools-proxy", "TOOLS_PROXY_DATABASE_URL=postgres://app@db.internal/app tools-proxy migrate");
+  withExamples(
+    migrate,
+    "tools-proxy migrate --data-dir ./.tools-proxy",
+    "TOOLS_PROXY_DATABASE_URL=postgres://app@db.internal/app tools-proxy migrate",
+  );
 }

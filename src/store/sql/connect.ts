@@ -1,4 +1,4 @@
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, type MysqlPool, type PostgresPool } from "kysely";
+import { Kysely, MysqlDialect, type MysqlPool, PostgresDialect, type PostgresPool, SqliteDialect } from "kysely";
 import type { SqlDialect } from "./dialect.js";
 import { openSqlite } from "./sqlite.js";
 
@@ -30,8 +30,16 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): { 
 
   if (scheme === "postgres" || scheme === "postgresql") {
     const pool = async (): Promise<PostgresPool> => {
-      const pg = await importDriver<{ Pool: new (config: object) => PostgresPool & { on(event: "error", listener: (error: Error) => void): void } }>("pg", "PostgreSQL");
-      const created = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: connectTimeoutMs, keepAlive: true, idleTimeoutMillis: 30_000 });
+      const pg = await importDriver<{
+        Pool: new (config: object) => PostgresPool & { on(event: "error", listener: (error: Error) => void): void };
+      }>("pg", "PostgreSQL");
+      const created = new pg.Pool({
+        connectionString: url,
+        max: poolSize,
+        connectionTimeoutMillis: connectTimeoutMs,
+        keepAlive: true,
+        idleTimeoutMillis: 30_000,
+      });
       created.on("error", onPoolError);
       return created;
     };
@@ -40,7 +48,9 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): { 
 
   if (scheme === "mysql" || scheme === "mariadb") {
     const pool = async (): Promise<MysqlPool> => {
-      const mysql = await importDriver<{ createPool(config: object): MysqlPool & { on(event: string, listener: (...args: any[]) => void): void } }>("mysql2", "MySQL/MariaDB");
+      const mysql = await importDriver<{
+        createPool(config: object): MysqlPool & { on(event: string, listener: (...args: any[]) => void): void };
+      }>("mysql2", "MySQL/MariaDB");
       const created = mysql.createPool({
         uri: scheme === "mariadb" ? `mysql:${url.slice(url.indexOf(":") + 1)}` : url,
         connectionLimit: poolSize,
@@ -49,7 +59,9 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): { 
         // UPDATE reports the rows it matched, not only those it changed: the store relies on it.
         flags: ["FOUND_ROWS"],
       });
-      created.on("connection", (connection: { on(event: "error", listener: (error: Error) => void): void }) => connection.on("error", onPoolError));
+      created.on("connection", (connection: { on(event: "error", listener: (error: Error) => void): void }) =>
+        connection.on("error", onPoolError),
+      );
       return created;
     };
     return { db: new Kysely({ dialect: new MysqlDialect({ pool }) }), dialect: "mysql" };

@@ -1,4 +1,4 @@
-import { MysqlAdapter, PostgresAdapter, sql, SqliteAdapter, type Kysely, type RawBuilder } from "kysely";
+import { type Kysely, MysqlAdapter, PostgresAdapter, type RawBuilder, SqliteAdapter, sql } from "kysely";
 
 /** The SQL dialects the store speaks. MariaDB is "mysql". */
 export type SqlDialect = "postgres" | "mysql" | "sqlite";
@@ -17,7 +17,9 @@ export function detectDialect(db: Kysely<any>): SqlDialect {
   if (/postgres|pglite|neon/i.test(name)) return "postgres";
   if (/mysql|maria|planetscale/i.test(name)) return "mysql";
   if (/sqlite|libsql|d1/i.test(name)) return "sqlite";
-  throw new TypeError(`Cannot tell the SQL dialect of this Kysely instance (adapter "${name || "unknown"}"); pass dialect: "postgres", "mysql" or "sqlite".`);
+  throw new TypeError(
+    `Cannot tell the SQL dialect of this Kysely instance (adapter "${name || "unknown"}"); pass dialect: "postgres", "mysql" or "sqlite".`,
+  );
 }
 
 /**
@@ -44,7 +46,9 @@ export function serverNowMs(dialect: SqlDialect): RawBuilder<number> | number {
  */
 export async function mysqlBinaryCollation(db: Kysely<any>): Promise<string> {
   const preferred = ["utf8mb4_0900_bin", "utf8mb4_nopad_bin"];
-  const { rows } = await sql<{ name: string }>`select COLLATION_NAME as name from information_schema.COLLATIONS where COLLATION_NAME in (${sql.join(preferred)})`.execute(db);
+  const { rows } = await sql<{
+    name: string;
+  }>`select COLLATION_NAME as name from information_schema.COLLATIONS where COLLATION_NAME in (${sql.join(preferred)})`.execute(db);
   const available = new Set(rows.map((row) => row.name));
   return preferred.find((name) => available.has(name)) ?? "utf8mb4_bin";
 }

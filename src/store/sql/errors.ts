@@ -3,14 +3,39 @@ import { StoreUnavailableError } from "../../core/errors.js";
 /** Codes of errors that mean "the database cannot be reached or is not answering now". */
 const UNAVAILABLE_CODES = new Set([
   // Node's sockets
-  "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "ECONNABORTED",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ECONNABORTED",
   // PostgreSQL: admin shutdown, crash shutdown, cannot connect now, too many connections, lock timeout, serialization, deadlock
-  "57P01", "57P02", "57P03", "53300", "55P03", "40001", "40P01",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+  "55P03",
+  "40001",
+  "40P01",
   // mysql2
-  "PROTOCOL_CONNECTION_LOST", "PROTOCOL_SEQUENCE_TIMEOUT", "ER_CON_COUNT_ERROR", "ER_SERVER_SHUTDOWN", "ER_LOCK_WAIT_TIMEOUT",
-  "ER_LOCK_DEADLOCK", "ER_QUERY_INTERRUPTED", "ER_CONNECTION_KILLED", "POOL_CLOSED",
+  "PROTOCOL_CONNECTION_LOST",
+  "PROTOCOL_SEQUENCE_TIMEOUT",
+  "ER_CON_COUNT_ERROR",
+  "ER_SERVER_SHUTDOWN",
+  "ER_LOCK_WAIT_TIMEOUT",
+  "ER_LOCK_DEADLOCK",
+  "ER_QUERY_INTERRUPTED",
+  "ER_CONNECTION_KILLED",
+  "POOL_CLOSED",
   // SQLite (node:sqlite puts the extended code name in `errstr`/message; bun:sqlite in `code`)
-  "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_IOERR", "SQLITE_FULL", "SQLITE_CANTOPEN",
+  "SQLITE_BUSY",
+  "SQLITE_LOCKED",
+  "SQLITE_IOERR",
+  "SQLITE_FULL",
+  "SQLITE_CANTOPEN",
 ]);
 
 const UNAVAILABLE_MESSAGES = [
@@ -45,7 +70,11 @@ export function isMissingTable(error: unknown): boolean {
 /** Whether an error is a unique-key violation (a duplicate id or hash). */
 export function isDuplicate(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === "23505" || code === "ER_DUP_ENTRY" || (typeof message === "string" && /UNIQUE constraint failed|PRIMARY KEY constraint/i.test(message));
+  return (
+    code === "23505" ||
+    code === "ER_DUP_ENTRY" ||
+    (typeof message === "string" && /UNIQUE constraint failed|PRIMARY KEY constraint/i.test(message))
+  );
 }
 
 /**
@@ -57,15 +86,22 @@ export function isDuplicate(error: unknown): boolean {
 export async function guard<T>(operation: string, timeoutMs: number, run: () => Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StoreUnavailableError("The database did not answer in time; retry shortly.", { retryAfter: 5 })), timeoutMs);
+    timer = setTimeout(
+      () => reject(new StoreUnavailableError("The database did not answer in time; retry shortly.", { retryAfter: 5 })),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([run(), timeout]);
   } catch (error) {
     if (error instanceof StoreUnavailableError) throw error;
-    if (isUnavailable(error)) throw new StoreUnavailableError("The database cannot be reached; retry shortly.", { cause: error, retryAfter: 5 });
+    if (isUnavailable(error))
+      throw new StoreUnavailableError("The database cannot be reached; retry shortly.", { cause: error, retryAfter: 5 });
     if (isMissingTable(error)) {
-      throw new Error(`tools-proxy: the store's tables are missing (${operation}); run \`tools-proxy migrate\` or \`await migrate(db)\` from "tools-proxy/sql" first.`, { cause: error });
+      throw new Error(
+        `tools-proxy: the store's tables are missing (${operation}); run \`tools-proxy migrate\` or \`await migrate(db)\` from "tools-proxy/sql" first.`,
+        { cause: error },
+      );
     }
     throw error;
   } finally {

@@ -9,9 +9,10 @@
  * const tools = createToolsHandler({ store, secret, toolkits });
  * ```
  */
-export { sqlStore, type SqlStoreOptions, type SqlToolsStore } from "./store.js";
-export { migrate, type MigrateOptions, type MigrateResult } from "./migrations.js";
-export { openDatabase, type OpenDatabaseOptions } from "./connect.js";
-export { openSqlite } from "./sqlite.js";
+
+export { type OpenDatabaseOptions, openDatabase } from "./connect.js";
 export { detectDialect, type SqlDialect } from "./dialect.js";
+export { type MigrateOptions, type MigrateResult, migrate } from "./migrations.js";
 export { DEFAULT_TABLE_PREFIX, type StoreDatabase } from "./schema.js";
+export { openSqlite } from "./sqlite.js";
+export { type SqlStoreOptions, type SqlToolsStore, sqlStore } from "./store.js";

@@ -1,5 +1,5 @@
-import { sql, type Kysely } from "kysely";
-import { serverNowMs, type SqlDialect } from "./dialect.js";
+import { type Kysely, sql } from "kysely";
+import { type SqlDialect, serverNowMs } from "./dialect.js";
 import type { StoreDatabase, TableNames } from "./schema.js";
 
 /**
@@ -51,7 +51,8 @@ export function leaseOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect, 
 /** Lease names and holders are stored in 255 characters; an oversized one is a programming error. */
 function checkLease(name: string, holder: string, ttlMs: number): void {
   if (typeof name !== "string" || name.length === 0 || name.length > 255) throw new TypeError("A lease name must be 1 to 255 characters.");
-  if (typeof holder !== "string" || holder.length === 0 || holder.length > 255) throw new TypeError("A lease holder must be 1 to 255 characters.");
+  if (typeof holder !== "string" || holder.length === 0 || holder.length > 255)
+    throw new TypeError("A lease holder must be 1 to 255 characters.");
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new TypeError("A lease's ttlMs must be a positive number of milliseconds.");
   if (!Number.isInteger(ttlMs)) throw new TypeError("A lease's ttlMs must be a whole number of milliseconds.");
 }

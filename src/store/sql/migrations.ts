@@ -1,5 +1,5 @@
-import { sql, type CreateTableBuilder, type Kysely } from "kysely";
-import { Migrator, type Migration, type MigrationResultSet } from "kysely/migration";
+import { type CreateTableBuilder, type Kysely, sql } from "kysely";
+import { type Migration, type MigrationResultSet, Migrator } from "kysely/migration";
 import { detectDialect, mysqlBinaryCollation, type SqlDialect } from "./dialect.js";
 import { DEFAULT_TABLE_PREFIX, tableNames } from "./schema.js";
 
@@ -111,7 +111,11 @@ async function createTables(db: Kysely<any>, dialect: SqlDialect, prefix: string
     .addColumn("version", "integer", (c) => c.notNull())
     .execute();
   // An agent's connections (to one toolkit), and a workspace's connections to one toolkit, oldest first.
-  await db.schema.createIndex(`${prefix}conn_by_agent`).on(t.connections).columns(["workspace_id", "agent_id", "toolkit", "created_at"]).execute();
+  await db.schema
+    .createIndex(`${prefix}conn_by_agent`)
+    .on(t.connections)
+    .columns(["workspace_id", "agent_id", "toolkit", "created_at"])
+    .execute();
   await db.schema.createIndex(`${prefix}conn_by_toolkit`).on(t.connections).columns(["workspace_id", "toolkit", "created_at"]).execute();
 
   await create(t.authorizations)

@@ -1,5 +1,12 @@
-import { sql, type Kysely, type Selectable, type UpdateQueryBuilder, type UpdateResult } from "kysely";
-import type { ApiKeyRecord, AuthorizationPatch, AuthorizationRecord, ConnectionFilter, ConnectionPatch, ConnectionRecord } from "../types.js";
+import { type Kysely, type Selectable, sql, type UpdateQueryBuilder, type UpdateResult } from "kysely";
+import type {
+  ApiKeyRecord,
+  AuthorizationPatch,
+  AuthorizationRecord,
+  ConnectionFilter,
+  ConnectionPatch,
+  ConnectionRecord,
+} from "../types.js";
 import type { SqlDialect } from "./dialect.js";
 import * as rows from "./rows.js";
 import type { AuthorizationsTable, ConnectionsTable, StoreDatabase, TableNames } from "./schema.js";
@@ -14,7 +21,12 @@ export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect,
    * PostgreSQL and SQLite; on MySQL a transaction whose row lock keeps other writers off the row
    * until it is read. Null when the condition matched no row.
    */
-  async function updateReturning<Row>(table: string, column: "id" | "state_hash", value: string, build: (trx: Kysely<StoreDatabase>) => AnyUpdate): Promise<Row | null> {
+  async function updateReturning<Row>(
+    table: string,
+    column: "id" | "state_hash",
+    value: string,
+    build: (trx: Kysely<StoreDatabase>) => AnyUpdate,
+  ): Promise<Row | null> {
     if (dialect !== "mysql") return ((await build(db).returningAll().executeTakeFirst()) as Row | undefined) ?? null;
     return db.transaction().execute(async (trx) => {
       const result = await build(trx).executeTakeFirst();
@@ -33,11 +45,22 @@ export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect,
       return row ? rows.apiKeyRecord(row) : null;
     },
     async listApiKeys(workspaceId: string) {
-      const found = await db.selectFrom(t.apiKeys).selectAll().where("workspace_id", "=", workspaceId).orderBy("created_at").orderBy("id").execute();
+      const found = await db
+        .selectFrom(t.apiKeys)
+        .selectAll()
+        .where("workspace_id", "=", workspaceId)
+        .orderBy("created_at")
+        .orderBy("id")
+        .execute();
       return found.map(rows.apiKeyRecord);
     },
     async revokeApiKey(id: string, at: Date) {
-      const result = await db.updateTable(t.apiKeys).set({ revoked_at: at.getTime() }).where("id", "=", id).where("revoked_at", "is", null).executeTakeFirst();
+      const result = await db
+        .updateTable(t.apiKeys)
+        .set({ revoked_at: at.getTime() })
+        .where("id", "=", id)
+        .where("revoked_at", "is", null)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
 
@@ -81,21 +104,28 @@ export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect,
     },
     /** One conditional UPDATE: of concurrent callers, only the first finds `consumed_at` null. */
     async consumeAuthorization(stateHash: string, now: Date) {
-      const row = await updateReturning<Selectable<AuthorizationsTable>>(t.authorizations, "state_hash", stateHash, (trx) =>
-        trx
-          .updateTable(t.authorizations)
-          .set({ consumed_at: now.getTime() })
-          .where("state_hash", "=", stateHash)
-          .where("consumed_at", "is", null)
-          .where("expires_at", ">", now.getTime()) as AnyUpdate,
+      const row = await updateReturning<Selectable<AuthorizationsTable>>(
+        t.authorizations,
+        "state_hash",
+        stateHash,
+        (trx) =>
+          trx
+            .updateTable(t.authorizations)
+            .set({ consumed_at: now.getTime() })
+            .where("state_hash", "=", stateHash)
+            .where("consumed_at", "is", null)
+            .where("expires_at", ">", now.getTime()) as AnyUpdate,
       );
       return row ? rows.authorizationRecord(row) : null;
     },
     async updateAuthorization(id: string, patch: AuthorizationPatch) {
       const set = rows.authorizationPatchRow(patch);
       if (Object.keys(set).length === 0) return this.getAuthorization(id);
-      const row = await updateReturning<Selectable<AuthorizationsTable>>(t.authorizations, "id", id, (trx) =>
-        trx.updateTable(t.authorizations).set(set).where("id", "=", id) as AnyUpdate,
+      const row = await updateReturning<Selectable<AuthorizationsTable>>(
+        t.authorizations,
+        "id",
+        id,
+        (trx) => trx.updateTable(t.authorizations).set(set).where("id", "=", id) as AnyUpdate,
       );
       return row ? rows.authorizationRecord(row) : null;
     },

@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import type { ApiKeyRecord, AuthorizationPatch, AuthorizationRecord, ConnectionPatch, ConnectionRecord } from "../types.js";
-import { toDate, toDateOrNull, type ApiKeysTable, type AuthorizationsTable, type ConnectionsTable } from "./schema.js";
+import { type ApiKeysTable, type AuthorizationsTable, type ConnectionsTable, toDate, toDateOrNull } from "./schema.js";
 
 /** Row ↔ record conversions. Rows are snake_case, dates are epoch milliseconds, arrays JSON text. */
 

@@ -83,7 +83,9 @@ export const DEFAULT_TABLE_PREFIX = "tools_proxy_";
  */
 export function tableNames(prefix: string) {
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(prefix) && prefix !== "") {
-    throw new TypeError(`tablePrefix must be letters, digits and "_" (at most 40, not starting with a digit), such as "${DEFAULT_TABLE_PREFIX}".`);
+    throw new TypeError(
+      `tablePrefix must be letters, digits and "_" (at most 40, not starting with a digit), such as "${DEFAULT_TABLE_PREFIX}".`,
+    );
   }
   return {
     apiKeys: `${prefix}api_keys` as "api_keys",

@@ -4,9 +4,9 @@ import { openDatabase } from "./connect.js";
 import { detectDialect, type SqlDialect } from "./dialect.js";
 import { guard, isDuplicate } from "./errors.js";
 import { leaseOperations } from "./leases.js";
-import { migrate, type MigrateResult } from "./migrations.js";
+import { type MigrateResult, migrate } from "./migrations.js";
 import { recordOperations } from "./records.js";
-import { DEFAULT_TABLE_PREFIX, tableNames, type StoreDatabase } from "./schema.js";
+import { DEFAULT_TABLE_PREFIX, type StoreDatabase, tableNames } from "./schema.js";
 
 /** Options of `sqlStore`: a database (a Kysely instance or a URL) and how to use it. */
 export type SqlStoreOptions = (
@@ -101,7 +101,9 @@ export function sqlStore(options: SqlStoreOptions): SqlToolsStore {
     createConnection: (record) => create("Connection", record.id, () => records.createConnection(record)),
     getConnection: (id) => (unstorable(id) ? none(null) : run("get connection", () => records.getConnection(id))),
     listConnections: (filter) =>
-      unstorable(filter.workspaceId, filter.agentId, filter.toolkit) ? none([]) : run("list connections", () => records.listConnections(filter)),
+      unstorable(filter.workspaceId, filter.agentId, filter.toolkit)
+        ? none([])
+        : run("list connections", () => records.listConnections(filter)),
     updateConnection: (id, patch, expectedVersion) =>
       unstorable(id) ? none(null) : run("update connection", () => records.updateConnection(id, patch, expectedVersion)),
     deleteConnection: (id) => (unstorable(id) ? none(false) : run("delete connection", () => records.deleteConnection(id))),
@@ -110,7 +112,8 @@ export function sqlStore(options: SqlStoreOptions): SqlToolsStore {
     getAuthorization: (id) => (unstorable(id) ? none(null) : run("get authorization", () => records.getAuthorization(id))),
     consumeAuthorization: (stateHash, now) =>
       unstorable(stateHash) ? none(null) : run("consume authorization", () => records.consumeAuthorization(stateHash, now)),
-    updateAuthorization: (id, patch) => (unstorable(id) ? none(null) : run("update authorization", () => records.updateAuthorization(id, patch))),
+    updateAuthorization: (id, patch) =>
+      unstorable(id) ? none(null) : run("update authorization", () => records.updateAuthorization(id, patch)),
 
     acquireLease: (name, holder, ttlMs) => run("acquire lease", () => leases.acquire(name, holder, ttlMs)),
     releaseLease: (name, holder) => run("release lease", () => leases.release(name, holder)),
