@@ -31,7 +31,7 @@ export const SELECTION = {
   "src/outbound/url-policy.ts": OUTBOUND,
   "src/outbound/headers.ts": OUTBOUND,
   "src/outbound/fetch.ts": OUTBOUND,
-  "src/outbound/response.ts": [...OUTBOUND, "test/staged-files.test.ts"],
+  "src/execution/upstream-result.ts": [...OUTBOUND, "test/staged-files.test.ts"],
   "src/credentials/api-keys.ts": [
     "test/http/auth-keys.test.ts",
     "test/http/request-edges.test.ts",
@@ -45,9 +45,9 @@ export const SELECTION = {
   "src/oauth/callback.ts": OAUTH,
   "src/oauth/refresh.ts": OAUTH,
   "src/oauth/revoke.ts": OAUTH,
-  "src/connections/access.ts": [...OAUTH, ...OUTBOUND],
-  "src/redact.ts": LOGS,
-  "src/logger.ts": LOGS,
+  "src/execution/access.ts": [...OAUTH, ...OUTBOUND],
+  "src/core/redact.ts": LOGS,
+  "src/core/logger.ts": LOGS,
   "src/uploads/signatures.ts": ["test/upload-signatures.test.ts", "test/multipart.test.ts"],
   "src/util/encoding.ts": ["test/encoding.test.ts", "test/cipher.test.ts", "test/http/auth-keys.test.ts"],
 };

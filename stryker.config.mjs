@@ -2,7 +2,7 @@
 /**
  * StrykerJS over the modules that guard a secret or the outbound boundary (mutation.config.mjs).
  * Run it with `npm run mutate` (every file, one Stryker run each) or `npm run mutate --
- * src/redact.ts` (one file). Each run mutates the files in MUTATE_FILES and runs only their tests,
+ * src/core/redact.ts` (one file). Each run mutates the files in MUTATE_FILES and runs only their tests,
  * and keeps its own incremental file, so a re-run after a small change takes minutes.
  */
 import { SELECTION } from "./mutation.config.mjs";

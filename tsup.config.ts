@@ -14,8 +14,6 @@ export default defineConfig([
       "sql/index": "src/store/sql/index.ts",
       "redis/index": "src/redis/index.ts",
       "s3/index": "src/blob/s3.ts",
-      "client/index": "src/client/index.ts",
-      "client/node": "src/client/node.ts",
     },
     format: ["esm", "cjs"],
     // Shared chunks in CJS too (tsup splits only ESM by default): without it each subpath entry
@@ -23,10 +21,20 @@ export default defineConfig([
     // check misses a store's StoreUnavailableError (a 500 instead of a 503).
     splitting: true,
     dts: true,
-    clean: true,
+    // dist/ is emptied by the build script, once: the configs build at the same time.
+    clean: false,
     sourcemap: true,
     target: "es2022",
     external: ["vitest", "bun:sqlite"],
+  },
+  {
+    // The client, built apart from the server: its JavaScript imports nothing and its declarations
+    // share no chunk with the server's (the wire schemas are common to both).
+    entry: { "client/index": "src/client/index.ts", "client/node": "src/client/node.ts" },
+    format: ["esm", "cjs"],
+    dts: true,
+    sourcemap: true,
+    target: "es2022",
   },
   {
     // Its own folder: the chunks of the commands loaded on demand (serve, keys, migrate) stay beside it.

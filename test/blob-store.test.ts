@@ -30,7 +30,7 @@ describe("memoryBlobStore", () => {
     expect(await store.head("within-a-minute")).not.toBeNull();
   });
 
-  it("is marked as in-memory, so the handler can do without a secret", () => {
-    expect((memoryBlobStore() as unknown as Record<symbol, unknown>)[Symbol.for("tools-proxy.inMemory")]).toBe(true);
+  it("declares itself not persistent, so the handler can do without a secret", () => {
+    expect(memoryBlobStore().persistent).toBe(false);
   });
 });

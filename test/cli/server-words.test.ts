@@ -65,9 +65,9 @@ describe("the server's sentences in the CLI's words", () => {
       [await call("POST", "/execute", { tool: "NOPE_TOOL", arguments: {} }), 'Find tools with "tools-proxy toolkit search TOOLKIT WORDS".'],
       [
         await call("POST", "/execute", { tool: "DEMO_WORD_COUNT", arguments: { file: `stg_${"A".repeat(43)}` } }),
-        'upload it with "tools-proxy upload FILE"',
+        'upload it again with "tools-proxy upload FILE"',
       ],
-      [await call("GET", `/files/stg_${"A".repeat(43)}`), 'Upload it again with "tools-proxy upload FILE".'],
+      [await call("GET", `/files/stg_${"A".repeat(43)}`), 'upload it again with "tools-proxy upload FILE".'],
       [await call("GET", "/search?cursor=garbage"), "pass a cursor that an earlier page printed, unchanged."],
       [await call("POST", "/auth", { toolkit: "shop", credentials: { apiKey: "k" } }), "needs --param shop=VALUE."],
       [
