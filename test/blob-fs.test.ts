@@ -8,7 +8,7 @@ import { mkdtemp, readdir, readFile, rm, stat, truncate, utimes, writeFile } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { filesystemBlobStore } from "../src/blob/fs.js";
 import type { BlobStore } from "../src/blob/types.js";
 import { StoreUnavailableError } from "../src/core/errors.js";
@@ -26,6 +26,12 @@ blobStoreConformance(
   },
   { cleanup: (store) => rm(directories.get(store)!, { recursive: true, force: true }) },
 );
+
+// Two instances on one directory, as two processes sharing a volume: every test's blobs have keys
+// and expiry instants of their own, so one directory serves the whole suite.
+const sharedDirectory = await mkdtemp(join(tmpdir(), "tp-blobs-shared-"));
+afterAll(() => rm(sharedDirectory, { recursive: true, force: true }));
+blobStoreConformance("filesystemBlobStore, one directory", () => filesystemBlobStore({ directory: sharedDirectory }), { instances: 2 });
 
 blobStoreConformance(
   "filesystemBlobStore with fsync",

@@ -18,7 +18,7 @@ export const LOCAL_AGENT = "agent";
 export async function firstAgentKey(store: ToolsStore): Promise<{ key: string; id: string } | null> {
   const holder = randomId("serve_");
   const lease = "tools-proxy:first-agent-key";
-  for (let attempt = 0; !(await store.acquireLease(lease, holder, 10_000)); attempt++) {
+  for (let attempt = 0; !(await store.acquireLease(lease, holder, 10_000, new Date())); attempt++) {
     if (attempt >= 100) return null; // another instance is at it; it prints the key
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

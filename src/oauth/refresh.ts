@@ -158,6 +158,7 @@ async function refreshNow(
   const patch = {
     credentials: await sealCredential(ctx, connection.id, next),
     credentialsExpireAt: expiresAt,
+    updatedAt: new Date(),
     ...(tokens.scope ? { scopes: tokens.scope.split(" ").filter(Boolean) } : {}),
   };
   const saved = await saveRefreshed(ctx, connection, patch);
@@ -199,7 +200,7 @@ async function readActive(ctx: HandlerContext, connectionId: string): Promise<Co
 
 /** Marks the connection expired with the reason, reports it, and refuses the call. */
 async function expire(ctx: HandlerContext, connection: ConnectionRecord, reason: string): Promise<never> {
-  const updated = await ctx.store.updateConnection(connection.id, { status: "expired", statusReason: reason });
+  const updated = await ctx.store.updateConnection(connection.id, { status: "expired", statusReason: reason, updatedAt: new Date() });
   ctx.emit("connection.expired", { connectionId: connection.id, toolkit: connection.toolkit, reason });
   throw expiredError(updated ?? { ...connection, status: "expired", statusReason: reason });
 }

@@ -22,7 +22,7 @@ export interface LeaseStore {
 /** The `ToolsStore`'s own leases, as a `LeaseStore`: the default of the handler's `leases` option. */
 export function storeLeases(store: ToolsStore): LeaseStore {
   return {
-    acquire: (name, holder, ttlMs) => store.acquireLease(name, holder, ttlMs),
+    acquire: (name, holder, ttlMs) => store.acquireLease(name, holder, ttlMs, new Date()),
     release: (name, holder) => store.releaseLease(name, holder),
   };
 }

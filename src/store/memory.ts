@@ -57,7 +57,7 @@ export function memoryStore(): ToolsStore {
     updateConnection(id, patch, expectedVersion) {
       const current = connections.get(id);
       if (!current || (expectedVersion !== undefined && current.version !== expectedVersion)) return null;
-      const next: ConnectionRecord = { ...current, ...definedFields(patch), updatedAt: new Date(), version: current.version + 1 };
+      const next: ConnectionRecord = { ...current, ...definedFields(patch), version: current.version + 1 };
       connections.set(id, next);
       return structuredClone(next);
     },
@@ -90,11 +90,10 @@ export function memoryStore(): ToolsStore {
       return structuredClone(authorization);
     },
 
-    acquireLease(name, holder, ttlMs) {
-      const now = Date.now();
+    acquireLease(name, holder, ttlMs, now) {
       const lease = leases.get(name);
-      if (lease && lease.holder !== holder && lease.expiresAt > now) return false;
-      leases.set(name, { holder, expiresAt: now + ttlMs });
+      if (lease && lease.holder !== holder && lease.expiresAt > now.getTime()) return false;
+      leases.set(name, { holder, expiresAt: now.getTime() + ttlMs });
       return true;
     },
     releaseLease(name, holder) {

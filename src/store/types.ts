@@ -46,9 +46,15 @@ export interface ConnectionRecord {
 }
 
 /** Fields of a connection that `updateConnection` may change. */
-export type ConnectionPatch = Partial<
-  Pick<ConnectionRecord, "label" | "remoteUser" | "status" | "statusReason" | "credentials" | "scopes" | "params" | "credentialsExpireAt">
->;
+/** A change to a connection: the fields to set (an undefined one is left as it is), and when it happened. */
+export type ConnectionPatch = {
+  [K in "label" | "remoteUser" | "status" | "statusReason" | "credentials" | "scopes" | "params" | "credentialsExpireAt"]?:
+    | ConnectionRecord[K]
+    | undefined;
+} & {
+  /** The time of the change, from the caller's clock: the new `updatedAt`. */
+  updatedAt: Date;
+};
 
 export interface ConnectionFilter {
   workspaceId: string;
@@ -90,6 +96,11 @@ export type AuthorizationPatch = Partial<Pick<AuthorizationRecord, "status" | "c
  * - "Not found" is `null` (or `false` for deletes and revokes), never a thrown error.
  * - Records come back as copies: mutating a returned object never changes the store.
  * - Dates are `Date` objects; TTLs and durations are milliseconds.
+ * - Time comes from the caller; a store reads no clock of its own. Every time it records or compares
+ *   is given to it: the `now` of `consumeAuthorization`, `acquireLease` and `sweep`, the `at` of
+ *   `revokeApiKey`, the `updatedAt` of a connection patch, and the dates inside records. A `ttlMs`
+ *   counts from that `now`. Processes sharing a store need clocks in step, as NTP keeps them: a
+ *   lease stays exclusive while their clocks differ by less than its `ttlMs`.
  * - Strings compare exactly: ids, hashes, workspace, agent and toolkit names differ by case and
  *   by trailing spaces (a case-insensitive SQL collation would merge two tenants).
  * - A backend that cannot be reached throws `StoreUnavailableError` (the handler answers 503).
@@ -121,7 +132,7 @@ export interface ToolsStore {
   getConnection(id: string): Awaitable<ConnectionRecord | null>;
   /** Connections matching the filter, oldest first. */
   listConnections(filter: ConnectionFilter): Awaitable<ConnectionRecord[]>;
-  /** Applies the patch, sets `updatedAt`, increments `version`; null when not found or the version differs. */
+  /** Applies the patch (its `updatedAt` included), increments `version`; null when not found or the version differs. */
   updateConnection(id: string, patch: ConnectionPatch, expectedVersion?: number): Awaitable<ConnectionRecord | null>;
   deleteConnection(id: string): Awaitable<boolean>;
 
@@ -136,14 +147,14 @@ export interface ToolsStore {
   updateAuthorization(id: string, patch: AuthorizationPatch): Awaitable<AuthorizationRecord | null>;
 
   /**
-   * Takes the lease `name` for `holder` for `ttlMs` milliseconds. True when it was free, expired,
-   * or already held by this holder (which renews it); false when another holder has it.
+   * Takes the lease `name` for `holder` until `now + ttlMs`. True when it was free, expired at
+   * `now`, or already held by this holder (which renews it); false when another holder has it.
    */
-  acquireLease(name: string, holder: string, ttlMs: number): Awaitable<boolean>;
+  acquireLease(name: string, holder: string, ttlMs: number, now: Date): Awaitable<boolean>;
   /** Releases the lease if `holder` holds it; otherwise does nothing. */
   releaseLease(name: string, holder: string): Awaitable<void>;
 
-  /** Optional: removes expired authorizations and leases. Returns how many rows went. */
+  /** Optional: removes the authorizations and leases expired at `now`. Returns exactly how many went. */
   sweep?(now: Date): Awaitable<number>;
   /** Optional: releases connections, pools and timers. */
   close?(): Awaitable<void>;

@@ -13,6 +13,13 @@ export interface BlobStoreConformanceOptions {
   largeBytes?: number;
   /** Cases to skip, mapped to the reason shown in the test's name. */
   skip?: Partial<Record<BlobStoreConformanceSkip, string>>;
+  /**
+   * Makes this many instances per test (each by its own call of `factory`, over the same data, as
+   * processes sharing a directory or a bucket) and races them: a blob written by one is read whole
+   * by another, concurrent sweeps delete each blob once, concurrent writes of one key end with one
+   * of them. Default 1. A blob store that lives in one process cannot pass it.
+   */
+  instances?: number;
 }
 
 /**
@@ -34,15 +41,62 @@ export function blobStoreConformance(
     else it(title, test);
   };
 
-  describe(`BlobStore conformance: ${name}`, () => {
+  const count = Math.max(1, options.instances ?? 1);
+  describe(`BlobStore conformance: ${name}${count > 1 ? ` (${count} instances)` : ""}`, () => {
+    let instances: BlobStore[] = [];
     let store: BlobStore;
     beforeEach(async () => {
-      store = await factory();
+      instances = [];
+      for (let i = 0; i < count; i++) instances.push(await factory());
+      store = instances[0]!;
     });
     afterEach(async () => {
-      await options.cleanup?.(store);
-      await store.close?.();
+      for (const instance of instances) {
+        await options.cleanup?.(instance);
+        await instance.close?.();
+      }
     });
+
+    if (count > 1) {
+      describe(`across ${count} instances (as processes sharing the data)`, () => {
+        it("a blob written by one instance is read whole by the others, and deleted for all", async () => {
+          const key = randomKey();
+          const bytes = pattern(70_000, 3);
+          await store.put(key, streamOf(split(bytes, 4096)), putOptions({ filename: "shared.bin" }));
+          for (const [i, instance] of instances.entries()) {
+            expect(await readAll((await instance.get(key))!.body), `instance ${i} reads the blob another wrote, whole`).toEqual(bytes);
+          }
+          expect(await instances[count - 1]!.delete(key), "another instance deletes it").toBe(true);
+          expect(await store.head(key), "deleted on one instance, gone on all").toBeNull();
+        });
+
+        optional("concurrentSweep", "concurrent deleteExpired calls on every instance delete each blob once", async () => {
+          const t = pastInstant();
+          const keys = Array.from({ length: 6 }, () => randomKey());
+          for (const key of keys) await store.put(key, streamOf([pattern(10, 1)]), putOptions({ expiresAt: t }));
+          const counts = await Promise.all(
+            instances.flatMap((instance) => [instance, instance]).map((instance) => settle(() => instance.deleteExpired(t))),
+          );
+          expect(
+            counts.reduce((sum, n) => sum + n, 0),
+            "the counts of concurrent sweeps add up to the expired blobs, each counted once",
+          ).toBe(keys.length);
+        });
+
+        it("concurrent writes of one key from every instance end with one of them, whole", async () => {
+          const key = randomKey();
+          const bodies = instances.map((_, i) => pattern(50_000, i + 1));
+          await Promise.all(
+            instances.map((instance, i) => settle(() => instance.put(key, streamOf(split(bodies[i]!, 1000)), putOptions()))),
+          );
+          const stored = await readAll((await store.get(key))!.body);
+          expect(
+            bodies.some((body) => body.length === stored.length && body.every((byte, i) => byte === stored[i])),
+            "the stored blob is exactly one of the writes, never a mix",
+          ).toBe(true);
+        });
+      });
+    }
 
     describe("put, get, head", () => {
       it("stores bytes, size, content type, file name and metadata, and reads them back", async () => {
@@ -294,10 +348,10 @@ export function blobStoreConformance(
         await store.put(atNow, streamOf([pattern(10, 2)]), putOptions({ expiresAt: t }));
         await store.put(after, streamOf([pattern(10, 3)]), putOptions({ expiresAt: new Date(t.getTime() + 1000) }));
         await store.put(live, streamOf([pattern(10, 4)]), putOptions());
-        expect(await store.deleteExpired(t)).toBe(2);
-        expect(await store.delete(before)).toBe(false);
-        expect(await store.delete(atNow)).toBe(false);
-        expect(await store.deleteExpired(new Date(t.getTime() + 1000))).toBe(1);
+        expect(await store.deleteExpired(t), "deleteExpired counts exactly the blobs with expiresAt <= now").toBe(2);
+        expect(await store.delete(before), "a blob expired before now is deleted").toBe(false);
+        expect(await store.delete(atNow), "one expiring exactly at now is deleted").toBe(false);
+        expect(await store.deleteExpired(new Date(t.getTime() + 1000)), "a later sweep counts only what expired since").toBe(1);
         expect(await store.delete(after)).toBe(false);
         expect(await readAll((await store.get(live))!.body)).toEqual(pattern(10, 4));
       });
@@ -331,7 +385,10 @@ export function blobStoreConformance(
         const keys = Array.from({ length: 6 }, () => randomKey());
         for (const key of keys) await store.put(key, streamOf([pattern(10, 1)]), putOptions({ expiresAt: t }));
         const counts = await Promise.all([0, 1, 2].map(async () => store.deleteExpired(t)));
-        expect(counts.reduce((sum, n) => sum + n, 0)).toBe(keys.length);
+        expect(
+          counts.reduce((sum, n) => sum + n, 0),
+          "concurrent sweeps count each expired blob once",
+        ).toBe(keys.length);
         for (const key of keys) expect(await store.delete(key)).toBe(false);
       });
     });

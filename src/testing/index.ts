@@ -7,7 +7,7 @@
  */
 
 export { type BlobStoreConformanceOptions, type BlobStoreConformanceSkip, blobStoreConformance } from "./blob-store.js";
-export { leaseStoreConformance } from "./lease-store.js";
-export { rateLimitStoreConformance } from "./rate-limit-store.js";
+export { type LeaseStoreConformanceOptions, leaseStoreConformance } from "./lease-store.js";
+export { type RateLimitStoreConformanceOptions, rateLimitStoreConformance } from "./rate-limit-store.js";
 export { toolkitRegistryConformance } from "./toolkit-registry.js";
 export { type ToolsStoreConformanceOptions, toolsStoreConformance } from "./tools-store.js";

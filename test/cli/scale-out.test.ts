@@ -114,7 +114,7 @@ function scaleOut(leases: string, skip: string | null, extraArgs: string[]): voi
 
       it("a holder killed mid-refresh: the other instance takes over once the lease expires, and the connection works", async () => {
         // The stored token is marked expired again, through the library on the same database.
-        await store.updateConnection(connectionId, { credentialsExpireAt: new Date(Date.now() - 1000) });
+        await store.updateConnection(connectionId, { credentialsExpireAt: new Date(Date.now() - 1000), updatedAt: new Date() });
         as.tokenRequests.length = 0;
         as.setTokenDelay(30_000); // the holder's token request hangs
 

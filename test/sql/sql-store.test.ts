@@ -87,17 +87,17 @@ for (const target of Object.values(TARGETS) as SqlTarget[]) {
     it("shares a lease between two instances (two pools): one holds it, the other takes it after it expires", async () => {
       const [a, b] = [open(), open()];
       const lease = `lease_${crypto.randomUUID()}`;
-      expect(await a.acquireLease(lease, "instance-a", 300)).toBe(true);
-      expect(await b.acquireLease(lease, "instance-b", 300)).toBe(false);
-      await new Promise((resolve) => setTimeout(resolve, 450));
-      expect(await b.acquireLease(lease, "instance-b", 10_000)).toBe(true);
-      expect(await a.acquireLease(lease, "instance-a", 10_000)).toBe(false);
+      const now = Date.now();
+      expect(await a.acquireLease(lease, "instance-a", 300, new Date(now))).toBe(true);
+      expect(await b.acquireLease(lease, "instance-b", 300, new Date(now + 100))).toBe(false);
+      expect(await b.acquireLease(lease, "instance-b", 10_000, new Date(now + 450))).toBe(true);
+      expect(await a.acquireLease(lease, "instance-a", 10_000, new Date(now + 500))).toBe(false);
     });
 
     it("refuses oversized lease names and non-positive TTLs with a TypeError", async () => {
       const store = open();
-      await expect(store.acquireLease("x".repeat(256), "h", 1000)).rejects.toThrow(TypeError);
-      await expect(store.acquireLease("lease", "h", 0)).rejects.toThrow(TypeError);
+      await expect(store.acquireLease("x".repeat(256), "h", 1000, new Date())).rejects.toThrow(TypeError);
+      await expect(store.acquireLease("lease", "h", 0, new Date())).rejects.toThrow(TypeError);
     });
 
     // A server's connections only: SQLite runs in this process.

@@ -38,8 +38,8 @@ await store.createConnection({
   updatedAt: now,
   version: 1,
 });
-observations.casWinner = (await store.updateConnection("conn_1", { label: "first" }, 1))?.version;
-observations.casLoser = await store.updateConnection("conn_1", { label: "stale" }, 1);
+observations.casWinner = (await store.updateConnection("conn_1", { label: "first", updatedAt: new Date() }, 1))?.version;
+observations.casLoser = await store.updateConnection("conn_1", { label: "stale", updatedAt: new Date() }, 1);
 observations.connection = await store.getConnection("conn_1");
 await store.createAuthorization({
   id: "auth_1",
@@ -58,9 +58,12 @@ await store.createAuthorization({
   consumedAt: null,
 });
 observations.consumed = (await Promise.all([1, 2, 3].map(() => store.consumeAuthorization("state_1", new Date())))).filter(Boolean).length;
-observations.leases = [await store.acquireLease("lease", "a", 50), await store.acquireLease("lease", "b", 50)];
-await new Promise((resolve) => setTimeout(resolve, 120));
-observations.leaseAfterExpiry = await store.acquireLease("lease", "b", 1000);
+const leaseStart = Date.now();
+observations.leases = [
+  await store.acquireLease("lease", "a", 50, new Date(leaseStart)),
+  await store.acquireLease("lease", "b", 50, new Date(leaseStart)),
+];
+observations.leaseAfterExpiry = await store.acquireLease("lease", "b", 1000, new Date(leaseStart + 120));
 await store.close();
 const reopened = sqlStore({ url: `sqlite:${file}` });
 observations.afterReopen = (await reopened.getConnection("conn_1"))?.label;

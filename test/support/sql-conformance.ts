@@ -10,7 +10,7 @@ import { dropTables, randomPrefix, type SqlTarget, skipSuite, unavailableReason 
 
 /**
  * Runs the ToolsStore conformance suite against a server database, on tables of a fresh prefix
- * (dropped afterwards). Every test gets its own store, so its own pool, as separate instances would.
+ * (dropped afterwards). Every test gets two stores, so two pools, raced as two processes would be.
  */
 export async function serverConformance(target: SqlTarget): Promise<void> {
   const reason = await unavailableReason(target);
@@ -22,7 +22,7 @@ export async function serverConformance(target: SqlTarget): Promise<void> {
     await dropTables(admin, tablePrefix);
     await admin.destroy();
   });
-  toolsStoreConformance(`${target.name} (sqlStore)`, () => sqlStore({ url: target.url, tablePrefix }));
+  toolsStoreConformance(`${target.name} (sqlStore)`, () => sqlStore({ url: target.url, tablePrefix }), { instances: 2 });
 }
 
 /** SQLite in memory: each store is its own database, migrated when made. */
@@ -42,5 +42,5 @@ export async function sqliteFileConformance(): Promise<void> {
   await admin.migrate();
   await admin.close();
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  toolsStoreConformance("SQLite file (sqlStore)", () => sqlStore({ url }));
+  toolsStoreConformance("SQLite file (sqlStore)", () => sqlStore({ url }), { instances: 2 });
 }

@@ -23,23 +23,6 @@ export function detectDialect(db: Kysely<any>): SqlDialect {
 }
 
 /**
- * The current time in epoch milliseconds, read from the database server's clock, so that leases
- * mean the same to every instance whatever their own clocks say. SQLite runs in this process, so
- * its clock is this process's.
- */
-export function serverNowMs(dialect: SqlDialect): RawBuilder<number> | number {
-  switch (dialect) {
-    case "postgres":
-      return sql<number>`(floor(extract(epoch from clock_timestamp()) * 1000))::bigint`;
-    case "mysql":
-      // UTC_TIMESTAMP does not depend on the session's time zone, unlike UNIX_TIMESTAMP(NOW()).
-      return sql<number>`(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)`;
-    case "sqlite":
-      return Date.now();
-  }
-}
-
-/**
  * A binary collation without trailing-space padding, for MySQL/MariaDB tables: ids, hashes and
  * workspace names must compare byte for byte ("Ws" is not "ws", "a " is not "a"). MySQL 8 has
  * `utf8mb4_0900_bin`, MariaDB `utf8mb4_nopad_bin`; older servers fall back to `utf8mb4_bin`.

@@ -1,9 +1,9 @@
-import { type Kysely, sql } from "kysely";
-import { type SqlDialect, serverNowMs } from "./dialect.js";
+import type { Kysely } from "kysely";
+import type { SqlDialect } from "./dialect.js";
 import type { StoreDatabase, TableNames } from "./schema.js";
 
 /**
- * Leases as rows: `(name, holder, expires_at)`, with `expires_at` on the database server's clock.
+ * Leases as rows: `(name, holder, expires_at)`, `expires_at` in milliseconds on the caller's clock.
  *
  * Acquiring is a compare-and-set in at most two statements, each atomic on its own:
  * 1. take over the row if this holder has it or it has expired (`UPDATE … WHERE holder = me OR
@@ -13,24 +13,19 @@ import type { StoreDatabase, TableNames } from "./schema.js";
  * A holder that crashes keeps its row until `expires_at`, after which step 1 lets another take it.
  */
 export function leaseOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect, t: TableNames) {
-  const now = () => serverNowMs(dialect);
-  const plus = (ttlMs: number) => {
-    const at = now();
-    return typeof at === "number" ? at + ttlMs : sql<number>`${at} + ${ttlMs}`;
-  };
-
   return {
-    async acquire(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    async acquire(name: string, holder: string, ttlMs: number, now: Date): Promise<boolean> {
       checkLease(name, holder, ttlMs);
+      const expiresAt = now.getTime() + ttlMs;
       const updated = await db
         .updateTable(t.leases)
-        .set({ holder, expires_at: plus(ttlMs) })
+        .set({ holder, expires_at: expiresAt })
         .where("name", "=", name)
-        .where((eb) => eb.or([eb("holder", "=", holder), eb("expires_at", "<=", now())]))
+        .where((eb) => eb.or([eb("holder", "=", holder), eb("expires_at", "<=", now.getTime())]))
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) > 0) return true;
 
-      let insert = db.insertInto(t.leases).values({ name, holder, expires_at: plus(ttlMs) });
+      let insert = db.insertInto(t.leases).values({ name, holder, expires_at: expiresAt });
       insert = dialect === "mysql" ? insert.ignore() : insert.onConflict((oc) => oc.column("name").doNothing());
       const inserted = await insert.executeTakeFirst();
       return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
@@ -40,9 +35,9 @@ export function leaseOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect, 
       await db.deleteFrom(t.leases).where("name", "=", name).where("holder", "=", holder).execute();
     },
 
-    /** Deletes the leases that have expired by the database server's clock; returns how many. */
-    async sweep(): Promise<number> {
-      const result = await db.deleteFrom(t.leases).where("expires_at", "<=", now()).executeTakeFirst();
+    /** Deletes the leases expired at `now`; returns how many. */
+    async sweep(now: Date): Promise<number> {
+      const result = await db.deleteFrom(t.leases).where("expires_at", "<=", now.getTime()).executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };

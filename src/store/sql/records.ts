@@ -83,7 +83,7 @@ export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect,
       const row = await updateReturning<Selectable<ConnectionsTable>>(t.connections, "id", id, (trx) => {
         let query = trx
           .updateTable(t.connections)
-          .set({ ...rows.connectionPatchRow(patch), updated_at: Date.now(), version: sql<number>`version + 1` })
+          .set({ ...rows.connectionPatchRow(patch), version: sql<number>`version + 1` })
           .where("id", "=", id);
         if (expectedVersion !== undefined) query = query.where("version", "=", expectedVersion);
         return query as AnyUpdate;

@@ -61,7 +61,8 @@ export function connectionPatchRow(patch: ConnectionPatch) {
     scopes: string;
     params: string;
     credentials_expire_at: number | null;
-  }> = {};
+    updated_at: number;
+  }> = { updated_at: patch.updatedAt.getTime() };
   if (patch.label !== undefined) row.label = patch.label;
   if (patch.remoteUser !== undefined) row.remote_user = patch.remoteUser;
   if (patch.status !== undefined) row.status = patch.status;

@@ -58,7 +58,7 @@ export interface AuthorizationsTable {
   consumed_at: MillisOrNull;
 }
 
-/** `leases`: one row per held lease; `expires_at` is on the database server's clock. */
+/** `leases`: one row per held lease; `expires_at` in epoch milliseconds, on the caller's clock. */
 export interface LeasesTable {
   name: string;
   holder: string;

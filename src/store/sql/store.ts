@@ -52,7 +52,7 @@ export interface SqlToolsStore extends ToolsStore {
  * A `ToolsStore` on PostgreSQL, MySQL/MariaDB or SQLite, through Kysely. Every instance of an
  * app may share one database: API keys, connections and authorizations are rows, the connection
  * compare-and-set is `UPDATE … WHERE version = ?`, consuming an OAuth state is one conditional
- * `UPDATE`, and leases are rows compared against the database server's clock.
+ * `UPDATE`, and leases are rows whose expiry is compared with the caller's `now`.
  *
  * Call `migrate()` (or `tools-proxy migrate`) once before use. An unreachable database, or a call
  * slower than `timeoutMs`, throws `StoreUnavailableError`.
@@ -115,10 +115,10 @@ export function sqlStore(options: SqlStoreOptions): SqlToolsStore {
     updateAuthorization: (id, patch) =>
       unstorable(id) ? none(null) : run("update authorization", () => records.updateAuthorization(id, patch)),
 
-    acquireLease: (name, holder, ttlMs) => run("acquire lease", () => leases.acquire(name, holder, ttlMs)),
+    acquireLease: (name, holder, ttlMs, now) => run("acquire lease", () => leases.acquire(name, holder, ttlMs, now)),
     releaseLease: (name, holder) => run("release lease", () => leases.release(name, holder)),
 
-    sweep: (now) => run("sweep", async () => (await records.sweepAuthorizations(now)) + (await leases.sweep())),
+    sweep: (now) => run("sweep", async () => (await records.sweepAuthorizations(now)) + (await leases.sweep(now))),
     close: async () => {
       if (opened) await opened.db.destroy();
     },
