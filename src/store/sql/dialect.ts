@@ -1,4 +1,4 @@
-import { type Kysely, MysqlAdapter, PostgresAdapter, type RawBuilder, SqliteAdapter, sql } from "kysely";
+import { type Kysely, MysqlAdapter, PostgresAdapter, SqliteAdapter, sql } from "kysely";
 
 /** The SQL dialects the store speaks. MariaDB is "mysql". */
 export type SqlDialect = "postgres" | "mysql" | "sqlite";
