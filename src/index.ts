@@ -27,6 +27,7 @@ export type { CorsOptions, ToolsHandlerOptions } from "./options.js";
 export { DEFAULT_ALLOWED_CONTENT_TYPES } from "./options.js";
 export { type LeaseStore, storeLeases } from "./store/leases.js";
 export { memoryStore } from "./store/memory.js";
+export { type KeyValuePrimitives, keyValueStore } from "./store/key-value.js";
 export type * from "./store/types.js";
 export type {
   JsonSchema,
