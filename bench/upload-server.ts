@@ -72,7 +72,8 @@ async function tools(config: UploadServerConfig): Promise<{ listener: RequestLis
     store,
     blobStore: filesystemBlobStore({ directory: config.directory, fsync: config.fsync }),
     secret: "bench-secret-bench-secret-bench-secret-0123456789",
-    uploads: { maxBytes: config.maxBytes, sweepIntervalMs: 0 },
+    uploads: { maxBytes: config.maxBytes },
+    sweepIntervalMs: 0,
   });
   const { key } = await issueApiKey(store, { workspaceId: "bench", agentId: "agent" });
   return { listener: toNodeHandler(handler), agentKey: key };

@@ -16,7 +16,7 @@ import { createRouter } from "./routes/router.js";
 import { storeLeases } from "./store/leases.js";
 import { memoryStore } from "./store/memory.js";
 import { createToolkitRegistry, type ToolkitRegistry } from "./toolkits/registry.js";
-import { createSweeper } from "./uploads/sweeper.js";
+import { createSweeper } from "./sweeper.js";
 import { randomBytes, toBase64Url } from "./util/encoding.js";
 
 /** A fetch function serving the Tools API. */
@@ -29,8 +29,9 @@ export interface ToolsHandler {
   /** The toolkits served (the `toolkits` option, as a registry). */
   readonly registry: ToolkitRegistry;
   /**
-   * Deletes expired staged files now and resolves to how many, e.g. from a cron job. The handler
-   * also does it every `uploads.sweepIntervalMs` (default 60 s) once it has served a request.
+   * Deletes expired staged files, OAuth authorizations and leases now and resolves to how many,
+   * e.g. from a cron job. The handler also does it every `sweepIntervalMs` (default 60 s) once it
+   * has served a request.
    */
   sweep(): Promise<number>;
   /** Stops the periodic sweep and waits for one in progress. The stores stay open: close them yourself. */
@@ -49,7 +50,7 @@ export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHand
   const context = resolveContext(resolved);
   const router = createRouter(createRoutes(), context.basePath);
   const cors = resolved.cors ? createCors(resolved.cors) : null;
-  const sweeper = createSweeper(context.blobStore, context.logger, resolved.uploads.sweepIntervalMs);
+  const sweeper = createSweeper(context, context.logger, resolved.sweepIntervalMs);
 
   const dispatch = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);

@@ -117,8 +117,7 @@ const optionsShape = {
     .prefault({}),
   /**
    * Staged files: largest upload (`maxBytes`, default 100 MiB), lifetime (`ttlMs`, default one
-   * hour), accepted media types (`allowedContentTypes`, `type/*` wildcards), and how often expired
-   * files are deleted (`sweepIntervalMs`, default 60 000; 0 turns the timer off: call `sweep()`).
+   * hour), and accepted media types (`allowedContentTypes`, `type/*` wildcards).
    */
   uploads: z
     .strictObject({
@@ -135,9 +134,14 @@ const optionsShape = {
       allowedContentTypes: z
         .array(z.string().regex(/^[a-z0-9!#$&^_.+-]+\/([a-z0-9!#$&^_.+-]+\*?|\*)$/i, "must be a media type like image/png or image/*"))
         .default(DEFAULT_ALLOWED_CONTENT_TYPES),
-      sweepIntervalMs: timer("milliseconds").min(0, "must be 0 (off) or more").default(60_000),
     })
     .prefault({}),
+  /**
+   * How often, in milliseconds, the handler deletes what expired: staged files, and OAuth
+   * authorizations and leases when the store has `sweep()`. Default 60 000; 0 turns the timer off
+   * (call `tools.sweep()` yourself, e.g. from a cron job). The timer starts with the first request.
+   */
+  sweepIntervalMs: timer("milliseconds").min(0, "must be 0 (off) or more").default(60_000),
   /**
    * Largest upstream response body, in bytes, the proxy reads and a tool can read through
    * `ctx.fetch`; past it the call fails with code `response_too_large`. Default 10 MiB.

@@ -84,7 +84,8 @@ function setup(options: { ttlMs?: number; sweepIntervalMs?: number } = {}) {
     blobStore,
     secret: "s".repeat(32),
     toolkits: [toolkit],
-    uploads: { ttlMs: options.ttlMs ?? HOUR, sweepIntervalMs: options.sweepIntervalMs ?? 0 },
+    uploads: { ttlMs: options.ttlMs ?? HOUR },
+    sweepIntervalMs: options.sweepIntervalMs ?? 0,
   });
   const key = (workspaceId: string, agentId: string) => issueApiKey(store, { workspaceId, agentId }).then((k) => k.key);
   return { tools, key };
@@ -259,7 +260,7 @@ describe("expiry and the sweeper", () => {
 
   it("refuses a sweepIntervalMs that is not a whole number of milliseconds from 0", () => {
     for (const sweepIntervalMs of [-1, 1.5, 2 ** 31]) {
-      expect(() => createToolsHandler({ uploads: { sweepIntervalMs } })).toThrow(/uploads\.sweepIntervalMs/);
+      expect(() => createToolsHandler({ sweepIntervalMs })).toThrow(/option "sweepIntervalMs"/);
     }
   });
 });

@@ -120,10 +120,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
     await storage.close();
     throw new CliError(storageFailure(error));
   }
-  // Expired staged files: the handler's own sweeper deletes them every minute (uploads.sweepIntervalMs).
-  // Expired OAuth authorizations and leases: the store's sweep, every ten minutes.
-  const storeSweep = setInterval(() => void Promise.resolve(storage.store.sweep?.(new Date())).catch(() => {}), 10 * 60_000);
-  storeSweep.unref();
+  // Expired staged files, OAuth authorizations and leases: the handler's own sweeper (sweepIntervalMs).
 
   const toolkits = await tools.registry.list();
   const command = commandName();
@@ -150,7 +147,6 @@ export async function runServe(settings: ServeSettings): Promise<number> {
       if (stopping) return resolve(1); // a second signal: stop now
       stopping = true;
       process.stderr.write(`tools-proxy: ${signal} received, stopping\n`);
-      clearInterval(storeSweep);
       server.close(() => {
         void outboundFetch.close().catch(() => {}); // not awaited: the process exits next
         // The sweeper first (it may be using the blob store), then the database pool.

@@ -35,13 +35,53 @@ describe("the handler's surface", () => {
     let sweeps = 0;
     const blobStore = { ...memoryBlobStore(), deleteExpired: async () => (sweeps++, 0) };
     {
-      await using tools = createToolsHandler({ blobStore, uploads: { sweepIntervalMs: 20 } });
+      await using tools = createToolsHandler({ blobStore, sweepIntervalMs: 20 });
       await tools(new Request("http://x.test/proxy/tools/openapi.json"));
       while (sweeps === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     }
     const after = sweeps;
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(sweeps).toBe(after);
+  });
+});
+
+describe("the handler's sweep", () => {
+  const expiredAuthorization = (id: string) => ({
+    id,
+    stateHash: `state_${id}`,
+    workspaceId: "ws",
+    agentId: "agent",
+    toolkit: "t",
+    label: null,
+    returnUrl: null,
+    secrets: "v1.x",
+    status: "pending" as const,
+    connectionId: null,
+    error: null,
+    createdAt: new Date(Date.now() - 60_000),
+    expiresAt: new Date(Date.now() - 1_000),
+    consumedAt: null,
+  });
+
+  it("deletes the store's expired authorizations and leases too, on its timer once it served a request", async () => {
+    const store = memoryStore();
+    await store.createAuthorization(expiredAuthorization("auth_swept"));
+    await store.acquireLease("lease_swept", "holder", 1, new Date(Date.now() - 1_000));
+    const tools = createToolsHandler({ store, sweepIntervalMs: 20 });
+    await tools(new Request("http://x.test/proxy/tools/openapi.json"));
+    while (await store.getAuthorization("auth_swept")) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await store.acquireLease("lease_swept", "other", 1_000, new Date()), "the expired lease was swept").toBe(true);
+    await tools.close();
+  });
+
+  it("sweep() counts staged files and the store's rows alike, and with sweepIntervalMs 0 nothing runs by itself", async () => {
+    const store = memoryStore();
+    await store.createAuthorization(expiredAuthorization("auth_manual"));
+    const tools = createToolsHandler({ store, sweepIntervalMs: 0 });
+    await tools(new Request("http://x.test/proxy/tools/openapi.json"));
+    expect(await store.getAuthorization("auth_manual"), "nothing swept without a timer").not.toBeNull();
+    expect(await tools.sweep()).toBe(1);
+    expect(await store.getAuthorization("auth_manual")).toBeNull();
   });
 });
 

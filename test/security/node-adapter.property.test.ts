@@ -41,7 +41,8 @@ beforeAll(async () => {
     store,
     blobStore: filesystemBlobStore({ directory }),
     secret: "p".repeat(32),
-    uploads: { maxBytes: 2048, sweepIntervalMs: 0 },
+    uploads: { maxBytes: 2048 },
+    sweepIntervalMs: 0,
     logger: { error: (message, fields) => logged.push({ message, fields }) },
   });
   apiKey = (await issueApiKey(store, { workspaceId: "ws", agentId: "agent" })).key;

@@ -31,7 +31,8 @@ export async function startUploadServer(uploads: ToolsHandlerOptions["uploads"] 
     store,
     blobStore: filesystemBlobStore({ directory }),
     secret: "u".repeat(32),
-    uploads: { sweepIntervalMs: 0, ...uploads },
+    uploads,
+    sweepIntervalMs: 0,
   });
   const server = createServer(toNodeHandler(tools));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

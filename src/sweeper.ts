@@ -1,12 +1,10 @@
-import type { BlobStore } from "../blob/types.js";
-import type { SafeLogger } from "../core/logger.js";
+import type { BlobStore } from "./blob/types.js";
+import type { SafeLogger } from "./core/logger.js";
+import type { ToolsStore } from "./store/types.js";
 
-/** Default period of the handler's sweep of expired staged files. */
-export const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
-
-/** Deletes expired staged files, on a timer and on demand. */
+/** Deletes what expired: staged files, OAuth authorizations and leases; on a timer and on demand. */
 export interface Sweeper {
-  /** Deletes the expired blobs now and resolves to how many; a call during a sweep joins it. */
+  /** Deletes what expired now and resolves to how many; a call during a sweep joins it. */
   sweep(): Promise<number>;
   /** Starts the timer, once, unless it is off or the sweeper was stopped. */
   start(): void;
@@ -15,19 +13,24 @@ export interface Sweeper {
 }
 
 /**
- * The handler's sweeper: every `intervalMs` (0: never) it calls `blobStore.deleteExpired(now)`,
- * which the `BlobStore` contract makes safe to run from several processes at once. The timer is
- * started by the first request (runtimes such as Workers allow no timers outside one) and does not
- * keep the process alive. A failed sweep is logged as a warning and retried at the next tick.
+ * The handler's sweeper: every `intervalMs` (0: never) it calls `blobStore.deleteExpired(now)` and,
+ * when the store has one, `store.sweep(now)`; both contracts make that safe from several processes
+ * at once. The timer is started by the first request (runtimes such as Workers allow no timers
+ * outside one) and does not keep the process alive. A failed sweep is logged as a warning and
+ * retried at the next tick.
  */
-export function createSweeper(blobStore: BlobStore, logger: SafeLogger, intervalMs: number): Sweeper {
+export function createSweeper(stores: { blobStore: BlobStore; store: ToolsStore }, logger: SafeLogger, intervalMs: number): Sweeper {
   let running: Promise<number> | null = null;
   let timer: ReturnType<typeof setInterval> | null = null;
   let stopped = intervalMs === 0;
 
   const sweep = (): Promise<number> => {
     running ??= Promise.resolve()
-      .then(() => blobStore.deleteExpired(new Date()))
+      .then(async () => {
+        const now = new Date();
+        const [blobs, records] = await Promise.all([stores.blobStore.deleteExpired(now), stores.store.sweep?.(now) ?? 0]);
+        return blobs + records;
+      })
       .finally(() => {
         running = null;
       });
@@ -40,7 +43,7 @@ export function createSweeper(blobStore: BlobStore, logger: SafeLogger, interval
       if (stopped || timer) return;
       timer = setInterval(() => {
         if (running) return; // a slow store: let the sweep in progress finish
-        sweep().catch((error: unknown) => logger.log("warn", "sweep of expired staged files failed", { error }));
+        sweep().catch((error: unknown) => logger.log("warn", "sweep of expired staged files, authorizations and leases failed", { error }));
       }, intervalMs);
       unref(timer);
     },
