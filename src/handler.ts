@@ -15,8 +15,8 @@ import type { Route } from "./routes/route.js";
 import { createRouter } from "./routes/router.js";
 import { storeLeases } from "./store/leases.js";
 import { memoryStore } from "./store/memory.js";
-import { createToolkitRegistry, type ToolkitRegistry } from "./toolkits/registry.js";
 import { createSweeper } from "./sweeper.js";
+import { createToolkitRegistry, type ToolkitRegistry } from "./toolkits/registry.js";
 import { randomBytes, toBase64Url } from "./util/encoding.js";
 
 /** A fetch function serving the Tools API. */

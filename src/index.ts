@@ -25,13 +25,14 @@ export { type RateLimitOptions, rateLimit } from "./limits/rate-limit.js";
 export type { LimitDecision, LimitRequest, LimitsHook, RateLimitResult, RateLimitRule, RateLimitStore } from "./limits/types.js";
 export type { CorsOptions, ToolsHandlerOptions } from "./options.js";
 export { DEFAULT_ALLOWED_CONTENT_TYPES } from "./options.js";
+export { type KeyValuePrimitives, keyValueStore } from "./store/key-value.js";
 export { type LeaseStore, storeLeases } from "./store/leases.js";
 export { memoryStore } from "./store/memory.js";
-export { type KeyValuePrimitives, keyValueStore } from "./store/key-value.js";
 export type * from "./store/types.js";
 export type {
   JsonSchema,
   StagedFile,
+  StandardSchemaV1,
   Tool,
   ToolAnnotations,
   ToolContext,

@@ -5,14 +5,15 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { resolveStagedFiles } from "../src/execution/staged-args.js";
-import { type StagedFile, stagedFile, toInputParameters } from "../src/toolkits/define.js";
+import { type StagedFile, stagedFile } from "../src/toolkits/define.js";
+import { inputParametersOf } from "../src/toolkits/schemas.js";
 
 const key = (c: string) => `stg_${c.repeat(22)}`;
 const opened = (stagingKey: string, path: string) => ({ stagingKey, path }) as unknown as StagedFile;
 
 async function resolve(schema: z.ZodType, args: unknown) {
   const paths: string[] = [];
-  const out = await resolveStagedFiles(toInputParameters(schema), args, async (k, path) => {
+  const out = await resolveStagedFiles(inputParametersOf("T", schema, undefined), args, async (k, path) => {
     paths.push(path);
     return opened(k, path);
   });
@@ -61,7 +62,7 @@ describe("resolveStagedFiles", () => {
   });
 
   it("rejects with the opener's error", async () => {
-    const schema = toInputParameters(z.object({ files: z.array(stagedFile()) }));
+    const schema = inputParametersOf("T", z.object({ files: z.array(stagedFile()) }), undefined);
     const failing = resolveStagedFiles(schema, { files: [key("a"), key("b")] }, async (_k, path) => {
       if (path === "files.1") throw new Error(`no file at ${path}`);
       return opened(_k, path);

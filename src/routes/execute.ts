@@ -2,7 +2,7 @@ import { ExecuteBodySchema } from "../api/execution.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { asUnreachable } from "../core/failure.js";
-import { json, validate } from "../core/http.js";
+import { json } from "../core/http.js";
 import { type Principal, requireAgent } from "../core/principal.js";
 import { redactData, secretForms } from "../core/redact.js";
 import { success } from "../core/results.js";
@@ -11,6 +11,7 @@ import { resolveStagedFiles } from "../execution/staged-args.js";
 import { capResponseBody } from "../execution/upstream-result.js";
 import type { StagedFile, ToolContext } from "../toolkits/define.js";
 import { requireTool } from "../toolkits/registry.js";
+import { validateWith } from "../toolkits/schemas.js";
 import { openStagedFile, uploadAgainHint } from "../uploads/staging.js";
 import { defineRoute } from "./route.js";
 import { ExecutionResultSchema, errors } from "./schemas.js";
@@ -29,7 +30,9 @@ export const executeRoutes = [
       const agent = requireAgent(principal);
       const { toolkit, tool } = await requireTool(ctx.registry, body.tool, ctx.basePath);
       // Staged files are opened (and a missing or foreign one refused) before anything else runs.
-      const args = await resolveStagedFiles(tool.inputParameters, validate(tool.input, body.arguments, "arguments"), (key, path) =>
+      const validated = await validateWith(tool.input, body.arguments, "arguments");
+      if ("error" in validated) throw new ToolsError("invalid_request", validated.error);
+      const args = await resolveStagedFiles(tool.inputParameters, validated.value, (key, path) =>
         openOwnFile(ctx, agent, key, `arguments.${path}: no`),
       );
       const outcome = await runCall(ctx, {

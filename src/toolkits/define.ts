@@ -4,9 +4,9 @@ import type { Awaitable, Principal } from "../core/principal.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
+import { argumentsSchema, inputParametersOf, type JsonSchema, type StandardOutput, type StandardSchemaV1 } from "./schemas.js";
 
-/** A JSON Schema (draft 2020-12) object. */
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema, StandardSchemaV1 } from "./schemas.js";
 
 /** Hints for agents about what a tool does, after MCP's tool annotations. */
 export interface ToolAnnotations {
@@ -59,21 +59,28 @@ export interface ToolContext {
 }
 
 /** A tool as written with `defineTool`. */
-export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
+export interface ToolDefinition<Input extends StandardSchemaV1 = StandardSchemaV1> {
   slug: string;
   name: string;
   description: string;
-  /** Zod schema of the arguments; it becomes the tool's `inputParameters`. */
-  input: Input;
+  /**
+   * Schema of the arguments, which validates them before `run`: zod 4 (or zod 3.25+'s `zod/v4`),
+   * whose JSON Schema becomes the tool's `inputParameters`, or any Standard Schema (valibot,
+   * arktype, zod 3) with `inputParameters` beside it. Leave it out to validate by `inputParameters`.
+   */
+  input?: Input;
+  /** The JSON Schema (draft 2020-12) agents see for the arguments. Made from a zod 4 `input` when left out. */
+  inputParameters?: JsonSchema;
   annotations?: ToolAnnotations;
   /** OAuth scopes the tool needs. Used by `connection_id` filtering. */
   scopes?: string[];
   /** Runs the tool. The returned value becomes `data` of the ExecutionResult and must be JSON-serialisable. */
-  run(args: z.output<Input>, ctx: ToolContext): Awaitable<unknown>;
+  run(args: StandardOutput<Input>, ctx: ToolContext): Awaitable<unknown>;
 }
 
-/** A tool ready to serve: its definition plus the JSON Schema generated from its input schema. */
+/** A tool ready to serve: the schema that validates its arguments and the JSON Schema agents see. */
 export interface Tool extends ToolDefinition {
+  input: StandardSchemaV1;
   inputParameters: JsonSchema;
 }
 
@@ -133,22 +140,19 @@ export function stagedFile(description = "Staging key of a file uploaded with PO
   );
 }
 
-/** Converts a zod schema to the JSON Schema shown to agents as `inputParameters`. */
-export function toInputParameters(schema: z.ZodType): JsonSchema {
-  const json = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as JsonSchema;
-  if (json.type !== "object") {
-    throw new TypeError("A tool's input must be an object schema, e.g. z.object({ ... }).");
-  }
-  return json;
-}
-
-/** Declares a tool. Its `inputParameters` is generated once, here. */
-export function defineTool<Input extends z.ZodType>(definition: ToolDefinition<Input>): Tool {
+/**
+ * Declares a tool: checks its slug and its schemas, once, here. Its `inputParameters` is the one
+ * given or made from a zod 4 `input`; a schema it cannot use is a TypeError that says what to do.
+ */
+export function defineTool<Input extends StandardSchemaV1>(definition: ToolDefinition<Input>): Tool {
   if (!TOOL_SLUG.test(definition.slug)) {
     throw new TypeError(`Tool slug "${definition.slug}" is invalid: use letters, digits, "_", "." or "-" (at most 128).`);
   }
-  if ("inputParameters" in definition) return definition as unknown as Tool;
-  return { ...(definition as unknown as ToolDefinition), inputParameters: toInputParameters(definition.input) };
+  const inputParameters = inputParametersOf(definition.slug, definition.input, definition.inputParameters);
+  const input = argumentsSchema(definition.slug, definition.input, inputParameters);
+  // A tool already defined comes back as it is.
+  if (input === definition.input && inputParameters === definition.inputParameters) return definition as Tool;
+  return { ...(definition as ToolDefinition), input, inputParameters };
 }
 
 /** Declares a toolkit; validates its slug, base URLs and tools. */
