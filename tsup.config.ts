@@ -14,6 +14,21 @@ export default defineConfig([
       "sql/index": "src/store/sql/index.ts",
       "redis/index": "src/redis/index.ts",
       "s3/index": "src/blob/s3.ts",
+      // The declarations several entries share, under names of their own (not hashed chunks), so
+      // that an editor's "go to definition" lands on a file a reader can find.
+      "types/store": "src/store/types.ts",
+      "types/blob": "src/blob/types.ts",
+      "types/principal": "src/core/principal.ts",
+      "types/toolkit": "src/toolkits/define.ts",
+      "types/registry": "src/toolkits/registry.ts",
+      "types/handler": "src/handler.ts",
+      "types/leases": "src/store/leases.ts",
+      "types/limits": "src/limits/types.ts",
+      "types/node-bridge": "adapters/serve-node.ts",
+      "types/auth": "src/credentials/auth-schemes.ts",
+      "types/options": "src/options.ts",
+      "types/logger": "src/core/logger.ts",
+      "types/context": "src/context/context.ts",
     },
     format: ["esm", "cjs"],
     // Shared chunks in CJS too (tsup splits only ESM by default): without it each subpath entry
