@@ -31,6 +31,12 @@ for (const [name, express] of [
       app.use("/raw", express.raw(), toExpressHandler(echo));
       app.use("/form", express.urlencoded({ extended: true }), toExpressHandler(echo));
       app.use("/none", toExpressHandler(echo));
+      // A middleware that reads the body and keeps nothing of it on req.body, as multer does with a form.
+      const swallow = (req: { on: (e: string, f: () => void) => void; resume: () => void }, _res: unknown, next: () => void) => {
+        req.on("end", next);
+        req.resume();
+      };
+      app.use("/swallowed", swallow, toExpressHandler(echo));
       server = app.listen(0, "127.0.0.1");
       await new Promise((resolve) => server.once("listening", resolve));
       origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -56,6 +62,21 @@ for (const [name, express] of [
       const got = await post("/form", "application/x-www-form-urlencoded", "a=1&b[c]=2");
       expect(got.type).toBe("application/x-www-form-urlencoded");
       expect(JSON.parse(got.body)).toEqual({ a: "1", b: { c: "2" } });
+    });
+
+    it("an empty body stays empty after express.json() (which sets req.body to {})", async () => {
+      const got = (await (
+        await fetch(`${origin}/json`, { method: "POST", headers: { "content-type": "application/json", "content-length": "0" } })
+      ).json()) as { body: string };
+      expect(got.body).toBe("");
+    });
+
+    it("a body read and not kept (multer, a stream reader) is a 400 in the error format that says to mount the handler first", async () => {
+      for (const type of ["application/json", "multipart/form-data; boundary=x"]) {
+        const response = await fetch(`${origin}/swallowed`, { method: "POST", headers: { "content-type": type }, body: '--x\r\n{"a":1}' });
+        expect(response.status).toBe(400);
+        expect(await response.json()).toEqual({ code: "invalid_request", error: expect.stringMatching(/mount the handler before it/) });
+      }
     });
 
     it("a body no parser read streams through as sent, as does one a parser skipped", async () => {
