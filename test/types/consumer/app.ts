@@ -1,20 +1,20 @@
 // What an app writes from the docs, compiled with the strictest settings against the package.
 import { createServer } from "node:http";
-import { z } from "zod";
 import {
   apiKey,
   type ConnectionPatch,
   createToolsHandler,
   defineTool,
   defineToolkit,
-  keyValueStore,
   type KeyValuePrimitives,
+  keyValueStore,
   memoryBlobStore,
   type ToolsStore,
 } from "tools-proxy";
-import { toNodeHandler } from "tools-proxy/node";
 import { createToolsClient } from "tools-proxy/client";
+import { toNodeHandler } from "tools-proxy/node";
 import { toolsStoreConformance } from "tools-proxy/testing";
+import { z } from "zod";
 
 const notes = defineToolkit({
   slug: "notes",
@@ -47,7 +47,13 @@ const primitives: KeyValuePrimitives = {
 const store: ToolsStore = keyValueStore(primitives);
 
 // An environment variable is string | undefined: an optional option takes it as it is.
-const tools = createToolsHandler({ store, blobStore: memoryBlobStore(), toolkits: [notes], secret: process.env.TOOLS_SECRET, publicUrl: process.env.PUBLIC_URL });
+const tools = createToolsHandler({
+  store,
+  blobStore: memoryBlobStore(),
+  toolkits: [notes],
+  secret: process.env.TOOLS_SECRET,
+  publicUrl: process.env.PUBLIC_URL,
+});
 createServer(toNodeHandler(tools)).listen(0);
 
 // The contract ignores undefined patch fields; the type says so too.
