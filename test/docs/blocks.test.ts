@@ -36,7 +36,7 @@ function tsFilesUnder(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
     const path = `${dir}/${name}`;
     if (statSync(join(ROOT, path)).isDirectory()) return name.startsWith(".") || name === "node_modules" ? [] : tsFilesUnder(path);
-    return path.endsWith(".ts") ? [path] : [];
+    return /\.m?ts$/.test(path) ? [path] : [];
   });
 }
 
@@ -47,7 +47,7 @@ function examplesRunByTests(): Set<string> {
     [...readFileSync(join(ROOT, file), "utf8").matchAll(/["'`](examples\/[\w./[\]-]+?)["'`]/g)].map(([, path]) => path!),
   );
   // The quick start, which test/docs/quick-start.test.ts runs.
-  entries.push("examples/quick-start/server.ts");
+  entries.push("examples/quick-start/server.mts");
   const run = new Set<string>();
   const visit = (file: string) => {
     if (run.has(file) || !existsSync(join(ROOT, file))) return;
@@ -59,7 +59,7 @@ function examplesRunByTests(): Set<string> {
   for (const entry of entries) {
     if (!existsSync(join(ROOT, entry))) continue;
     if (statSync(join(ROOT, entry)).isDirectory()) for (const file of tsFilesUnder(entry)) visit(file);
-    else if (entry.endsWith(".ts")) visit(entry);
+    else if (/\.m?ts$/.test(entry)) visit(entry);
   }
   return run;
 }

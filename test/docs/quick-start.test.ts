@@ -1,5 +1,5 @@
 /**
- * The README's quick start as a reader runs it: examples/quick-start/server.ts (which the README
+ * The README's quick start as a reader runs it: examples/quick-start/server.mts (which the README
  * shows byte for byte) started with Node, then the README's curl command, as written, with the
  * address and the key the server printed. The answer must be the one the README shows.
  */
@@ -13,7 +13,7 @@ import { node22, node24 } from "../adapters/runtimes.js";
 import { codeBlocks, ROOT } from "./markdown.js";
 import { commandLines } from "./shell.js";
 
-const EXAMPLE = "examples/quick-start/server.ts";
+const EXAMPLE = "examples/quick-start/server.mts";
 const blocks = codeBlocks("README.md").filter((block) => block.section === "Quick start");
 const shown = blocks.find((block) => block.marker?.kind === "file" && block.marker.path === EXAMPLE);
 const commands = blocks.filter((block) => block.lang === "sh").flatMap((block) => commandLines(block.code));
@@ -32,7 +32,7 @@ async function freePort(): Promise<number> {
 describe("README: the quick start", () => {
   it("shows the example, the commands to start and call it, and the answer", () => {
     expect(shown, `the README shows ${EXAMPLE}`).toBeDefined();
-    expect(commands).toEqual([expect.stringMatching(/^node server\.ts$/), expect.stringMatching(/^curl /)]);
+    expect(commands).toEqual([expect.stringMatching(/^node server\.mts$/), expect.stringMatching(/^curl /)]);
     expect(answer?.lang).toBe("json");
   });
 

@@ -106,7 +106,7 @@ export function checkCommandLine(line: string, context: ShellContext): string[] 
     if (command === "curl") return checkCurl(args, context.routes);
     if (command === "bash") return args.filter((a) => !a.startsWith("-") && !existsSync(join(ROOT, a))).map((a) => `no file ${a}`);
     if (command === "node") {
-      const file = args.find((a) => /\.(ts|js|mjs)$/.test(a));
+      const file = args.find((a) => /\.(ts|mts|js|mjs)$/.test(a));
       return file && context.shownFiles.includes(file) ? [] : [`node runs ${file ?? "nothing"}, which the page does not show`];
     }
     if (command === "npx") {
