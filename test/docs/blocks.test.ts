@@ -159,7 +159,7 @@ describe("docs: every code block is checked", () => {
   }, 60_000);
 });
 
-describe("docs: links", () => {
+describe("docs: links and what pages may show", () => {
   it("resolve to files and headings that exist", () => {
     const broken: string[] = [];
     for (const doc of docFiles()) {
@@ -188,6 +188,13 @@ describe("docs: links", () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it("show no real-looking API key: pak_... and psk_... stand for them", () => {
+    const keys = docFiles().flatMap((doc) =>
+      [...readDoc(doc).matchAll(/\b(?:pak|psk)_[A-Za-z0-9_-]{8,}/g)].map(([key]) => `${doc}: ${key}`),
+    );
+    expect(keys).toEqual([]);
   });
 
   it("keep the README short: at most about 10 KB", () => {

@@ -7,7 +7,8 @@
  * tables against src/ and package.json.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { SELECTION } from "../../mutation.config.mjs";
 import { RESULT_CODES } from "../../src/core/results.js";
@@ -20,6 +21,19 @@ import { codeSpans, ROOT, readDoc, section, table, tables } from "./markdown.js"
 import { SUBPATH_SOURCES } from "./subpaths.js";
 
 const packageJson = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith(".ts") ? [path] : [];
+  });
+}
+
+/** The directory of src/ a file is in (its first segment), or "." for the files of src/ itself. */
+function directoryOf(file: string): string {
+  const path = relative(join(ROOT, "src"), file);
+  return path.includes("/") ? path.split("/")[0]! : ".";
+}
 
 /** A zod schema's own definition (zod 4 keeps it on `_zod.def`). */
 type Def = { type: string; innerType?: Schema; shape?: Record<string, Schema> };
@@ -203,6 +217,28 @@ describe("CONTRIBUTING.md", () => {
     const listed = new Set(rows.flatMap(([name = ""]) => codeSpans(name)));
     const all = Object.keys({ ...packageJson.dependencies, ...packageJson.devDependencies, ...packageJson.peerDependencies });
     expect(all.filter((name) => !listed.has(name))).toEqual([]);
+  });
+
+  it("numbers the layers of src/ as they import: each layer only from lower ones", () => {
+    const rows = table(section("CONTRIBUTING.md", "Layout"), "layer");
+    const layerOf = new Map<string, string>();
+    for (const [layer = "", dirs = ""] of rows) {
+      for (const span of codeSpans(dirs)) layerOf.set(/^src\/[^/]+\.ts$/.test(span) ? "." : span.replace(/^src\/|\/$/g, ""), layer);
+    }
+    const wrong: string[] = [];
+    for (const file of sourceFiles(join(ROOT, "src"))) {
+      const from = directoryOf(file);
+      const fromLayer = Number(layerOf.get(from));
+      if (Number.isNaN(fromLayer)) continue; // a directory apart: it may import any layer
+      for (const imported of ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles) {
+        if (!imported.fileName.startsWith(".")) continue;
+        const to = directoryOf(resolve(dirname(file), imported.fileName));
+        const toLayer = Number(layerOf.get(to));
+        if (to !== from && !(toLayer < fromLayer))
+          wrong.push(`${relative(ROOT, file)} (layer ${fromLayer}) imports ${to} (layer ${layerOf.get(to)})`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 
   it("describes every directory of src/ in its layout", () => {
