@@ -1,6 +1,6 @@
 /**
  * The `tools-proxy` bin as a user runs it: `node dist/cli/main.js serve --port 0`, then the
- * README's flow over real HTTP. Needs `npm run build` first (`npm test` runs it).
+ * getting-started flow (docs/guide/getting-started.md) over real HTTP. Needs `npm run build` first (`npm test` runs it).
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -64,7 +64,7 @@ describe("tools-proxy command line", () => {
   });
 });
 
-describe("tools-proxy serve: the README flow", () => {
+describe("tools-proxy serve: the getting-started flow", () => {
   let child: ChildProcessWithoutNullStreams;
   let stdout = "";
   let stderr = "";

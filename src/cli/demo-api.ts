@@ -6,7 +6,7 @@
 
 /** Where `serve` mounts the demo API. */
 export const DEMO_API_PATH = "/demo-api/v1";
-/** The only API key the demo API accepts; the README connects the `demo` toolkit with it. */
+/** The only API key the demo API accepts; the getting-started guide connects the `demo` toolkit with it. */
 export const DEMO_API_KEY = "demo-key";
 /** The header the demo API reads its key from. */
 export const DEMO_KEY_HEADER = "x-demo-key";

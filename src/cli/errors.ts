@@ -3,7 +3,7 @@ import { inCliWords } from "./server-words.js";
 
 /**
  * The exit codes of `tools-proxy`, one per kind of outcome a script may want to tell apart.
- * Printed by `tools-proxy --help` and listed in the README.
+ * Printed by `tools-proxy --help` and listed in docs/reference/cli.md (a test compares the two).
  */
 export const EXIT = {
   /** Done. */

@@ -1,7 +1,7 @@
 /**
  * Hono without a server (`app.request`): `app.all(`${basePath}/*`, (c) => handler(c.req.raw))`
  * hands the handler the request as sent, its body unread, beside routes of the app's own; a
- * middleware that reads the body before it leaves it one it cannot read again (README "Mount it").
+ * middleware that reads the body before it leaves it one it cannot read again (docs/adapters/hono.md).
  */
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";

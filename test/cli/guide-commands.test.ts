@@ -1,9 +1,9 @@
 /**
- * The README's "Command line" section, run as written: every line of its `sh` blocks, top to
- * bottom, against a fresh `serve`, each one exiting 0. Ids the README shows (conn_..., stg_...) are
- * replaced by the ones the earlier commands printed, and the README's 127.0.0.1:8787 by the test
- * server's address, as a reader would do; nothing else is changed. `npx tools-proxy` is this
- * clone's bin (one real npx run checks that it resolves to it).
+ * The command-line walk-through (docs/guide/command-line.md), run as written: every line of the
+ * page's `sh` blocks, top to bottom, against a fresh `serve`, each one exiting 0. Ids the page
+ * shows (conn_..., stg_...) are replaced by the ones the earlier commands printed, and the page's
+ * 127.0.0.1:8787 by the test server's address, as a reader would do; nothing else is changed.
+ * `npx tools-proxy` is this clone's bin (one real npx run checks that it resolves to it).
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -14,12 +14,11 @@ import { BIN, missingBuild, type ServeProcess, startServe } from "../support/ser
 import { cliEnv, configHome } from "./run.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-const from = readme.indexOf("\n## Command line\n");
-const section = readme.slice(from, readme.indexOf("\n## ", from + 1));
+const PAGE = "docs/guide/command-line.md";
+const page = readFileSync(join(ROOT, PAGE), "utf8");
 
-/** The section's shell commands, in order: `\`-continued lines joined, blank lines and comments left out. */
-const commands = [...section.matchAll(/^```sh\n([\s\S]*?)^```/gm)]
+/** The page's shell commands, in order: `\`-continued lines joined, blank lines and comments left out. */
+const commands = [...page.matchAll(/^```sh\n([\s\S]*?)^```/gm)]
   .flatMap(([, block]) => block!.replace(/\\\n\s*/g, " ").split("\n"))
   .filter((line) => line.trim() !== "" && !line.trim().startsWith("#"));
 
@@ -27,9 +26,9 @@ const CONNECTION = /conn_[A-Za-z0-9_-]{22}/g;
 const STAGING_KEY = /stg_[A-Za-z0-9_-]{43}/g;
 
 describe.skipIf(missingBuild)(
-  missingBuild ? `the README's commands (skipped: ${missingBuild})` : "the README's Command line section, run as written",
+  missingBuild ? `${PAGE}'s commands (skipped: ${missingBuild})` : `${PAGE}, every command run as written`,
   () => {
-    const work = mkdtempSync(join(tmpdir(), "tools-proxy-readme-"));
+    const work = mkdtempSync(join(tmpdir(), "tools-proxy-cli-page-"));
     let serve: ServeProcess;
     let env: NodeJS.ProcessEnv;
     beforeAll(async () => {
@@ -66,7 +65,7 @@ describe.skipIf(missingBuild)(
       expect(serve.stdout()).toContain(`sign in from the command line: npx tools-proxy login --url ${serve.origin} --workspace local`);
     });
 
-    it("runs every command of the section, top to bottom, each exiting 0", () => {
+    it("runs every command of the page, top to bottom, each exiting 0", () => {
       const ran: string[] = [];
       let connection = "";
       let stagingKey = "";
