@@ -164,6 +164,22 @@ describe("signatureGate", () => {
     expect(() => pass("application/x-tar", broken)).toThrow(refusedAs("application/x-tar"));
   });
 
+  it("tells RIFF files apart by their form, and needs the RIFF header as well as the form", () => {
+    const forms: Array<[string, string]> = [
+      ["image/webp", "WEBP"],
+      ["audio/wav", "WAVE"],
+      ["video/x-msvideo", "AVI "],
+    ];
+    for (const [type, form] of forms) {
+      expect(pass(type, withBody(bytes("RIFF", [0, 1, 0, 0], form)))).toHaveLength(3000);
+      expect(() => pass(type, withBody(bytes("RIFX", [0, 1, 0, 0], form))), type).toThrow(refusedAs(type));
+      expect(() => pass(type, withBody(bytes("FORM", [0, 1, 0, 0], form))), type).toThrow(refusedAs(type));
+      for (const [other, otherForm] of forms) {
+        if (other !== type) expect(() => pass(type, withBody(bytes("RIFF", [0, 1, 0, 0], otherForm)))).toThrow(refusedAs(type));
+      }
+    }
+  });
+
   it("refuses an MPEG frame without its sync bits, and a lone 0xff", () => {
     for (const start of [bytes([0xff, 0x1b, 0x90, 0x64]), bytes([0xfe, 0xfb, 0x90, 0x64]), bytes([0x7f, 0xff])]) {
       expect(() => pass("audio/mpeg", withBody(start))).toThrow(refusedAs("audio/mpeg"));

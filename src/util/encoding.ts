@@ -46,7 +46,8 @@ export async function sha256Hex(input: string): Promise<string> {
 export function timingSafeEqual(a: string, b: string): boolean {
   const x = encoder.encode(a);
   const y = encoder.encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  if (x.length !== y.length) return false;
+  let diff = 0;
+  for (const [i, byte] of x.entries()) diff |= byte ^ y[i]!;
   return diff === 0;
 }
