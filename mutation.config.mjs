@@ -33,14 +33,27 @@ export const SELECTION = {
   "src/outbound/fetch.ts": OUTBOUND,
   "src/execution/upstream-result.ts": [...OUTBOUND, "test/staged-files.test.ts"],
   "src/credentials/api-keys.ts": [
+    "test/credentials/api-keys.test.ts",
     "test/http/auth-keys.test.ts",
     "test/http/request-edges.test.ts",
     "test/http/isolation.test.ts",
     "test/http/errors.test.ts",
   ],
-  "src/credentials/cipher.ts": ["test/cipher.test.ts", "test/security/credential-values.test.ts"],
-  "src/credentials/signer.ts": ["test/search.test.ts", "test/http/catalog.test.ts", "test/http/request-edges.test.ts"],
-  "src/credentials/cursors.ts": ["test/search.test.ts", "test/http/catalog.test.ts", "test/http/request-edges.test.ts"],
+  "src/credentials/key-shape.ts": ["test/credentials/api-keys.test.ts", "test/http/auth-keys.test.ts"],
+  "src/credentials/cipher.ts": ["test/cipher.test.ts", "test/credentials/cipher-paths.test.ts", "test/security/credential-values.test.ts"],
+  "src/credentials/sealing.ts": ["test/credentials/sealing.test.ts", "test/cipher.test.ts"],
+  "src/credentials/signer.ts": [
+    "test/credentials/cursors.test.ts",
+    "test/search.test.ts",
+    "test/http/catalog.test.ts",
+    "test/http/request-edges.test.ts",
+  ],
+  "src/credentials/cursors.ts": [
+    "test/credentials/cursors.test.ts",
+    "test/search.test.ts",
+    "test/http/catalog.test.ts",
+    "test/http/request-edges.test.ts",
+  ],
   "src/oauth/start.ts": OAUTH,
   "src/oauth/callback.ts": OAUTH,
   "src/oauth/refresh.ts": OAUTH,
@@ -49,7 +62,13 @@ export const SELECTION = {
   "src/core/redact.ts": LOGS,
   "src/core/logger.ts": LOGS,
   "src/uploads/signatures.ts": ["test/upload-signatures.test.ts", "test/multipart.test.ts"],
-  "src/util/encoding.ts": ["test/encoding.test.ts", "test/cipher.test.ts", "test/http/auth-keys.test.ts"],
+  "src/util/encoding.ts": [
+    "test/encoding.test.ts",
+    "test/credentials/cipher-paths.test.ts",
+    "test/credentials/cursors.test.ts",
+    "test/credentials/api-keys.test.ts",
+    "test/cipher.test.ts",
+  ],
 };
 
 /** Every test file of the selection, once. */

@@ -109,13 +109,10 @@ async function open(
   if (key.kind === "node") {
     const decipher = nodeCrypto!.createDecipheriv("aes-256-gcm", key.key, iv).setAAD(aad);
     decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
-    const head = decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES));
-    const tail = decipher.final();
-    if (tail.length === 0) return head;
-    const out = new Uint8Array(head.length + tail.length);
-    out.set(head);
-    out.set(tail, head.length);
-    return out;
+    const plaintext = decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES));
+    // GCM is a stream mode: update() gave every byte, and final() only checks the tag (it throws when the tag does not verify).
+    decipher.final();
+    return plaintext;
   }
   return new Uint8Array(await crypto.subtle.decrypt({ name: "AES-GCM", iv, additionalData: aad }, key.key, sealed));
 }

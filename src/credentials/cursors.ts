@@ -49,19 +49,19 @@ export function createCursors(signer: Signer): Cursors {
           "The cursor was not issued by this server (edited, or the server's secret changed): repeat the request without a cursor.",
         );
       }
-      let data: Partial<CursorData>;
+      let data: Partial<CursorData> | null;
       try {
         data = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(fromBase64Url(payload)));
       } catch {
         throw new ToolsError("invalid_request", MALFORMED);
       }
-      if (data === null || typeof data !== "object" || !Number.isSafeInteger(data.o) || data.o! < 0 || typeof data.f !== "string") {
-        throw new ToolsError("invalid_request", MALFORMED);
-      }
-      if (data.f !== hash(fingerprint)) {
+      // Signed but not ours (another release's format): a number, a string or an array has no o.
+      const { o, f } = data ?? {};
+      if (!Number.isSafeInteger(o) || o! < 0 || typeof f !== "string") throw new ToolsError("invalid_request", MALFORMED);
+      if (f !== hash(fingerprint)) {
         throw new ToolsError("invalid_request", "The cursor belongs to another query or filter: repeat the request without a cursor.");
       }
-      return data.o!;
+      return o!;
     },
     async paginate(items, options) {
       const offset = options.cursor ? await cursors.decode(options.cursor, options.fingerprint) : 0;

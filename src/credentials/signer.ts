@@ -1,4 +1,4 @@
-import { fromBase64Url, timingSafeEqual, toBase64Url } from "../util/encoding.js";
+import { timingSafeEqual, toBase64Url } from "../util/encoding.js";
 
 const encoder = new TextEncoder();
 
@@ -23,7 +23,7 @@ export function createSigner(secrets: string | string[], purpose: string): Signe
       return tag((await keys)[0]!, value);
     },
     async verify(value, given) {
-      if (!/^[A-Za-z0-9_-]{22}$/.test(given) || fromBase64Url(given).length !== 16) return false;
+      // The tags are compared as strings, so another spelling of the same 16 bytes is not a match.
       for (const key of await keys) if (timingSafeEqual(await tag(key, value), given)) return true;
       return false;
     },

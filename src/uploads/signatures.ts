@@ -5,10 +5,10 @@ type Signature = (head: Uint8Array) => boolean;
 
 const codes = (bytes: number[] | string) => (typeof bytes === "string" ? Array.from(bytes, (c) => c.charCodeAt(0)) : bytes);
 
-/** `bytes` at `offset`. */
+/** `bytes` at `offset`. (Past the end of `head` every byte reads as undefined, which matches nothing.) */
 function at(offset: number, bytes: number[] | string): Signature {
   const expected = codes(bytes);
-  return (head) => offset + expected.length <= head.byteLength && expected.every((b, i) => head[offset + i] === b);
+  return (head) => expected.every((b, i) => head[offset + i] === b);
 }
 
 /** `bytes` anywhere in the first `window` bytes (a PDF may start with junk before `%PDF-`). */
@@ -32,7 +32,7 @@ const riff =
   (head) =>
     at(0, "RIFF")(head) && at(8, form)(head);
 /** An ID3 tag, or an MPEG audio frame: 11 set sync bits. */
-const MPEG_AUDIO = [at(0, "ID3"), (head: Uint8Array) => head.byteLength >= 2 && head[0] === 0xff && (head[1]! & 0xe0) === 0xe0];
+const MPEG_AUDIO = [at(0, "ID3"), (head: Uint8Array) => head[0] === 0xff && (head[1]! & 0xe0) === 0xe0];
 
 /**
  * Media types whose files begin with a known signature, by essence (lower case, no parameters).
@@ -98,9 +98,8 @@ const ALIASES: Record<string, string> = {
   "application/ogg": "audio/ogg",
 };
 
-/** The signatures of `contentType`, or null when the type has none. OOXML and OpenDocument files are zip archives. */
-function signaturesOf(contentType: string): Signature[] | null {
-  const essence = contentType.split(";")[0]!.trim().toLowerCase();
+/** The signatures of a media type's essence, or null when the type has none. OOXML and OpenDocument files are zip archives. */
+function signaturesOf(essence: string): Signature[] | null {
   if (essence.startsWith("application/vnd.openxmlformats-officedocument.") || essence.startsWith("application/vnd.oasis.opendocument."))
     return ZIP;
   return SIGNATURES[ALIASES[essence] ?? essence] ?? null;
@@ -118,7 +117,8 @@ export const SIGNATURE_WINDOW = 1024;
  * the first bytes are not those of the declared type. An empty file has no signature either.
  */
 export function signatureGate(contentType: string): { push(chunk: Uint8Array | null): Uint8Array | null } | null {
-  const signatures = signaturesOf(contentType);
+  const essence = contentType.split(";")[0]!.trim().toLowerCase();
+  const signatures = signaturesOf(essence);
   if (!signatures) return null;
   let held: Uint8Array | null = new Uint8Array(0);
   return {
@@ -137,13 +137,13 @@ export function signatureGate(contentType: string): { push(chunk: Uint8Array | n
       const head = held;
       held = null;
       if (!signatures.some((signature) => signature(head))) {
-        const type = contentType.split(";")[0]!.trim().toLowerCase();
         throw new ToolsError(
           "unsupported_media_type",
-          `The file's first bytes are not those of ${type}; send it with its real type (e.g. curl -F "file=@name;type=<type>"), or as application/octet-stream.`,
+          `The file's first bytes are not those of ${essence}; send it with its real type (e.g. curl -F "file=@name;type=<type>"), or as application/octet-stream.`,
         );
       }
-      return head.byteLength > 0 ? head : null;
+      // Not empty: no signature matches an empty file.
+      return head;
     },
   };
 }

@@ -15,13 +15,12 @@ export function toBase64Url(input: Uint8Array | string): string {
   return toBase64(input).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-/** Decodes URL-safe or standard base64; throws on malformed input. */
+/**
+ * Decodes URL-safe or standard base64, padded or not; throws on malformed input. (atob takes
+ * unpadded input on every runtime: it is the forgiving-base64 decode of the HTML standard.)
+ */
 export function fromBase64Url(input: string): Uint8Array<ArrayBuffer> {
-  const normalized = input.replace(/-/g, "+").replace(/_/g, "/");
-  const binary = atob(normalized + "=".repeat((4 - (normalized.length % 4)) % 4));
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  return Uint8Array.from(atob(input.replace(/-/g, "+").replace(/_/g, "/")), (char) => char.charCodeAt(0));
 }
 
 /** `length` cryptographically random bytes. */
@@ -47,7 +46,8 @@ export async function sha256Hex(input: string): Promise<string> {
 export function timingSafeEqual(a: string, b: string): boolean {
   const x = encoder.encode(a);
   const y = encoder.encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  if (x.length !== y.length) return false;
+  let diff = 0;
+  for (const [i, byte] of x.entries()) diff |= byte ^ y[i]!;
   return diff === 0;
 }
