@@ -34,7 +34,7 @@ describe("sealed credentials", () => {
     const first = await h.connect(key, "notes", { token: CREDENTIALS.bearerToken });
     const second = await h.connect(key, "notes", { token: CREDENTIALS.bearerToken2 });
     const moved = (await h.store.getConnection(first.id))!.credentials;
-    expect(await h.store.updateConnection(second.id, { credentials: moved })).not.toBeNull();
+    expect(await h.store.updateConnection(second.id, { credentials: moved, updatedAt: new Date() })).not.toBeNull();
     const sent = h.upstream.requests.length;
     const logged = h.logs.length;
 
