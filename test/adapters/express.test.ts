@@ -1,5 +1,5 @@
 /**
- * The Express example (examples/express/server.ts, with body parsers mounted before the handler)
+ * The Express example (examples/express/server.ts, the handler mounted before the body parsers)
  * on Express 5 and Express 4, each on Node 24 and Node 22, through the shared suite.
  */
 import { startApp } from "./app-process.js";
