@@ -324,7 +324,8 @@ describe("OIDC fixture", () => {
   });
 
   it("serves a protected resource that checks tokens, expiry and scopes", async () => {
-    server.setAccessTokenTtl(1);
+    // Long enough for the checks below on a loaded machine; its end is then waited for.
+    server.setAccessTokenTtl(4);
     const tokens = await connect("alice", "openid notes:read");
     const api = (path: string, token?: string, init: RequestInit = {}) =>
       fetch(`${server.apiBaseUrl}${path}`, {
@@ -346,7 +347,7 @@ describe("OIDC fixture", () => {
     expect(write.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
     expect((await api("/notes")).status).toBe(401);
 
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    while (await server.isAccessTokenActive(tokens.access_token)) await new Promise((resolve) => setTimeout(resolve, 50));
     const expired = await api("/notes", tokens.access_token);
     expect(expired.status).toBe(401);
     expect(expired.headers.get("www-authenticate")).toContain('error="invalid_token"');

@@ -43,10 +43,12 @@ describe.skipIf(!!why)(`OAuth refresh lease in Redis${why ? ` (skipped: ${why})`
     const a = await createOAuthHarness({ as, store, leases: leases(0) });
     const b = await createOAuthHarness({ as, store, leases: leases(1) });
     const key = await a.issueAgentKey(`agent-${Math.random().toString(36).slice(2, 8)}`);
-    as.setAccessTokenTtl(1);
+    // Long enough for the connect flow's own use of it on a loaded machine; then waited out.
+    as.setAccessTokenTtl(3);
     const { connectionId } = await a.connect(key);
     as.setAccessTokenTtl(3600);
-    await sleep(1100);
+    const { accessToken } = await a.credentialOf(connectionId);
+    while (await as.isAccessTokenActive(accessToken)) await sleep(50);
     const callAll = (n: number) =>
       Promise.all(Array.from({ length: n }, (_, i) => (i % 2 ? a : b).call("POST", "/execute", { key, body: { tool: "NOTES_ME" } })));
     return { a, b, key, connectionId, callAll };
