@@ -57,6 +57,8 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
   const toolkit = await ctx.registry.get(authorization.toolkit);
   if (toolkit?.auth.type !== "oauth2") throw new CallbackError(`The toolkit "${authorization.toolkit}" no longer uses OAuth.`);
   const scheme = toolkit.auth;
+  // Outside the exchange's try: a server without publicUrl is the operator's to fix, so it is logged.
+  const callback = redirectUri(ctx);
   const { as, client, clientAuth, options } = oauthClient(ctx, scheme);
   const secrets = JSON.parse(await ctx.cipher.decrypt(authorization.secrets, authorization.id)) as AuthorizationSecrets;
 
@@ -76,15 +78,7 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
 
   let tokens: oauth.TokenEndpointResponse;
   try {
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      clientAuth,
-      params,
-      redirectUri(ctx),
-      secrets.codeVerifier,
-      options(),
-    );
+    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, callback, secrets.codeVerifier, options());
     tokens = await oauth.processAuthorizationCodeResponse(as, client, response, {
       expectedNonce: secrets.nonce ?? oauth.expectNoNonce,
       requireIdToken: false,
