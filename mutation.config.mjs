@@ -17,6 +17,8 @@ const OAUTH = [
   "test/oauth/refresh.test.ts",
   "test/oauth/revoke.test.ts",
   "test/oauth/authorization-url.test.ts",
+  "test/oauth/callback-edges.test.ts",
+  "test/oauth/refresh-edges.test.ts",
   "test/oauth/revoke-edges.test.ts",
   "test/oauth/refreshed-token-redaction.test.ts",
   "test/http/auth-connections.test.ts",
