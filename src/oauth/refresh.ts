@@ -103,7 +103,7 @@ async function refreshUnderLease(
         retryAfter: 5,
       });
     }
-    await sleep(Math.min(25 * 2 ** Math.min(attempt, 4), 400) * (0.5 + Math.random()));
+    await sleep(Math.min(25 * 2 ** attempt, 400) * (0.5 + Math.random()));
   }
 }
 
@@ -199,9 +199,9 @@ async function readActive(ctx: HandlerContext, connectionId: string): Promise<Co
 
 /** Marks the connection expired with the reason, reports it, and refuses the call. */
 async function expire(ctx: HandlerContext, connection: ConnectionRecord, reason: string): Promise<never> {
-  const updated = await ctx.store.updateConnection(connection.id, { status: "expired", statusReason: reason });
+  await ctx.store.updateConnection(connection.id, { status: "expired", statusReason: reason });
   ctx.emit("connection.expired", { connectionId: connection.id, toolkit: connection.toolkit, reason });
-  throw expiredError(updated ?? { ...connection, status: "expired", statusReason: reason });
+  throw expiredError({ ...connection, status: "expired", statusReason: reason });
 }
 
 function expiredError(connection: ConnectionRecord): ToolsError {

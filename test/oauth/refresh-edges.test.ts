@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { z } from "zod";
 import { sealCredential } from "../../src/credentials/sealing.js";
 import {
+  bearer,
   type Credential,
   createCredentialCipher,
   createToolsHandler,
@@ -105,19 +106,23 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-function scriptedToolkit() {
+/** The toolkit of the scripted provider; `bearer` declares it as it would be after switching to a plain bearer token. */
+function scriptedToolkit(scheme: "oauth2" | "bearer" = "oauth2") {
   return defineToolkit({
     slug: "scripted",
     name: "Scripted",
     description: "An API behind a scripted OAuth provider.",
     baseUrl: `${origin}/api`,
-    auth: oauth2({
-      authorizationUrl: `${origin}/authorize`,
-      tokenUrl: `${origin}/token`,
-      clientId: "scripted-client",
-      clientSecret: CLIENT_SECRET,
-      scopes: ["read"],
-    }),
+    auth:
+      scheme === "bearer"
+        ? bearer()
+        : oauth2({
+            authorizationUrl: `${origin}/authorize`,
+            tokenUrl: `${origin}/token`,
+            clientId: "scripted-client",
+            clientSecret: CLIENT_SECRET,
+            scopes: ["read"],
+          }),
     tools: [
       defineTool({
         slug: "SCRIPTED_ME",
@@ -135,7 +140,7 @@ function scriptedToolkit() {
 }
 
 /** A handler over `store`, with its answers, log lines and events recorded. */
-async function setup(options: { store?: ToolsStore; leases?: LeaseStore } = {}) {
+async function setup(options: { store?: ToolsStore; leases?: LeaseStore; scheme?: "oauth2" | "bearer" } = {}) {
   const store = options.store ?? memoryStore();
   const logs: Array<{ level: string; message: string; fields: unknown }> = [];
   const events: Array<{ event: string; payload: unknown }> = [];
@@ -149,7 +154,7 @@ async function setup(options: { store?: ToolsStore; leases?: LeaseStore } = {}) 
     store,
     ...(options.leases ? { leases: options.leases } : {}),
     secret: SECRET,
-    toolkits: [scriptedToolkit()],
+    toolkits: [scriptedToolkit(options.scheme)],
     logger: { debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") },
     hooks: { "token.refreshed": hook("token.refreshed"), "connection.expired": hook("connection.expired") },
   });
@@ -240,12 +245,24 @@ describe("a token is refreshed before the call when it is within a quarter of it
   });
 });
 
+describe("a connection made while the toolkit used OAuth, after it switched to a bearer token", () => {
+  it("sends the stored token as it is, and never refreshes it, even past its expiry", async () => {
+    const s = await setup({ scheme: "bearer" });
+    const { id, credential } = await s.insert({}, -60_000);
+    const mark = tokenRequests.length;
+    const apiMark = apiRequests.length;
+    expect((await s.execute(id)).json).toMatchObject({ successful: true, data: { ok: true } });
+    expect(refreshesSince(mark)).toBe(0);
+    expect(apiRequests.slice(apiMark)).toEqual([[credential.accessToken, 200]]);
+  });
+});
+
 describe("what a refresh stores", () => {
   it("a rotating provider: the new pair, the lifetime and expiry, the granted scopes, the old ID token, and the event", async () => {
     const s = await setup();
     const { id, credential } = await s.insert({ idToken: "id-token-kept-0123456789", expiresIn: 3600 }, -1000);
     secrets.add("id-token-kept-0123456789");
-    const next = { access_token: token("at"), refresh_token: token("rt"), token_type: "Bearer", expires_in: 1800, scope: "read write" };
+    const next = { access_token: token("at"), refresh_token: token("rt"), token_type: "Bearer", expires_in: 1800, scope: " read  write " };
     script.push({ body: next });
     const mark = tokenRequests.length;
     const before = Date.now();
@@ -411,11 +428,13 @@ describe("saving the refreshed tokens", () => {
   it("after a concurrent edit of another field: saved on the newer version, keeping both", async () => {
     const { store, saves } = racingStore(async (inner, id) => void (await inner.updateConnection(id, { label: "Renamed meanwhile" })));
     const s = await setup({ store });
-    const { id } = await s.insert({}, -1000);
+    const { id, credential: before } = await s.insert({}, -1000);
+    const apiMark = apiRequests.length;
     expect((await s.execute(id)).json.successful).toBe(true);
     const { row, credential } = await s.stored(id);
     expect(row.label).toBe("Renamed meanwhile");
-    expect(valid.has(credential.accessToken)).toBe(true);
+    expect(credential.accessToken).not.toBe(before.accessToken);
+    expect(apiRequests.slice(apiMark)).toEqual([[credential.accessToken, 200]]);
     expect(saves).toEqual([1, 2]);
   });
 
@@ -450,8 +469,10 @@ describe("the refresh lease, held by another process", () => {
   function busyLeases(store: ToolsStore, refusals: number, onRefuse?: (attempt: number) => Promise<void> | void) {
     let attempt = 0;
     const releases: string[] = [];
+    const acquires: string[] = [];
     const leases: LeaseStore = {
       async acquire(name, holder, ttlMs) {
+        acquires.push(name);
         if (attempt < refusals) {
           await onRefuse?.(attempt);
           attempt++;
@@ -464,7 +485,7 @@ describe("the refresh lease, held by another process", () => {
         await store.releaseLease(name, holder);
       },
     };
-    return { leases, releases };
+    return { leases, releases, acquires };
   }
 
   it("once it is free, this call refreshes: one token request, and the lease is released", async () => {
@@ -478,11 +499,11 @@ describe("the refresh lease, held by another process", () => {
     expect(releases).toEqual([`oauth-refresh:${id}`]);
   });
 
-  it("when the holder refreshed meanwhile, this call uses its token and sends no token request", async () => {
+  it("when the holder refreshed meanwhile, this call uses its token, sends no token request, and does not take the lease", async () => {
     const store = memoryStore();
     let id = "";
     const theirs = token("at");
-    const { leases } = busyLeases(store, 1, async () => {
+    const { leases, acquires } = busyLeases(store, 1, async () => {
       valid.add(theirs);
       const row = (await store.getConnection(id))!;
       const credential = JSON.parse(await cipher.decrypt(row.credentials, id));
@@ -491,6 +512,33 @@ describe("the refresh lease, held by another process", () => {
         credentialsExpireAt: new Date(Date.now() + 3600_000),
       });
     });
+    const s = await setup({ store, leases });
+    ({ id } = await s.insert({}, -1000));
+    const mark = tokenRequests.length;
+    const apiMark = apiRequests.length;
+    expect((await s.execute(id)).json.successful).toBe(true);
+    expect(refreshesSince(mark)).toBe(0);
+    expect(apiRequests.slice(apiMark)).toEqual([[theirs, 200]]);
+    expect(acquires).toHaveLength(1);
+  });
+
+  it("when another process refreshed and let go of the lease just before this call took it, this call uses its token", async () => {
+    const store = memoryStore();
+    let id = "";
+    const theirs = token("at");
+    const leases: LeaseStore = {
+      async acquire(name, holder, ttlMs) {
+        valid.add(theirs);
+        const row = (await store.getConnection(id))!;
+        const credential = JSON.parse(await cipher.decrypt(row.credentials, id));
+        await store.updateConnection(id, {
+          credentials: await sealCredential({ cipher }, id, { ...credential, accessToken: theirs }),
+          credentialsExpireAt: new Date(Date.now() + 3600_000),
+        });
+        return store.acquireLease(name, holder, ttlMs);
+      },
+      release: (name, holder) => store.releaseLease(name, holder),
+    };
     const s = await setup({ store, leases });
     ({ id } = await s.insert({}, -1000));
     const mark = tokenRequests.length;
