@@ -98,6 +98,15 @@ describe("secrets shorter than four characters are not searched for, in any spel
     expect(redact(text, ["a b", "ab/"])).toBe(text);
   });
 
+  it("a list of secrets with a hole in it (an optional field a JavaScript caller did not check) still redacts the others", () => {
+    const { lines, safe } = recorder();
+    safe.log("warn", "token tok-0123456789 refused", { error: new Error("tok-0123456789") }, [
+      undefined as unknown as string,
+      "tok-0123456789",
+    ]);
+    expect(lines).toEqual([{ message: "token [redacted] refused", fields: { error: expect.objectContaining({ message: "[redacted]" }) } }]);
+  });
+
   it("a four-character secret is searched for in every spelling", () => {
     expect(redact("a  b, a%20%20b, a++b", ["a  b"])).toBe("[redacted], [redacted], [redacted]");
   });

@@ -95,7 +95,7 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
     ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
     tokenType: tokens.token_type,
     ...(tokens.id_token ? { idToken: tokens.id_token } : {}),
-    ...(typeof tokens.expires_in === "number" ? { expiresIn: tokens.expires_in } : {}),
+    expiresIn: tokens.expires_in, // left out of the sealed JSON when the provider gives none
   };
   return createConnection(ctx, {
     workspaceId: authorization.workspaceId,

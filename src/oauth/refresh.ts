@@ -152,7 +152,7 @@ async function refreshNow(
     refreshToken: tokens.refresh_token ?? credential.refreshToken,
     tokenType: tokens.token_type,
     ...((tokens.id_token ?? credential.idToken) ? { idToken: tokens.id_token ?? credential.idToken } : {}),
-    ...(typeof tokens.expires_in === "number" ? { expiresIn: tokens.expires_in } : {}),
+    expiresIn: tokens.expires_in, // left out of the sealed JSON when the provider gives none
   };
   const expiresAt = typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null;
   const patch = {

@@ -40,6 +40,7 @@ beforeAll(async () => {
     toolkits: [
       notesToolkit(as),
       notesToolkit(as, { slug: "notes-impostor", prefix: "IMPOSTOR", auth: { userInfoUrl: impostorUrl } }),
+      notesToolkit(as, { slug: "notes-userinfo", prefix: "USERINFO", auth: { scopes: ["notes:read"], userInfoUrl: impostorUrl } }),
       notesToolkit(as, { slug: "notes-nickname", prefix: "NICKNAME", auth: { remoteUserField: "nickname" } }),
       notesToolkit(as, { slug: "notes-idtoken", prefix: "IDTOKEN", auth: { remoteUserField: "nickname", userInfoUrl: undefined } }),
       notesToolkit(as, { slug: "notes-anonymous", prefix: "ANONYMOUS", auth: { scopes: ["notes:read"], userInfoUrl: undefined } }),
@@ -72,6 +73,11 @@ describe("the account a connection is bound to", () => {
     expect(res.json).toEqual({ code: "invalid_request", error: expect.stringMatching(/did not say which account was connected/) });
     expect(await connectionsOf("notes-impostor")).toEqual([]);
     expect((await h.call("GET", `/auth/${started.authorizationId}`, { key })).json).toMatchObject({ status: "failed" });
+  });
+
+  it("is userinfo's subject alone when there is no ID token to check it against (plain OAuth 2)", async () => {
+    const { connectionId } = await h.connect(key, { toolkit: "notes-userinfo" }, { login: "alice" });
+    expect((await connectionsOf("notes-userinfo")).map((c) => [c.id, c.remoteUser])).toEqual([[connectionId, "mallory"]]);
   });
 
   it("falls back to the subject when userinfo, or the ID token without userinfo, lacks remoteUserField", async () => {

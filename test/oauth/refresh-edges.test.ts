@@ -154,6 +154,7 @@ async function setup(options: { store?: ToolsStore; leases?: LeaseStore; scheme?
     store,
     ...(options.leases ? { leases: options.leases } : {}),
     secret: SECRET,
+    publicUrl: "https://app.test",
     toolkits: [scriptedToolkit(options.scheme)],
     logger: { debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") },
     hooks: { "token.refreshed": hook("token.refreshed"), "connection.expired": hook("connection.expired") },
@@ -187,18 +188,20 @@ async function setup(options: { store?: ToolsStore; leases?: LeaseStore; scheme?
     return { id, credential: full };
   }
 
-  async function execute(connectionId: string) {
+  async function send(method: string, path: string, body?: unknown) {
     const response = await handler(
-      new Request("http://tools.test/proxy/tools/execute", {
-        method: "POST",
+      new Request(`https://app.test/proxy/tools${path}`, {
+        method,
         headers: { "x-api-key": key, "content-type": "application/json" },
-        body: JSON.stringify({ tool: "SCRIPTED_ME", connection_id: connectionId }),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       }),
     );
     const text = await response.text();
     answers.push(`${JSON.stringify(Object.fromEntries(response.headers))} ${text}`);
     return { status: response.status, headers: response.headers, json: JSON.parse(text) };
   }
+
+  const execute = (connectionId: string) => send("POST", "/execute", { tool: "SCRIPTED_ME", connection_id: connectionId });
 
   async function stored(connectionId: string) {
     const row = (await store.getConnection(connectionId))!;
@@ -217,7 +220,7 @@ async function setup(options: { store?: ToolsStore; leases?: LeaseStore; scheme?
     expect(leaks).toEqual([]);
   }
 
-  return { handler, store, logs, events, insert, execute, stored, assertNoLeaks };
+  return { handler, store, logs, events, insert, send, execute, stored, assertNoLeaks };
 }
 
 const refreshesSince = (mark: number) => tokenRequests.slice(mark).length;
@@ -254,6 +257,27 @@ describe("a connection made while the toolkit used OAuth, after it switched to a
     expect((await s.execute(id)).json).toMatchObject({ successful: true, data: { ok: true } });
     expect(refreshesSince(mark)).toBe(0);
     expect(apiRequests.slice(apiMark)).toEqual([[credential.accessToken, 200]]);
+  });
+});
+
+describe("a connection whose provider gives no lifetime", () => {
+  it("is stored without an expiry by the code exchange, and is not refreshed before a 401", async () => {
+    const s = await setup();
+    const started = await s.send("POST", "/auth", { toolkit: "scripted" });
+    expect(started.status).toBe(200);
+    const state = new URL(started.json.authorizationUrl).searchParams.get("state")!;
+    const accessToken = token("at");
+    script.push({ body: { access_token: accessToken, token_type: "Bearer", refresh_token: token("rt") } });
+    const mark = tokenRequests.length;
+    const callback = await s.send("GET", `/auth/callback?code=code-${RUN}&state=${state}`);
+    expect(callback.json).toEqual({ status: "connected", connectionId: expect.stringMatching(/^conn_/) });
+    expect(tokenRequests.slice(mark).map((r) => r.grantType)).toEqual(["authorization_code"]);
+    const { row, credential } = await s.stored(callback.json.connectionId);
+    expect(row.credentialsExpireAt).toBeNull();
+    expect(credential).toEqual({ type: "oauth2", accessToken, refreshToken: expect.any(String), tokenType: "bearer" });
+    expect((await s.execute(row.id)).json.successful).toBe(true);
+    expect(tokenRequests.slice(mark)).toHaveLength(1);
+    s.assertNoLeaks();
   });
 });
 
