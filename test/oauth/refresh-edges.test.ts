@@ -98,6 +98,7 @@ beforeAll(async () => {
 });
 afterEach(() => {
   vi.useRealTimers();
+  vi.restoreAllMocks();
   script.length = 0;
   onTokenRequest = undefined;
   onRefused = undefined;
@@ -636,6 +637,31 @@ describe("the refresh lease, held by another process", () => {
     expect(res.json).toEqual({ code: "unavailable", error: expect.stringMatching(/being refreshed elsewhere/) });
     expect(res.headers.get("retry-after")).toBe("5");
     expect(refreshesSince(mark)).toBe(0);
+  });
+
+  it("a waiter asks the lease store again after 25 ms, doubling up to 400 ms, each wait jittered between half and one and a half", async () => {
+    // Fake clock and timers: each wait is read off the clock, not measured. Jitter fixed at 0.8.
+    vi.spyOn(Math, "random").mockReturnValue(0.3);
+    vi.useFakeTimers({ toFake: ["setTimeout", "Date"], now: Date.now() });
+    const asked: number[] = [];
+    const leases: LeaseStore = {
+      acquire() {
+        asked.push(Date.now());
+        if (asked.length === 8) vi.setSystemTime(Date.now() + 31_000);
+        return false;
+      },
+      release() {},
+    };
+    const s = await setup({ leases });
+    const { id } = await s.insert({}, -1000);
+    let settled = false;
+    const answer = s.execute(id).finally(() => (settled = true));
+    while (!settled) {
+      await vi.advanceTimersToNextTimerAsync();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect((await answer).status).toBe(503);
+    expect(asked.slice(1).map((at, i) => at - asked[i]!)).toEqual([20, 40, 80, 160, 320, 320, 320]);
   });
 
   it("a release that fails: the call still gets the new token, and a warning says the lease expires by itself", async () => {
