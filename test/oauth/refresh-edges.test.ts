@@ -141,7 +141,9 @@ function scriptedToolkit(scheme: "oauth2" | "bearer" = "oauth2") {
 }
 
 /** A handler over `store`, with its answers, log lines and events recorded. */
-async function setup(options: { store?: ToolsStore; leases?: LeaseStore; scheme?: "oauth2" | "bearer" } = {}) {
+async function setup(
+  options: { store?: ToolsStore; leases?: LeaseStore; scheme?: "oauth2" | "bearer"; fetch?: typeof fetch; refreshLeaseMs?: number } = {},
+) {
   const store = options.store ?? memoryStore();
   const logs: Array<{ level: string; message: string; fields: unknown }> = [];
   const events: Array<{ event: string; payload: unknown }> = [];
@@ -154,6 +156,8 @@ async function setup(options: { store?: ToolsStore; leases?: LeaseStore; scheme?
   const handler = createToolsHandler({
     store,
     ...(options.leases ? { leases: options.leases } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.refreshLeaseMs ? { refreshLeaseMs: options.refreshLeaseMs } : {}),
     secret: SECRET,
     publicUrl: "https://app.test",
     toolkits: [scriptedToolkit(options.scheme)],
@@ -662,6 +666,45 @@ describe("the refresh lease, held by another process", () => {
     }
     expect((await answer).status).toBe(503);
     expect(asked.slice(1).map((at, i) => at - asked[i]!)).toEqual([20, 40, 80, 160, 320, 320, 320]);
+  });
+
+  it("a token request that hangs is given up on before the lease runs out, so no second holder can refresh while it is out", async () => {
+    // Fake clock and timers, AbortSignal.timeout included (vitest cannot fake it): nothing is measured.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"], now: Date.now() });
+    vi.spyOn(AbortSignal, "timeout").mockImplementation((ms) => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(new DOMException("The operation timed out.", "TimeoutError")), ms);
+      return controller.signal;
+    });
+    const store = memoryStore();
+    let leaseEnds = 0;
+    const leases: LeaseStore = {
+      async acquire(name, holder, ttlMs) {
+        leaseEnds = Date.now() + ttlMs;
+        return store.acquireLease(name, holder, ttlMs);
+      },
+      release: (name, holder) => store.releaseLease(name, holder),
+    };
+    let abandonedAt = 0;
+    // The token endpoint never answers; the request ends only when its signal aborts.
+    const hanging: typeof fetch = (_input, init) =>
+      new Promise((_resolve, reject) =>
+        init?.signal?.addEventListener("abort", () => {
+          abandonedAt = Date.now();
+          reject(init.signal!.reason);
+        }),
+      );
+    const s = await setup({ store, leases, fetch: hanging, refreshLeaseMs: 1000 });
+    const { id } = await s.insert({}, -1000);
+    let settled = false;
+    const answer = s.execute(id).finally(() => (settled = true));
+    while (!settled) {
+      await vi.advanceTimersToNextTimerAsync();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect((await answer).json).toMatchObject({ code: "unavailable" });
+    expect(abandonedAt).toBeGreaterThan(0);
+    expect(abandonedAt).toBeLessThan(leaseEnds);
   });
 
   it("a release that fails: the call still gets the new token, and a warning says the lease expires by itself", async () => {
