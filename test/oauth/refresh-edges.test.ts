@@ -266,19 +266,20 @@ describe("a connection made while the toolkit used OAuth, after it switched to a
 });
 
 describe("a connection whose provider gives no lifetime", () => {
-  it("is stored without an expiry by the code exchange, and is not refreshed before a 401", async () => {
+  it("is stored without an expiry by the code exchange (with the scopes granted), and is not refreshed before a 401", async () => {
     const s = await setup();
     const started = await s.send("POST", "/auth", { toolkit: "scripted" });
     expect(started.status).toBe(200);
     const state = new URL(started.json.authorizationUrl).searchParams.get("state")!;
     const accessToken = token("at");
-    script.push({ body: { access_token: accessToken, token_type: "Bearer", refresh_token: token("rt") } });
+    script.push({ body: { access_token: accessToken, token_type: "Bearer", refresh_token: token("rt"), scope: " read  write " } });
     const mark = tokenRequests.length;
     const callback = await s.send("GET", `/auth/callback?code=code-${RUN}&state=${state}`);
     expect(callback.json).toEqual({ status: "connected", connectionId: expect.stringMatching(/^conn_/) });
     expect(tokenRequests.slice(mark).map((r) => r.grantType)).toEqual(["authorization_code"]);
     const { row, credential } = await s.stored(callback.json.connectionId);
     expect(row.credentialsExpireAt).toBeNull();
+    expect(row.scopes).toEqual(["read", "write"]);
     expect(credential).toEqual({ type: "oauth2", accessToken, refreshToken: expect.any(String), tokenType: "bearer" });
     expect((await s.execute(row.id)).json.successful).toBe(true);
     expect(tokenRequests.slice(mark)).toHaveLength(1);
