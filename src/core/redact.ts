@@ -22,25 +22,29 @@ const USERINFO_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:)[^\s/?#@]+@/gi;
 
 /**
  * The spellings of each secret that text can carry: as is, escaped inside a JSON string, and
- * percent-encoded (as `encodeURIComponent` and as a form or query string writes it). Longest first,
- * so that a secret containing another is replaced whole.
+ * percent-encoded (as `encodeURIComponent` and as a form or query string writes it). A secret with
+ * an unpaired surrogate (JSON can carry one) is also spelled as encoders and decoders write it, with
+ * U+FFFD in its place. Longest first, so that a secret containing another is replaced whole. Every
+ * spelling is at least as long as the secret, so none is shorter than `MIN_SECRET_LENGTH`.
  */
 export function secretForms(secrets: Iterable<string>): string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
     if (typeof secret !== "string" || secret.length < MIN_SECRET_LENGTH) continue;
+    const wellFormed = secret.replace(/\p{Cs}/gu, "\uFFFD");
     forms.add(secret);
+    forms.add(wellFormed);
     forms.add(JSON.stringify(secret).slice(1, -1));
-    forms.add(encodeURIComponent(secret));
+    forms.add(encodeURIComponent(wellFormed));
     forms.add(new URLSearchParams([["", secret]]).toString().slice(1));
   }
-  return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+  return [...forms].sort((a, b) => b.length - a.length);
 }
 
 /** Replaces every form of the given secrets (see `secretForms`) with `[redacted]`. */
 export function redactSecrets(text: string, forms: readonly string[]): string {
   let out = text;
-  for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+  for (const form of forms) out = out.replaceAll(form, REDACTED);
   return out;
 }
 
@@ -69,9 +73,9 @@ export function redactData(value: unknown, forms: readonly string[]): unknown {
   if (typeof value === "string") return redactSecrets(value, forms);
   if (Array.isArray(value)) {
     let copy: unknown[] | null = null;
-    for (let i = 0; i < value.length; i++) {
-      const item = redactData(value[i], forms);
-      if (item === value[i]) continue;
+    for (const [i, original] of value.entries()) {
+      const item = redactData(original, forms);
+      if (item === original) continue;
       copy ??= value.slice();
       copy[i] = item;
     }

@@ -2,7 +2,7 @@ import * as oauth from "oauth4webapi";
 import { createConnection } from "../connections/create.js";
 import type { HandlerContext } from "../context/context.js";
 import { errorResponse, ToolsError } from "../core/errors.js";
-import type { Credential, OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { type Credential, credentialSecrets, type OAuth2Scheme } from "../credentials/auth-schemes.js";
 import type { AuthorizationRecord, ConnectionRecord } from "../store/types.js";
 import { sha256Hex } from "../util/encoding.js";
 import { oauthClient } from "./client.js";
@@ -57,6 +57,8 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
   const toolkit = await ctx.registry.get(authorization.toolkit);
   if (toolkit?.auth.type !== "oauth2") throw new CallbackError(`The toolkit "${authorization.toolkit}" no longer uses OAuth.`);
   const scheme = toolkit.auth;
+  // Outside the exchange's try: a server without publicUrl is the operator's to fix, so it is logged.
+  const callback = redirectUri(ctx);
   const { as, client, clientAuth, options } = oauthClient(ctx, scheme);
   const secrets = JSON.parse(await ctx.cipher.decrypt(authorization.secrets, authorization.id)) as AuthorizationSecrets;
 
@@ -76,15 +78,7 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
 
   let tokens: oauth.TokenEndpointResponse;
   try {
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      clientAuth,
-      params,
-      redirectUri(ctx),
-      secrets.codeVerifier,
-      options(),
-    );
+    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, callback, secrets.codeVerifier, options());
     tokens = await oauth.processAuthorizationCodeResponse(as, client, response, {
       expectedNonce: secrets.nonce ?? oauth.expectNoNonce,
       requireIdToken: false,
@@ -101,22 +95,30 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
     ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
     tokenType: tokens.token_type,
     ...(tokens.id_token ? { idToken: tokens.id_token } : {}),
-    ...(typeof tokens.expires_in === "number" ? { expiresIn: tokens.expires_in } : {}),
+    expiresIn: tokens.expires_in, // left out of the sealed JSON when the provider gives none
   };
   return createConnection(ctx, {
     workspaceId: authorization.workspaceId,
     agentId: authorization.agentId,
     toolkit,
     label: authorization.label,
-    remoteUser: await identify(ctx, scheme, tokens),
+    remoteUser: await identify(ctx, scheme, tokens, credential),
     credential,
     scopes: tokens.scope ? tokens.scope.split(" ").filter(Boolean) : scheme.scopes,
     credentialsExpireAt: typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null,
   });
 }
 
-/** The upstream account: the toolkit's own `identify`, else userinfo, else the ID token's claims. */
-async function identify(ctx: HandlerContext, scheme: OAuth2Scheme, tokens: oauth.TokenEndpointResponse): Promise<string> {
+/**
+ * The upstream account: the toolkit's own `identify`, else userinfo, else the ID token's claims.
+ * A failure is logged with the new tokens redacted: a toolkit's `identify` may quote its token.
+ */
+async function identify(
+  ctx: HandlerContext,
+  scheme: OAuth2Scheme,
+  tokens: oauth.TokenEndpointResponse,
+  credential: Credential,
+): Promise<string> {
   const field = scheme.remoteUserField ?? "sub";
   const claims = oauth.getValidatedIdTokenClaims(tokens);
   try {
@@ -125,10 +127,10 @@ async function identify(ctx: HandlerContext, scheme: OAuth2Scheme, tokens: oauth
       const { as, client, options } = oauthClient(ctx, scheme);
       const response = await oauth.userInfoRequest(as, client, tokens.access_token, options());
       const info = await oauth.processUserInfoResponse(as, client, claims?.sub ?? oauth.skipSubjectCheck, response);
-      return String(info[field] ?? info.sub ?? "");
+      return String(info[field] ?? info.sub);
     }
   } catch (error) {
-    ctx.logger.log("warn", "could not identify the OAuth account", { error });
+    ctx.logger.log("warn", "could not identify the OAuth account", { error }, credentialSecrets(credential));
     throw new CallbackError("The provider did not say which account was connected, so no connection was made. Try again.");
   }
   return claims ? String(claims[field] ?? claims.sub) : "";

@@ -103,7 +103,7 @@ async function refreshUnderLease(
         retryAfter: 5,
       });
     }
-    await sleep(Math.min(25 * 2 ** Math.min(attempt, 4), 400) * (0.5 + Math.random()));
+    await sleep(Math.min(25 * 2 ** attempt, 400) * (0.5 + Math.random()));
   }
 }
 
@@ -152,7 +152,7 @@ async function refreshNow(
     refreshToken: tokens.refresh_token ?? credential.refreshToken,
     tokenType: tokens.token_type,
     ...((tokens.id_token ?? credential.idToken) ? { idToken: tokens.id_token ?? credential.idToken } : {}),
-    ...(typeof tokens.expires_in === "number" ? { expiresIn: tokens.expires_in } : {}),
+    expiresIn: tokens.expires_in, // left out of the sealed JSON when the provider gives none
   };
   const expiresAt = typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null;
   const patch = {
@@ -200,9 +200,9 @@ async function readActive(ctx: HandlerContext, connectionId: string): Promise<Co
 
 /** Marks the connection expired with the reason, reports it, and refuses the call. */
 async function expire(ctx: HandlerContext, connection: ConnectionRecord, reason: string): Promise<never> {
-  const updated = await ctx.store.updateConnection(connection.id, { status: "expired", statusReason: reason, updatedAt: new Date() });
+  await ctx.store.updateConnection(connection.id, { status: "expired", statusReason: reason, updatedAt: new Date() });
   ctx.emit("connection.expired", { connectionId: connection.id, toolkit: connection.toolkit, reason });
-  throw expiredError(updated ?? { ...connection, status: "expired", statusReason: reason });
+  throw expiredError({ ...connection, status: "expired", statusReason: reason });
 }
 
 function expiredError(connection: ConnectionRecord): ToolsError {

@@ -8,22 +8,21 @@ import { oauthClient } from "./client.js";
 /**
  * Revokes the connection's tokens at the provider (RFC 7009) when its toolkit has a revocation
  * endpoint: the refresh token first (which ends the grant at most providers), then the access
- * token. Never throws: a failure is logged and reported as false, and the caller deletes the
- * connection locally either way.
+ * token. Never throws: a failure is logged, and the caller deletes the connection locally either
+ * way.
  */
-export async function revokeAtProvider(ctx: HandlerContext, toolkit: Toolkit | null, connection: ConnectionRecord): Promise<boolean> {
-  if (toolkit?.auth.type !== "oauth2" || !toolkit.auth.revocationUrl) return false;
+export async function revokeAtProvider(ctx: HandlerContext, toolkit: Toolkit | null, connection: ConnectionRecord): Promise<void> {
+  if (toolkit?.auth.type !== "oauth2" || !toolkit.auth.revocationUrl) return;
   let tokens: string[] = [];
   try {
     const credential = await openCredential(ctx, connection);
-    if (credential.type !== "oauth2") return false;
+    if (credential.type !== "oauth2") return;
     const { as, client, clientAuth, options } = oauthClient(ctx, toolkit.auth);
     tokens = [credential.refreshToken, credential.accessToken].filter((t): t is string => !!t);
     for (const token of tokens) {
       const response = await oauth.revocationRequest(as, client, clientAuth, token, options());
       await oauth.processRevocationResponse(response);
     }
-    return true;
   } catch (error) {
     ctx.logger.log(
       "warn",
@@ -31,6 +30,5 @@ export async function revokeAtProvider(ctx: HandlerContext, toolkit: Toolkit | n
       { connectionId: connection.id, error },
       tokens,
     );
-    return false;
   }
 }

@@ -15,18 +15,6 @@ export interface AuthorizationSecrets {
   nonce?: string;
 }
 
-// Parameters the library sets itself; a toolkit's authorizationParams cannot override them.
-const RESERVED = new Set([
-  "response_type",
-  "client_id",
-  "redirect_uri",
-  "scope",
-  "state",
-  "code_challenge",
-  "code_challenge_method",
-  "nonce",
-]);
-
 /** The exact redirect_uri: `publicUrl`'s origin, then basePath, then `/auth/callback`. */
 export function redirectUri(ctx: HandlerContext): string {
   if (!ctx.publicUrl) {
@@ -40,8 +28,9 @@ export function redirectUri(ctx: HandlerContext): string {
 
 /** Whether a return URL's origin is the app's own or one of `allowedReturnOrigins`. */
 export function isAllowedReturnUrl(ctx: HandlerContext, returnUrl: string): boolean {
+  // An opaque origin ("null") is neither: publicUrl and allowedReturnOrigins are validated http(s) origins.
   const origin = new URL(returnUrl).origin;
-  return origin !== "null" && (origin === ctx.publicUrl?.origin || ctx.allowedReturnOrigins.includes(origin));
+  return origin === ctx.publicUrl?.origin || ctx.allowedReturnOrigins.includes(origin);
 }
 
 /**
@@ -83,15 +72,21 @@ export async function startAuthorization(
     consumedAt: null,
   });
 
+  // The library's own parameters, including those it leaves out (undefined): a toolkit's
+  // authorizationParams can neither override nor add any of them.
+  const own: Record<string, string | undefined> = {
+    response_type: "code",
+    client_id: scheme.clientId,
+    redirect_uri: callback,
+    scope: scheme.scopes.length ? scheme.scopes.join(" ") : undefined,
+    state,
+    code_challenge: await oauth.calculatePKCECodeChallenge(secrets.codeVerifier),
+    code_challenge_method: "S256",
+    nonce: secrets.nonce,
+  };
   const url = new URL(scheme.authorizationUrl);
-  for (const [name, value] of Object.entries(scheme.authorizationParams ?? {})) if (!RESERVED.has(name)) url.searchParams.set(name, value);
-  url.searchParams.set("response_type", "code");
-  url.searchParams.set("client_id", scheme.clientId);
-  url.searchParams.set("redirect_uri", callback);
-  if (scheme.scopes.length) url.searchParams.set("scope", scheme.scopes.join(" "));
-  url.searchParams.set("state", state);
-  url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(secrets.codeVerifier));
-  url.searchParams.set("code_challenge_method", "S256");
-  if (secrets.nonce) url.searchParams.set("nonce", secrets.nonce);
+  for (const [name, value] of Object.entries(scheme.authorizationParams ?? {}))
+    if (!Object.hasOwn(own, name)) url.searchParams.set(name, value);
+  for (const [name, value] of Object.entries(own)) if (value !== undefined) url.searchParams.set(name, value);
   return { authorizationId: id, authorizationUrl: url.href, expiresAt: expiresAt.toISOString() };
 }

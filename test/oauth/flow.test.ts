@@ -306,6 +306,8 @@ describe("a callback that fails creates no connection and says why", () => {
 
 describe("secrets at rest and in events", () => {
   it("stores no token, code or code_verifier readably, and hooks carry none", async () => {
+    // Its own completed and failed flows, so that the check has material when the test runs alone.
+    await h.callback(await as.authorizeWithFetch((await h.startAuth(alice)).authorizationUrl, { decision: "deny" }));
     const { connectionId } = await h.connect(alice);
     const credential = await h.credentialOf(connectionId);
     expect(credential.accessToken && credential.refreshToken && credential.idToken).toBeTruthy();
@@ -314,13 +316,13 @@ describe("secrets at rest and in events", () => {
 
     const connections = await h.store.listConnections({ workspaceId: "ws1" });
     const authorizations = await Promise.all(h.authorizationIds.map((id) => h.store.getAuthorization(id)));
-    expect(connections.length).toBeGreaterThan(5);
-    expect(authorizations.length).toBeGreaterThan(10);
+    expect(connections.length).toBeGreaterThan(0);
+    expect(authorizations.length).toBeGreaterThan(1);
     const atRest = JSON.stringify([connections, authorizations]);
     const found = secrets.filter((secret) => atRest.includes(secret));
     expect(found).toEqual([]);
     // The token-bearing events were recorded, and assertNoLeaks (afterAll) checks them all.
-    expect((await h.eventsOf("auth.completed")).length).toBeGreaterThan(5);
-    expect((await h.eventsOf("auth.failed")).length).toBeGreaterThan(3);
+    expect((await h.eventsOf("auth.completed")).length).toBeGreaterThan(0);
+    expect((await h.eventsOf("auth.failed")).length).toBeGreaterThan(0);
   });
 });
