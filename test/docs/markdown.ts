@@ -41,11 +41,11 @@ export function docFiles(): string[] {
       if (statSync(join(ROOT, path)).isDirectory()) return pages(path);
       return name.endsWith(".md") ? [path] : [];
     });
-  return ["README.md", "CONTRIBUTING.md", ...pages("docs").sort()];
+  return ["README.md", "CHANGELOG.md", "CONTRIBUTING.md", ...pages("docs").sort()];
 }
 
 /** Pages a user of the package reads: the README and docs/, which must not send them into src/ or test/. */
-export const isUserFacing = (doc: string) => doc === "README.md" || doc.startsWith("docs/");
+export const isUserFacing = (doc: string) => doc === "README.md" || doc === "CHANGELOG.md" || doc.startsWith("docs/");
 
 export function readDoc(doc: string): string {
   return readFileSync(join(ROOT, doc), "utf8");
