@@ -33,7 +33,8 @@ const ANSWERS: Record<string, [number, string, "invalid_request" | "payload_too_
     400,
     "Bad Request",
     "invalid_request",
-    "The request's Transfer-Encoding cannot be used: frame the body either with Transfer-Encoding: chunked alone or with a Content-Length alone, never both.",
+    "The request's Transfer-Encoding cannot be used: " +
+      "frame the body either with Transfer-Encoding: chunked alone or with a Content-Length alone, never both.",
   ],
   HPE_INVALID_HEADER_TOKEN: [
     400,
@@ -67,6 +68,10 @@ export function handleClientError(error: Error & { code?: string }, socket: Dupl
   }
   const [status, reason, code, sentence] = ANSWERS[error.code ?? ""] ?? DEFAULT;
   const body = JSON.stringify({ error: sentence, code });
-  const head = `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+  const head =
+    `HTTP/1.1 ${status} ${reason}\r\n` +
+    "Content-Type: application/json; charset=utf-8\r\n" +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    "Connection: close\r\n\r\n";
   socket.end(head + body, () => socket.destroy());
 }

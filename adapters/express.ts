@@ -21,7 +21,8 @@ export function toExpressHandler(tools: FetchHandler): (req: ExpressRequest, res
     if (replay !== null) return serveNode(tools, req, res, url, replay);
     const body = JSON.stringify({
       error:
-        "A middleware mounted before the Tools API handler read the request body and kept nothing the handler can use (a multipart parser, or a stream reader); mount the handler before it.",
+        "A middleware mounted before the Tools API handler read the request body and kept nothing the handler can use " +
+        "(a multipart parser, or a stream reader); mount the handler before it.",
       code: "invalid_request",
     });
     res.writeHead(400, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) }).end(body);

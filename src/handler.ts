@@ -124,7 +124,8 @@ async function serve(
   if (request.bodyUsed) {
     throw new ToolsError(
       "invalid_request",
-      "The request body was read before it reached the Tools API handler (by a body parser or middleware); mount the handler before that code, or pass it the unread request.",
+      "The request body was read before it reached the Tools API handler (by a body parser or middleware); " +
+        "mount the handler before that code, or pass it the unread request.",
     );
   }
   return route.serve({ request, url, principal, params: decodeParams(rawParams) }, context);
@@ -212,7 +213,8 @@ function resolveContext(options: ResolvedOptions): HandlerContext {
 function ephemeralSecret(inMemory: boolean, logger: SafeLogger | null): string {
   if (!inMemory) {
     throw new TypeError(
-      'createToolsHandler: option "secret" is required with a persistent store: pass at least 32 random bytes, e.g. from `openssl rand -base64 32`, kept outside the code.',
+      'createToolsHandler: option "secret" is required with a persistent store: ' +
+        "pass at least 32 random bytes, e.g. from `openssl rand -base64 32`, kept outside the code.",
     );
   }
   const message =

@@ -30,11 +30,16 @@ export const ProxyBodySchema = z.object({
     .unknown()
     .optional()
     .meta({ description: "JSON value sent as the body (POST, PUT, PATCH). A string is sent as text unless Content-Type says JSON." }),
-  bodyFile: z.string().max(160).optional().meta({
-    description:
-      "Staging key of a file the agent uploaded (POST /upload), sent as the raw body (POST, PUT, PATCH) with its stored content type unless headers set Content-Type. Not with body.",
-    format: STAGED_FILE_FORMAT,
-  }),
+  bodyFile: z
+    .string()
+    .max(160)
+    .optional()
+    .meta({
+      description:
+        "Staging key of a file the agent uploaded (POST /upload), sent as the raw body (POST, PUT, PATCH) " +
+        "with its stored content type unless headers set Content-Type. Not with body.",
+      format: STAGED_FILE_FORMAT,
+    }),
   connection_id: idParam.optional(),
 });
 

@@ -20,7 +20,8 @@ export interface UploadTarget {
 /**
  * Streams `body` into one S3 object and resolves with its size once S3 has it whole. A body
  * shorter than `partSize` is one PutObject; a longer one is a multipart upload of `partSize`
- * parts, reading the next part while the previous one uploads (about two parts in memory). Either way the object appears at once, whole, when the last request completes.
+ * parts, reading the next part while the previous one uploads (about two parts in memory). Either
+ * way the object appears at once, whole, when the last request completes.
  *
  * When the body errors or `signal` aborts, in-flight requests are cancelled, a started multipart
  * upload is aborted (so S3 drops its parts), no object is written, and the promise rejects with

@@ -39,7 +39,8 @@ export function createAccessLog(format: LogFormat, write: (line: string) => void
           write(
             format === "json"
               ? `${JSON.stringify(line)}\n`
-              : `${line.time} ${line.method} ${line.path} ${line.status} ${line.durationMs}ms ${line.keyId ?? "-"}${line.aborted ? " aborted" : ""}\n`,
+              : `${line.time} ${line.method} ${line.path} ${line.status} ${line.durationMs}ms ` +
+                  `${line.keyId ?? "-"}${line.aborted ? " aborted" : ""}\n`,
           );
         });
         current.run(entry, () => listener(req, res));

@@ -55,7 +55,8 @@ export function readCredentials(path: string): StoredCredentials | null {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw new CliError(
-      `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? "error"}); fix its permissions, or run "tools-proxy logout" and sign in again.`,
+      `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? "error"}); ` +
+        'fix its permissions, or run "tools-proxy logout" and sign in again.',
     );
   }
   let parsed: Partial<StoredCredentials> | null = null;

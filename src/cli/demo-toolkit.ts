@@ -18,7 +18,8 @@ export function demoToolkit(origin: string): Toolkit {
     slug: "demo",
     name: "Demo",
     description:
-      "An offline demo: notes kept by a small API inside the server, and a word count of an uploaded file. Connect with the API key demo-key.",
+      "An offline demo: notes kept by a small API inside the server, and a word count of an uploaded file. " +
+      "Connect with the API key demo-key.",
     baseUrl: `${origin}${DEMO_API_PATH}`,
     auth: apiKey({ in: "header", name: DEMO_KEY_HEADER }),
     tools: [

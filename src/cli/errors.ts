@@ -8,7 +8,11 @@ import { inCliWords } from "./server-words.js";
 export const EXIT = {
   /** Done. */
   ok: 0,
-  /** Failed: the server refused the request (400, 409, 413, 415, 429, 402, 500), a tool or proxied call answered `successful: false`, an authorization failed or expired, a local file could not be read or written; serve, keys and migrate failures. */
+  /**
+   * Failed: the server refused the request (400, 409, 413, 415, 429, 402, 500), a tool or proxied
+   * call answered `successful: false`, an authorization failed or expired, a local file could not be
+   * read or written; serve, keys and migrate failures.
+   */
   failure: 1,
   /** The command line is wrong: unknown command or option, missing or malformed argument. */
   usage: 2,

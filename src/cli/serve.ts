@@ -133,7 +133,8 @@ export async function runServe(settings: ServeSettings): Promise<number> {
       ...(key
         ? [`agent key ${key.id} for workspace "local", agent "agent" (printed once; only its hash is stored):`, "", `  ${key.key}`, ""]
         : [
-            `agent keys: the data already has one; make another with "${command} keys create --workspace local --agent agent" (same storage options)`,
+            "agent keys: the data already has one; " +
+              `make another with "${command} keys create --workspace local --agent agent" (same storage options)`,
           ]),
       ...(demoApi ? [`demo toolkit: connect it with the API key "${DEMO_API_KEY}"; its API is ${origin}${DEMO_API_PATH}`] : []),
       `sign in from the command line: ${command} login --url ${origin} --workspace local`,

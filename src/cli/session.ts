@@ -115,7 +115,8 @@ export function openClient(
     const source =
       credentials.sources.agent === "flag" ? "--agent" : credentials.sources.agent === "env" ? ENV_VARS.agent : credentials.file;
     warn(
-      `the agent "${agent}" (from ${source}) is not used: this is an agent key, which always acts as its own agent; --agent is for a workspace service key (psk_...).`,
+      `the agent "${agent}" (from ${source}) is not used: this is an agent key, which always acts as its own agent; ` +
+        "--agent is for a workspace service key (psk_...).",
     );
     agent = undefined;
   }
@@ -131,7 +132,8 @@ export function openClient(
 export function agentRequired(error: unknown): CliError | null {
   if (!serviceKeyWithoutAgent || !isToolsClientError(error) || error.status !== 400 || !error.message.includes("x-agent-id")) return null;
   return new CliError(
-    `the server answered 400 ${error.code}: ${error.message} This is a workspace service key with no agent: name one with --agent A, ${ENV_VARS.agent}=A, or "tools-proxy login --agent A".`,
+    `the server answered 400 ${error.code}: ${error.message} This is a workspace service key with no agent: ` +
+      `name one with --agent A, ${ENV_VARS.agent}=A, or "tools-proxy login --agent A".`,
     EXIT.agentRequired,
   );
 }

@@ -99,7 +99,8 @@ export function openStorage(flags: StorageFlags, env: NodeJS.ProcessEnv = proces
     const fromEnv = [databaseUrl && databaseFrom, redisUrl && redisFrom].filter(Boolean);
     if (fromEnv.length)
       throw new SettingsError(
-        `--memory keeps everything in memory, but ${fromEnv.join(" and ")} ${fromEnv.length > 1 ? "are" : "is"} set: unset it, or leave out --memory.`,
+        `--memory keeps everything in memory, but ${fromEnv.join(" and ")} ${fromEnv.length > 1 ? "are" : "is"} set: ` +
+          "unset it, or leave out --memory.",
       );
     return {
       store: memoryStore(),
@@ -141,6 +142,9 @@ export function openStorage(flags: StorageFlags, env: NodeJS.ProcessEnv = proces
   // One connection for both stores, made only for serve: keys create and migrate use neither.
   const redis = redisUrl && forServe ? connectRedisOrExplain(redisUrl, redisFrom) : undefined;
   const leases = redis ? redisLeaseStore(redis) : undefined;
+  const data = databaseUrl
+    ? `${store.dialect === "postgres" ? "PostgreSQL" : "MySQL"} at ${hostOf(databaseUrl)}`
+    : join(dataDir, "tools-proxy.db");
   return {
     store,
     sql: store,
@@ -150,7 +154,7 @@ export function openStorage(flags: StorageFlags, env: NodeJS.ProcessEnv = proces
     rateLimitStore: redis ? redisRateLimitStore(redis) : undefined,
     redisHost: redisUrl ? hostOf(redisUrl) : undefined,
     describe: [
-      `data: ${databaseUrl ? `${store.dialect === "postgres" ? "PostgreSQL" : "MySQL"} at ${hostOf(databaseUrl)}` : join(dataDir, "tools-proxy.db")}`,
+      `data: ${data}`,
       `staged files: ${join(dataDir, "files")}${databaseUrl ? " (this instance's own: give every instance the same directory)" : ""}`,
       ...(redisUrl ? [`refresh leases: Redis at ${hostOf(redisUrl)}`] : []),
     ],
@@ -219,7 +223,10 @@ export function storageFailure(error: unknown): string {
     .replace(/^tools-proxy: /, "")
     .replace(/\/\/[^@/\s]*@/g, "//***@")
     .replace(/([^.])$/, "$1.");
-  return `the database could not be used: ${sentence} Check the storage options (--data-dir, --database-url) and that the database is running.`;
+  return (
+    `the database could not be used: ${sentence} ` +
+    "Check the storage options (--data-dir, --database-url) and that the database is running."
+  );
 }
 
 function describeCause(cause: unknown): string {

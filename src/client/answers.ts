@@ -45,7 +45,8 @@ export async function readJsonAnswer<T>(response: Response, ctx: AnswerContext):
 function unexpectedAnswer(response: Response, what: string, ctx: AnswerContext): ToolsClientError {
   const path = response.url ? new URL(response.url).pathname : "The server";
   const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
-  const message = `${path} answered ${status} ${what}. Is ${ctx.baseUrl} the Tools API's base URL, with its mount path (e.g. /proxy/tools)?`;
+  const message =
+    `${path} answered ${status} ${what}. ` + `Is ${ctx.baseUrl} the Tools API's base URL, with its mount path (e.g. /proxy/tools)?`;
   return new ToolsClientError("unexpected_response", ctx.redact(message), { status: response.status });
 }
 

@@ -34,7 +34,8 @@ export function createTransport(options: TransportOptions) {
   // Checked here, because fetch's own error for a bad header value quotes the value: the key.
   if (!/^[\x21-\x7e]+$/.test(apiKey)) {
     throw new TypeError(
-      'createToolsClient: option "apiKey" holds a space, a line break, a control or a non-ASCII character, which no API key has; copy the key again.',
+      'createToolsClient: option "apiKey" holds a space, a line break, a control or a non-ASCII character, ' +
+        "which no API key has; copy the key again.",
     );
   }
   if (options.agentId !== undefined && !/^[\x21-\x7e]*$/.test(options.agentId)) {
@@ -45,7 +46,8 @@ export function createTransport(options: TransportOptions) {
       new Headers({ [name]: value });
     } catch {
       throw new TypeError(
-        `createToolsClient: option "headers": the header ${JSON.stringify(name.replace(/[^\x20-\x7e]/g, "?"))} has a name or value HTTP cannot carry (a line break, NUL or non-Latin-1 character).`,
+        `createToolsClient: option "headers": the header ${JSON.stringify(name.replace(/[^\x20-\x7e]/g, "?"))} ` +
+          "has a name or value HTTP cannot carry (a line break, NUL or non-Latin-1 character).",
       );
     }
   }
@@ -78,7 +80,9 @@ export function createTransport(options: TransportOptions) {
           ? cause.message
           : String((error as Error)?.message ?? error);
     const where = new URL(target);
-    const message = `Could not reach the Tools API at ${where.origin}${where.pathname} (${detail}). Check the URL and that the server is running, then retry.`;
+    const message =
+      `Could not reach the Tools API at ${where.origin}${where.pathname} (${detail}). ` +
+      "Check the URL and that the server is running, then retry.";
     return new ToolsClientError("network_error", ctx.redact(message), { cause: error });
   }
 

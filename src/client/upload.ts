@@ -65,6 +65,7 @@ export async function uploadFile(transport: Transport, source: UploadSource, opt
 /** A browser's fetch refuses a streamed body over HTTP/1.1 as if the network failed: say so. */
 function inBrowser(error: ToolsClientError): ToolsClientError {
   const hint =
-    " If the server is up, this browser cannot stream a request body to it: Chromium streams uploads only over HTTP/2, Firefox and Safari not at all. Upload a Blob or File instead.";
+    " If the server is up, this browser cannot stream a request body to it: " +
+    "Chromium streams uploads only over HTTP/2, Firefox and Safari not at all. Upload a Blob or File instead.";
   return new ToolsClientError("network_error", error.message + hint, { cause: error.cause });
 }

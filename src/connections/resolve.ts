@@ -31,14 +31,16 @@ export async function resolveConnection(
     if (!connection || connection.toolkit !== toolkit.slug) {
       throw new ToolsError(
         "not_found",
-        `No connection "${connectionId}" to toolkit "${toolkit.slug}" for this agent. List yours with GET ${ctx.basePath}/connections?toolkit=${toolkit.slug}.`,
+        `No connection "${connectionId}" to toolkit "${toolkit.slug}" for this agent. ` +
+          `List yours with GET ${ctx.basePath}/connections?toolkit=${toolkit.slug}.`,
       );
     }
     if (connection.status !== "active") {
       const reason = connection.statusReason ? ` (${connection.statusReason})` : "";
       throw new ToolsError(
         "connection_required",
-        `Connection "${connection.id}" is ${connection.status}${reason}. Reconnect with POST ${ctx.basePath}/auth {"toolkit":"${toolkit.slug}"}.`,
+        `Connection "${connection.id}" is ${connection.status}${reason}. ` +
+          `Reconnect with POST ${ctx.basePath}/auth {"toolkit":"${toolkit.slug}"}.`,
       );
     }
     return connection;

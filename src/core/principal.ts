@@ -39,7 +39,8 @@ export function requireAgent(principal: Principal): AgentPrincipal {
   if (principal.agentId === null) {
     throw new ToolsError(
       "invalid_request",
-      "This route acts for an agent: with a workspace service key, send the header x-agent-id naming the agent, or use the agent's own key.",
+      "This route acts for an agent: with a workspace service key, send the header x-agent-id naming the agent, " +
+        "or use the agent's own key.",
     );
   }
   return principal as AgentPrincipal;

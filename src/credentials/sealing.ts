@@ -23,7 +23,8 @@ export async function openCredential(
     ctx.logger.log("error", "credential could not be decrypted", { connectionId: connection.id, error });
     throw new ToolsError(
       "internal",
-      `The credential of connection "${connection.id}" cannot be read (was the secret changed?). Reconnect it with POST /auth, or restore the previous secret.`,
+      `The credential of connection "${connection.id}" cannot be read (was the secret changed?). ` +
+        "Reconnect it with POST /auth, or restore the previous secret.",
     );
   }
 }

@@ -55,7 +55,8 @@ function assertSendable(toolkit: Toolkit, connection: ConnectionRecord, credenti
   if (!problem) return;
   throw new ToolsError(
     "connection_required",
-    `The credential of connection "${connection.id}" cannot be used: its ${problem.field} ${problem.reason}. Delete the connection and connect again with POST /auth {"toolkit":"${toolkit.slug}"}.`,
+    `The credential of connection "${connection.id}" cannot be used: its ${problem.field} ${problem.reason}. ` +
+      `Delete the connection and connect again with POST /auth {"toolkit":"${toolkit.slug}"}.`,
   );
 }
 

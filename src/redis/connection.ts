@@ -87,7 +87,8 @@ export function connectRedis(url: string, options: { timeoutMs?: number } = {}):
 function checkRedisUrl(url: string): void {
   const wrong = (what: string) =>
     new TypeError(
-      `connectRedis: the Redis URL ${what}; use redis://[[user]:password@]host[:port][/db] (rediss:// for TLS), with special characters of the password percent-encoded.`,
+      `connectRedis: the Redis URL ${what}; use redis://[[user]:password@]host[:port][/db] (rediss:// for TLS), ` +
+        "with special characters of the password percent-encoded.",
     );
   let parsed: URL;
   try {

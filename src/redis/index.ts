@@ -5,7 +5,10 @@
  *
  *   import { connectRedis, redisLeaseStore, redisRateLimitStore } from "tools-proxy/redis";
  *   const redis = connectRedis(process.env.REDIS_URL!);
- *   createToolsHandler({ leases: redisLeaseStore(redis), limits: rateLimit({ limit: 100, windowMs: 60_000, store: redisRateLimitStore(redis) }) });
+ *   createToolsHandler({
+ *     leases: redisLeaseStore(redis),
+ *     limits: rateLimit({ limit: 100, windowMs: 60_000, store: redisRateLimitStore(redis) }),
+ *   });
  */
 export { connectRedis, type RedisConnection, type RedisScriptClient, type RedisStoreOptions } from "./connection.js";
 export { type RedisLeaseStore, redisLeaseStore } from "./lease-store.js";

@@ -126,7 +126,8 @@ async function toolsFor(ctx: HandlerContext, principal: Principal, toolkit: Tool
   if (!connection || connection.toolkit !== toolkit.slug) {
     throw new ToolsError(
       "not_found",
-      `No connection "${connectionId}" to toolkit "${toolkit.slug}" for this caller. List connections with GET ${ctx.basePath}/connections.`,
+      `No connection "${connectionId}" to toolkit "${toolkit.slug}" for this caller. ` +
+        `List connections with GET ${ctx.basePath}/connections.`,
     );
   }
   if (connection.scopes.length === 0) return toolkit.tools;

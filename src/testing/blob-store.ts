@@ -117,29 +117,33 @@ export function blobStoreConformance(
           metadata: { workspaceId: "ws_1", agentId: "agent_1" },
           expiresAt,
         };
-        expect(put).toMatchObject(expected);
-        expect(put.createdAt).toBeInstanceOf(Date);
+        expect(put, "put returns the key, size and every field it was given").toMatchObject(expected);
+        expect(put.createdAt, "put returns createdAt as a Date").toBeInstanceOf(Date);
         const head = await store.head(key);
-        expect(head).toMatchObject(expected);
-        expect(head!.createdAt.getTime()).toBe(put.createdAt.getTime());
+        expect(head, "head returns the key, size and every field put stored").toMatchObject(expected);
+        expect(head!.createdAt.getTime(), "head returns the createdAt that put returned").toBe(put.createdAt.getTime());
         const got = await store.get(key);
         const { body, ...info } = got!;
-        expect(info).toEqual(head);
-        expect(await readAll(body)).toEqual(data);
+        expect(info, "get returns the same fields as head, beside the body").toEqual(head);
+        expect(await readAll(body), "get's body is the bytes put wrote, whole and in order").toEqual(data);
       });
 
       it("stores a blob without file name or metadata, and an empty blob", async () => {
         const key = randomKey();
         await store.put(key, streamOf([]), { contentType: "application/octet-stream", expiresAt: inMs(HOUR) });
         const head = await store.head(key);
-        expect(head).toMatchObject({ size: 0, filename: null, metadata: {} });
-        expect(await readAll((await store.get(key))!.body)).toEqual(new Uint8Array(0));
+        expect(head, "head of an empty blob put without filename or metadata: size 0, filename null, metadata {}").toMatchObject({
+          size: 0,
+          filename: null,
+          metadata: {},
+        });
+        expect(await readAll((await store.get(key))!.body), "get of an empty blob returns an empty body").toEqual(new Uint8Array(0));
       });
 
       it("accepts a key of 128 characters from [A-Za-z0-9_-]", async () => {
         const key = `${randomKey()}_-`.padEnd(128, "Az09");
         await store.put(key, streamOf([pattern(10, 1)]), putOptions());
-        expect((await store.head(key))?.key).toBe(key);
+        expect((await store.head(key))?.key, "head finds a blob put under a 128-character key of [A-Za-z0-9_-]").toBe(key);
       });
 
       optional("largeWrite", "stores a large stream written in many chunks, reading it on demand", async () => {
@@ -156,11 +160,11 @@ export function blobStoreConformance(
           },
         });
         const info = await store.put(key, body, putOptions());
-        expect(info.size).toBe(largeBytes);
-        expect((await store.head(key))!.size).toBe(largeBytes);
+        expect(info.size, "put of a large stream returns the size of every byte the stream gave").toBe(largeBytes);
+        expect((await store.head(key))!.size, "head gives the large blob's full size").toBe(largeBytes);
         const read = await readAll((await store.get(key))!.body);
-        expect(read.byteLength).toBe(largeBytes);
-        expect(await digest(read)).toBe(await digest(pattern(largeBytes, 0)));
+        expect(read.byteLength, "get reads the large blob back whole").toBe(largeBytes);
+        expect(await digest(read), "get reads the large blob back byte for byte").toBe(await digest(pattern(largeBytes, 0)));
       });
 
       optional("largeRead", "reads a large blob back in chunks as the reader pulls, and lets the reader stop early", async () => {
@@ -169,12 +173,12 @@ export function blobStoreConformance(
         const reader = (await store.get(key))!.body.getReader();
         const first = await reader.read();
         // One chunk of many: the store hands the blob out piece by piece, not as one buffer.
-        expect(first.done).toBe(false);
-        expect(first.value!.byteLength).toBeGreaterThan(0);
-        expect(first.value!.byteLength).toBeLessThan(largeBytes);
+        expect(first.done, "get's body gives a first chunk of a large blob").toBe(false);
+        expect(first.value!.byteLength, "the first chunk of get's body has bytes").toBeGreaterThan(0);
+        expect(first.value!.byteLength, "get's body streams a large blob in chunks, not as one buffer").toBeLessThan(largeBytes);
         await reader.cancel();
         const again = await readAll((await store.get(key))!.body);
-        expect(await digest(again)).toBe(await digest(pattern(largeBytes, 5)));
+        expect(await digest(again), "after a reader cancels, get reads the blob again, whole").toBe(await digest(pattern(largeBytes, 5)));
       });
 
       optional("readWhileDeleted", "a reader that opened a blob reads it whole while it is deleted or replaced", async () => {
@@ -183,11 +187,15 @@ export function blobStoreConformance(
         await store.put(key, streamOf(split(data, 256 * 1024)), putOptions());
         const deleted = (await store.get(key))!.body;
         const replaced = (await store.get(key))!.body;
-        expect(await store.delete(key)).toBe(true);
+        expect(await store.delete(key), "delete of a stored blob returns true").toBe(true);
         await store.put(key, streamOf([pattern(10, 7)]), putOptions());
-        expect(await digest(await readAll(deleted))).toBe(await digest(data));
-        expect(await digest(await readAll(replaced))).toBe(await digest(data));
-        expect(await readAll((await store.get(key))!.body)).toEqual(pattern(10, 7));
+        expect(await digest(await readAll(deleted)), "a body opened by get before delete reads the old blob whole").toBe(
+          await digest(data),
+        );
+        expect(await digest(await readAll(replaced)), "a body opened by get before a replacing put reads the old blob whole").toBe(
+          await digest(data),
+        );
+        expect(await readAll((await store.get(key))!.body), "a get after the replacing put reads the new blob").toEqual(pattern(10, 7));
       });
 
       it("replaces an existing blob on put, with all of its fields", async () => {
@@ -195,8 +203,11 @@ export function blobStoreConformance(
         await store.put(key, streamOf([pattern(100, 1)]), putOptions({ filename: "a.txt", metadata: { a: "1", b: "2" } }));
         const expiresAt = inMs(2 * HOUR);
         await store.put(key, streamOf([pattern(50, 2)]), { contentType: "text/csv", metadata: { c: "3" }, expiresAt });
-        expect(await store.head(key)).toMatchObject({ size: 50, contentType: "text/csv", filename: null, metadata: { c: "3" }, expiresAt });
-        expect(await readAll((await store.get(key))!.body)).toEqual(pattern(50, 2));
+        expect(
+          await store.head(key),
+          "a second put of a key replaces every field: size, contentType, filename (null when not given), metadata, expiresAt",
+        ).toMatchObject({ size: 50, contentType: "text/csv", filename: null, metadata: { c: "3" }, expiresAt });
+        expect(await readAll((await store.get(key))!.body), "a second put of a key replaces the bytes").toEqual(pattern(50, 2));
       });
 
       it("returns copies: changing a returned value or a source chunk never changes the stored blob", async () => {
@@ -211,15 +222,24 @@ export function blobStoreConformance(
         head!.metadata.owner = "changed";
         const reader = (await store.get(key))!.body.getReader();
         for (let read = await reader.read(); !read.done; read = await reader.read()) read.value.fill(0);
-        expect((await store.head(key))!.metadata).toEqual({ owner: "a" });
-        expect((await store.head(key))!.expiresAt.getTime()).toBeGreaterThan(Date.now());
-        expect(await readAll((await store.get(key))!.body)).toEqual(original);
+        expect(
+          (await store.head(key))!.metadata,
+          "changing the metadata put or head returned leaves the stored metadata unchanged (return copies)",
+        ).toEqual({ owner: "a" });
+        expect(
+          (await store.head(key))!.expiresAt.getTime(),
+          "changing the expiresAt Date put returned leaves the stored expiresAt unchanged (return a copy)",
+        ).toBeGreaterThan(Date.now());
+        expect(
+          await readAll((await store.get(key))!.body),
+          "changing a source chunk after put, or a chunk get handed out, leaves the stored bytes unchanged (copy them)",
+        ).toEqual(original);
       });
 
       it("returns null from get and head for a key that does not exist", async () => {
         const key = randomKey();
-        expect(await store.get(key)).toBeNull();
-        expect(await store.head(key)).toBeNull();
+        expect(await store.get(key), "get of a key never put returns null").toBeNull();
+        expect(await store.head(key), "head of a key never put returns null").toBeNull();
       });
     });
 
@@ -229,6 +249,7 @@ export function blobStoreConformance(
         const failure = new Error("source broke mid-way");
         await expect(
           settle(() => store.put(key, failingStream([pattern(1000, 1), pattern(1000, 2)], failure), putOptions())),
+          "put rejects with the error of a source stream that fails mid-way",
         ).rejects.toThrow(failure.message);
         await expectAbsent(store, key);
       });
@@ -236,10 +257,13 @@ export function blobStoreConformance(
       it("keeps the previous blob when a replacing write fails", async () => {
         const key = randomKey();
         await store.put(key, streamOf([pattern(100, 1)]), putOptions());
-        await expect(settle(() => store.put(key, failingStream([pattern(10, 2)], new Error("broken")), putOptions()))).rejects.toThrow(
-          "broken",
+        await expect(
+          settle(() => store.put(key, failingStream([pattern(10, 2)], new Error("broken")), putOptions())),
+          "a replacing put rejects with the error of its failing source stream",
+        ).rejects.toThrow("broken");
+        expect(await readAll((await store.get(key))!.body), "a replacing put that failed leaves the previous blob, whole").toEqual(
+          pattern(100, 1),
         );
-        expect(await readAll((await store.get(key))!.body)).toEqual(pattern(100, 1));
       });
 
       it("rejects and stores nothing when the signal is already aborted", async () => {
@@ -248,6 +272,7 @@ export function blobStoreConformance(
         controller.abort(new Error("aborted before the write"));
         await expect(
           settle(() => store.put(key, streamOf([pattern(100, 1)]), putOptions({ signal: controller.signal }))),
+          "put rejects when its signal is already aborted",
         ).rejects.toThrow();
         await expectAbsent(store, key);
       });
@@ -260,7 +285,10 @@ export function blobStoreConformance(
         source.push(pattern(1000, 1));
         await sleep(20);
         controller.abort(new Error("the client went away"));
-        await expect(withTimeout(putting, 2000, "put did not settle within 2 s of the abort")).rejects.toThrow("the client went away");
+        await expect(
+          withTimeout(putting, 2000, "put did not settle within 2 s of the abort"),
+          "put rejects with the signal's abort reason, promptly, when the signal aborts mid-write",
+        ).rejects.toThrow("the client went away");
         await expectAbsent(store, key);
       });
     });
@@ -272,12 +300,14 @@ export function blobStoreConformance(
         const putting = settle(() => store.put(key, source.stream, putOptions()));
         source.push(pattern(1000, 1));
         await sleep(20);
-        expect(await store.head(key)).toBeNull();
-        expect(await store.get(key)).toBeNull();
+        expect(await store.head(key), "head returns null while the blob's stream has not ended").toBeNull();
+        expect(await store.get(key), "get returns null while the blob's stream has not ended").toBeNull();
         source.push(pattern(1000, 2));
         source.close();
         await putting;
-        expect(await readAll((await store.get(key))!.body)).toEqual(concatBytes([pattern(1000, 1), pattern(1000, 2)]));
+        expect(await readAll((await store.get(key))!.body), "once the stream has ended, get reads every chunk it gave").toEqual(
+          concatBytes([pattern(1000, 1), pattern(1000, 2)]),
+        );
       });
 
       it("serves the previous blob, whole, while a replacement is being written", async () => {
@@ -287,11 +317,15 @@ export function blobStoreConformance(
         const putting = settle(() => store.put(key, source.stream, putOptions()));
         source.push(pattern(300, 2));
         await sleep(20);
-        expect(await readAll((await store.get(key))!.body)).toEqual(pattern(500, 1));
+        expect(await readAll((await store.get(key))!.body), "while a replacing put is still writing, get reads the previous blob").toEqual(
+          pattern(500, 1),
+        );
         source.push(pattern(300, 3));
         source.close();
         await putting;
-        expect(await readAll((await store.get(key))!.body)).toEqual(concatBytes([pattern(300, 2), pattern(300, 3)]));
+        expect(await readAll((await store.get(key))!.body), "once the replacing put has ended, get reads the new blob, whole").toEqual(
+          concatBytes([pattern(300, 2), pattern(300, 3)]),
+        );
       });
 
       it("stores concurrent writes of different keys, each whole", async () => {
@@ -300,8 +334,13 @@ export function blobStoreConformance(
           keys.map((key, i) => store.put(key, slowStream(split(pattern(4096 + i, i), 512)), putOptions({ metadata: { i: String(i) } }))),
         );
         for (const [i, key] of keys.entries()) {
-          expect((await store.head(key))!.metadata).toEqual({ i: String(i) });
-          expect(await readAll((await store.get(key))!.body)).toEqual(pattern(4096 + i, i));
+          expect((await store.head(key))!.metadata, `concurrent put ${i} of 20 different keys keeps its own metadata`).toEqual({
+            i: String(i),
+          });
+          expect(
+            await readAll((await store.get(key))!.body),
+            `concurrent put ${i} of 20 different keys keeps its own bytes, whole`,
+          ).toEqual(pattern(4096 + i, i));
         }
       });
 
@@ -314,7 +353,9 @@ export function blobStoreConformance(
           store.put(key, slowStream(split(b, 300)), putOptions()),
         ]);
         const read = await readAll((await store.get(key))!.body);
-        expect([digestOf(a), digestOf(b)]).toContain(digestOf(read));
+        expect([digestOf(a), digestOf(b)], "two concurrent puts of one key leave exactly one of them, never a mix").toContain(
+          digestOf(read),
+        );
       });
     });
 
@@ -322,19 +363,20 @@ export function blobStoreConformance(
       it("never serves a blob whose expiresAt has passed, even before it is swept", async () => {
         const key = randomKey();
         await store.put(key, streamOf([pattern(10, 1)]), putOptions({ expiresAt: inMs(-60_000) }));
-        expect(await store.get(key)).toBeNull();
-        expect(await store.head(key)).toBeNull();
-        expect(await store.delete(key)).toBe(true); // it was stored, just not served
+        expect(await store.get(key), "get returns null for a blob whose expiresAt has passed, swept or not").toBeNull();
+        expect(await store.head(key), "head returns null for a blob whose expiresAt has passed, swept or not").toBeNull();
+        // It was stored, just not served.
+        expect(await store.delete(key), "put stores a blob that is already expired: delete finds it and returns true").toBe(true);
       });
 
       optional("expiryTransition", "stops serving a blob once its expiresAt passes", async () => {
         const key = randomKey();
         const expiresAt = inMs(800);
         await store.put(key, streamOf([pattern(10, 1)]), putOptions({ expiresAt }));
-        expect(await store.head(key)).not.toBeNull();
+        expect(await store.head(key), "head finds a blob before its expiresAt").not.toBeNull();
         await sleep(expiresAt.getTime() - Date.now() + 50);
-        expect(await store.head(key)).toBeNull();
-        expect(await store.get(key)).toBeNull();
+        expect(await store.head(key), "head returns null once the blob's expiresAt has passed").toBeNull();
+        expect(await store.get(key), "get returns null once the blob's expiresAt has passed").toBeNull();
       });
 
       it("deleteExpired(now) deletes exactly the blobs with expiresAt <= now and counts them", async () => {
@@ -352,8 +394,8 @@ export function blobStoreConformance(
         expect(await store.delete(before), "a blob expired before now is deleted").toBe(false);
         expect(await store.delete(atNow), "one expiring exactly at now is deleted").toBe(false);
         expect(await store.deleteExpired(new Date(t.getTime() + 1000)), "a later sweep counts only what expired since").toBe(1);
-        expect(await store.delete(after)).toBe(false);
-        expect(await readAll((await store.get(live))!.body)).toEqual(pattern(10, 4));
+        expect(await store.delete(after), "the later sweep deleted the blob that expired since: delete returns false").toBe(false);
+        expect(await readAll((await store.get(live))!.body), "sweeps keep a blob that has not expired, whole").toEqual(pattern(10, 4));
       });
 
       it("deleteExpired with the current time keeps unexpired blobs", async () => {
@@ -361,9 +403,12 @@ export function blobStoreConformance(
         const live = randomKey();
         await store.put(expired, streamOf([pattern(10, 1)]), putOptions({ expiresAt: inMs(-1000) }));
         await store.put(live, streamOf([pattern(10, 2)]), putOptions());
-        expect(await store.deleteExpired(new Date())).toBeGreaterThanOrEqual(1);
-        expect(await store.delete(expired)).toBe(false);
-        expect(await store.head(live)).not.toBeNull();
+        expect(
+          await store.deleteExpired(new Date()),
+          "deleteExpired(new Date()) counts at least the blob that expired",
+        ).toBeGreaterThanOrEqual(1);
+        expect(await store.delete(expired), "deleteExpired(new Date()) deleted the expired blob: delete returns false").toBe(false);
+        expect(await store.head(live), "deleteExpired(new Date()) keeps a blob that has not expired").not.toBeNull();
       });
 
       it("deleteExpired never touches a write in progress, even one that will be stored already expired", async () => {
@@ -373,11 +418,12 @@ export function blobStoreConformance(
         const putting = settle(() => store.put(key, source.stream, putOptions({ expiresAt: t })));
         source.push(pattern(1000, 1));
         await sleep(20);
-        expect(await store.deleteExpired(t)).toBe(0);
+        expect(await store.deleteExpired(t), "deleteExpired deletes and counts nothing of a put still writing").toBe(0);
         source.push(pattern(1000, 2));
         source.close();
-        expect((await putting).size).toBe(2000);
-        expect(await store.delete(key)).toBe(true); // stored whole; expired, so only delete can tell
+        expect((await putting).size, "a put that a sweep ran during stores every byte").toBe(2000);
+        // Stored whole; expired, so only delete can tell.
+        expect(await store.delete(key), "a put that a sweep ran during is stored: delete finds it and returns true").toBe(true);
       });
 
       optional("concurrentSweep", "concurrent deleteExpired calls delete each blob once", async () => {
@@ -389,7 +435,8 @@ export function blobStoreConformance(
           counts.reduce((sum, n) => sum + n, 0),
           "concurrent sweeps count each expired blob once",
         ).toBe(keys.length);
-        for (const key of keys) expect(await store.delete(key)).toBe(false);
+        for (const key of keys)
+          expect(await store.delete(key), "concurrent sweeps deleted every expired blob: delete returns false").toBe(false);
       });
     });
 
@@ -397,14 +444,14 @@ export function blobStoreConformance(
       it("returns true for a stored blob, which is then gone, and false the second time", async () => {
         const key = randomKey();
         await store.put(key, streamOf([pattern(10, 1)]), putOptions());
-        expect(await store.delete(key)).toBe(true);
-        expect(await store.get(key)).toBeNull();
-        expect(await store.head(key)).toBeNull();
-        expect(await store.delete(key)).toBe(false);
+        expect(await store.delete(key), "delete of a stored blob returns true").toBe(true);
+        expect(await store.get(key), "get returns null after delete").toBeNull();
+        expect(await store.head(key), "head returns null after delete").toBeNull();
+        expect(await store.delete(key), "a second delete of the same key returns false: nothing is left to delete").toBe(false);
       });
 
       it("returns false for a key that never existed", async () => {
-        expect(await store.delete(randomKey())).toBe(false);
+        expect(await store.delete(randomKey()), "delete of a key never put returns false, not an error").toBe(false);
       });
     });
   });
@@ -413,10 +460,10 @@ export function blobStoreConformance(
 const HOUR = 60 * 60 * 1000;
 
 async function expectAbsent(store: BlobStore, key: string): Promise<void> {
-  expect(await store.head(key)).toBeNull();
-  expect(await store.get(key)).toBeNull();
+  expect(await store.head(key), "head returns null: a failed put stores nothing").toBeNull();
+  expect(await store.get(key), "get returns null: a failed put stores nothing").toBeNull();
   // head and get hide expired blobs too; delete proves nothing was stored at all.
-  expect(await store.delete(key)).toBe(false);
+  expect(await store.delete(key), "delete returns false: a failed put stores nothing, not even a partial blob").toBe(false);
 }
 
 function putOptions(overrides: Partial<BlobPutOptions> = {}): BlobPutOptions {

@@ -17,30 +17,43 @@ export function toolkitRegistryConformance(name: string, factory: () => ToolkitR
 
     it("holds at least one toolkit with at least one tool (the suite needs something to check)", async () => {
       const toolkits = await registry.list();
-      expect(toolkits.length).toBeGreaterThan(0);
-      expect(toolkits.some((toolkit) => toolkit.tools.length > 0)).toBe(true);
+      expect(toolkits.length, "list() returns at least one toolkit: the suite checks the toolkits the registry holds").toBeGreaterThan(0);
+      expect(
+        toolkits.some((toolkit) => toolkit.tools.length > 0),
+        "at least one toolkit of list() has a tool: the suite checks the tools the registry holds",
+      ).toBe(true);
     });
 
     it("lists the same toolkits in the same order on every call", async () => {
       const slugs = async () => (await registry.list()).map((toolkit) => toolkit.slug);
       const first = await slugs();
-      expect(await slugs()).toEqual(first);
-      expect(await Promise.all([slugs(), slugs()])).toEqual([first, first]);
+      expect(await slugs(), "a second list() returns the same toolkits in the same order").toEqual(first);
+      expect(await Promise.all([slugs(), slugs()]), "concurrent list() calls return the same toolkits in the same order").toEqual([
+        first,
+        first,
+      ]);
     });
 
     it("has unique toolkit slugs, and tool slugs unique across all toolkits", async () => {
       const toolkits = await registry.list();
       const toolkitSlugs = toolkits.map((toolkit) => toolkit.slug);
       const toolSlugs = toolkits.flatMap((toolkit) => toolkit.tools.map((tool) => tool.slug));
-      expect(new Set(toolkitSlugs).size).toBe(toolkitSlugs.length);
-      expect(new Set(toolSlugs).size).toBe(toolSlugs.length);
+      expect(new Set(toolkitSlugs).size, `list() returns each toolkit slug once (got ${toolkitSlugs.join(", ")})`).toBe(
+        toolkitSlugs.length,
+      );
+      expect(new Set(toolSlugs).size, "each tool slug appears once across all toolkits of list(): getTool(slug) must find one tool").toBe(
+        toolSlugs.length,
+      );
     });
 
     it("returns every listed toolkit from get(slug)", async () => {
       for (const toolkit of await registry.list()) {
         const found = await registry.get(toolkit.slug);
-        expect(found?.slug).toBe(toolkit.slug);
-        expect(found!.tools.map((tool) => tool.slug)).toEqual(toolkit.tools.map((tool) => tool.slug));
+        expect(found?.slug, `get("${toolkit.slug}") returns the toolkit list() gives under that slug`).toBe(toolkit.slug);
+        expect(
+          found!.tools.map((tool) => tool.slug),
+          `get("${toolkit.slug}") returns the toolkit with the same tools, in the same order, as list()`,
+        ).toEqual(toolkit.tools.map((tool) => tool.slug));
       }
     });
 
@@ -48,25 +61,32 @@ export function toolkitRegistryConformance(name: string, factory: () => ToolkitR
       for (const toolkit of await registry.list()) {
         for (const tool of toolkit.tools) {
           const found = await registry.getTool(tool.slug);
-          expect(found?.tool.slug).toBe(tool.slug);
-          expect(found!.toolkit.slug).toBe(toolkit.slug);
-          expect(found!.toolkit.tools.map((t) => t.slug)).toContain(tool.slug);
+          expect(found?.tool.slug, `getTool("${tool.slug}") returns the tool list() gives under that slug`).toBe(tool.slug);
+          expect(found!.toolkit.slug, `getTool("${tool.slug}") returns the toolkit that lists it, "${toolkit.slug}"`).toBe(toolkit.slug);
+          expect(
+            found!.toolkit.tools.map((t) => t.slug),
+            `the toolkit getTool("${tool.slug}") returns lists that tool among its tools`,
+          ).toContain(tool.slug);
         }
       }
     });
 
     it("gives every tool an object JSON Schema as inputParameters", async () => {
       for (const toolkit of await registry.list()) {
-        for (const tool of toolkit.tools) expect(tool.inputParameters).toMatchObject({ type: "object" });
+        for (const tool of toolkit.tools) {
+          expect(tool.inputParameters, `tool "${tool.slug}" has inputParameters, a JSON Schema with type "object"`).toMatchObject({
+            type: "object",
+          });
+        }
       }
     });
 
     it("returns null for unknown toolkit and tool slugs", async () => {
       const unknown = `no-such-slug-${crypto.randomUUID()}`;
-      expect(await registry.get(unknown)).toBeNull();
-      expect(await registry.getTool(unknown)).toBeNull();
-      expect(await registry.get("")).toBeNull();
-      expect(await registry.getTool("")).toBeNull();
+      expect(await registry.get(unknown), "get() of an unknown toolkit slug returns null, not an error").toBeNull();
+      expect(await registry.getTool(unknown), "getTool() of an unknown tool slug returns null, not an error").toBeNull();
+      expect(await registry.get(""), 'get("") returns null, not an error').toBeNull();
+      expect(await registry.getTool(""), 'getTool("") returns null, not an error').toBeNull();
     });
 
     it("matches slugs case-sensitively (checked on slugs that have letters)", async () => {
@@ -74,10 +94,20 @@ export function toolkitRegistryConformance(name: string, factory: () => ToolkitR
       const toolkitSlugs = new Set(toolkits.map((toolkit) => toolkit.slug));
       const toolSlugs = new Set(toolkits.flatMap((toolkit) => toolkit.tools.map((tool) => tool.slug)));
       for (const slug of toolkitSlugs) {
-        for (const variant of caseVariants(slug, toolkitSlugs)) expect(await registry.get(variant)).toBeNull();
+        for (const variant of caseVariants(slug, toolkitSlugs)) {
+          expect(
+            await registry.get(variant),
+            `get("${variant}") returns null: slugs match case-sensitively, and "${slug}" is the toolkit`,
+          ).toBeNull();
+        }
       }
       for (const slug of toolSlugs) {
-        for (const variant of caseVariants(slug, toolSlugs)) expect(await registry.getTool(variant)).toBeNull();
+        for (const variant of caseVariants(slug, toolSlugs)) {
+          expect(
+            await registry.getTool(variant),
+            `getTool("${variant}") returns null: slugs match case-sensitively, and "${slug}" is the tool`,
+          ).toBeNull();
+        }
       }
     });
   });

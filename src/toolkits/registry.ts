@@ -47,7 +47,8 @@ export function createToolkitRegistry(toolkits: Array<Toolkit | ToolkitDefinitio
       const other = byTool.get(tool.slug);
       if (other) {
         throw new TypeError(
-          `Tool slug "${tool.slug}" is defined by both "${other.toolkit.slug}" and "${toolkit.slug}"; tool slugs must be unique across toolkits.`,
+          `Tool slug "${tool.slug}" is defined by both "${other.toolkit.slug}" and "${toolkit.slug}"; ` +
+            "tool slugs must be unique across toolkits.",
         );
       }
       byTool.set(tool.slug, { toolkit, tool });

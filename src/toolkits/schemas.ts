@@ -42,7 +42,8 @@ export function inputParametersOf(tool: string, input: unknown, given: JsonSchem
   }
   if (input !== null && typeof input === "object" && "_def" in input) {
     throw new TypeError(
-      `Tool "${tool}": its input is a zod 3 schema, which tools-proxy cannot turn into the JSON Schema agents see. Use zod 4 (or zod 3.25+ with \`import { z } from "zod/v4"\`), or give \`inputParameters\` (a JSON Schema) beside it.`,
+      `Tool "${tool}": its input is a zod 3 schema, which tools-proxy cannot turn into the JSON Schema agents see. ` +
+        'Use zod 4 (or zod 3.25+ with `import { z } from "zod/v4"`), or give `inputParameters` (a JSON Schema) beside it.',
     );
   }
   throw new TypeError(`Tool "${tool}": give \`inputParameters\` (a JSON Schema) for its input: only zod 4 schemas are converted to one.`);

@@ -139,7 +139,8 @@ export function signatureGate(contentType: string): { push(chunk: Uint8Array | n
       if (!signatures.some((signature) => signature(head))) {
         throw new ToolsError(
           "unsupported_media_type",
-          `The file's first bytes are not those of ${essence}; send it with its real type (e.g. curl -F "file=@name;type=<type>"), or as application/octet-stream.`,
+          `The file's first bytes are not those of ${essence}; ` +
+            'send it with its real type (e.g. curl -F "file=@name;type=<type>"), or as application/octet-stream.',
         );
       }
       // Not empty: no signature matches an empty file.

@@ -31,7 +31,9 @@ export function registerKeys(program: Command): void {
     .command("create")
     .summary("Create an API key for an agent (or a workspace service key) and print it once")
     .description(
-      'Create an API key in the same data as "tools-proxy serve" (run it with the same storage options) and print it once on stdout, alone, for scripts; its id (for "keys revoke") goes to stderr. Only its hash is stored. A running server accepts it at once.',
+      'Create an API key in the same data as "tools-proxy serve" (run it with the same storage options) ' +
+        'and print it once on stdout, alone, for scripts; its id (for "keys revoke") goes to stderr. ' +
+        "Only its hash is stored. A running server accepts it at once.",
     )
     .option("--workspace <id>", "the workspace of the key")
     .option("--agent <id>", "the agent the key acts as (an agent key, pak_...)")
@@ -67,7 +69,8 @@ export function registerKeys(program: Command): void {
     .command("list")
     .summary("List API keys: id, kind, workspace, agent, hint, created, revoked")
     .description(
-      'List the API keys in the same data as "tools-proxy serve" (run it with the same storage options), oldest first: never a key, only its hint (the first four and last four characters).',
+      'List the API keys in the same data as "tools-proxy serve" (run it with the same storage options), ' +
+        "oldest first: never a key, only its hint (the first four and last four characters).",
     )
     .option("--workspace <id>", "only this workspace's keys (default: every workspace)")
     .addOption(jsonOption());
@@ -103,7 +106,9 @@ export function registerKeys(program: Command): void {
     .argument("<id...>", 'the keys\' ids (key_..., from "keys list" or "keys create")')
     .summary("Revoke API keys by id: a running server refuses them at once (401)")
     .description(
-      'Revoke API keys by their ids (from "tools-proxy keys list"), in the same data as "tools-proxy serve" (run it with the same storage options). A running server refuses a revoked key at once (401). Revoking a key twice is not an error.',
+      'Revoke API keys by their ids (from "tools-proxy keys list"), in the same data as "tools-proxy serve" ' +
+        "(run it with the same storage options). A running server refuses a revoked key at once (401). " +
+        "Revoking a key twice is not an error.",
     );
   addStorageOptions(revoke)
     .addHelpText("after", `\n${STORAGE_HELP}`)
@@ -118,7 +123,8 @@ export function registerKeys(program: Command): void {
               `there is no API key "${id}" in this data; list them with "tools-proxy keys list" (with the same storage options).`,
               EXIT.notFound,
             );
-          const what = `${result.key.kind} key ${id} (workspace "${result.key.workspaceId}"${result.key.agentId ? `, agent "${result.key.agentId}"` : ""})`;
+          const agent = result.key.agentId ? `, agent "${result.key.agentId}"` : "";
+          const what = `${result.key.kind} key ${id} (workspace "${result.key.workspaceId}"${agent})`;
           note(
             result.outcome === "revoked"
               ? `Revoked ${what}.`

@@ -21,14 +21,16 @@ export function registerLogin(program: Command): void {
     .command("login")
     .summary("Sign in: check an API key against a server and save it")
     .description(
-      "Check an API key against a server and save it, with the server URL, the workspace and (for a workspace service key) the agent it acts for, in your credentials file",
+      "Check an API key against a server and save it, with the server URL, the workspace " +
+        "and (for a workspace service key) the agent it acts for, in your credentials file",
     )
     .option("--url <url>", `the server, e.g. http://127.0.0.1:8787 (/proxy/tools is added to a bare origin; default $${ENV_VARS.url})`)
     .option("--workspace <id>", `the workspace the key belongs to (default $${ENV_VARS.workspace})`)
     .option("--key <key>", "the API key (pak_... or psk_...); without it, read from stdin, or asked for without echo on a terminal")
     .option(
       "--agent <id>",
-      `with a workspace service key (psk_...): the agent it acts for, saved with it (a command's --agent or $${ENV_VARS.agent} overrides it)`,
+      "with a workspace service key (psk_...): the agent it acts for, saved with it " +
+        `(a command's --agent or $${ENV_VARS.agent} overrides it)`,
     )
     .addOption(jsonOption())
     .action(async (opts: { url?: string; workspace?: string; key?: string; agent?: string; json?: boolean }) => {
@@ -46,7 +48,10 @@ export function registerLogin(program: Command): void {
       if (!API_KEY_SHAPE.test(apiKey)) {
         throw usageError(
           login,
-          `this is not an API key: a key is pak_ (an agent key) or psk_ (a workspace service key) followed by 43 letters, digits, "-" or "_", ${API_KEY_LENGTH} characters in all (this has ${apiKey.length}). Copy it again from where it was printed (serve, or keys create). Nothing was saved.`,
+          "this is not an API key: a key is pak_ (an agent key) or psk_ (a workspace service key) " +
+            'followed by 43 letters, digits, "-" or "_", ' +
+            `${API_KEY_LENGTH} characters in all (this has ${apiKey.length}). ` +
+            "Copy it again from where it was printed (serve, or keys create). Nothing was saved.",
         );
       }
       if (agent !== undefined && !apiKey.startsWith("psk_")) {
@@ -68,7 +73,8 @@ export function registerLogin(program: Command): void {
       writeCredentials(file, { url, workspace, apiKey, agent });
       if (opts.json) return printJson({ url, workspace, key: keyHint(apiKey), ...(agent ? { agent } : {}), file });
       note(
-        `${paint(process.stderr, "green", "Signed in")} to ${url} (workspace "${workspace}", key ${keyHint(apiKey)}${agent ? `, agent "${agent}"` : ""}).`,
+        `${paint(process.stderr, "green", "Signed in")} to ${url} ` +
+          `(workspace "${workspace}", key ${keyHint(apiKey)}${agent ? `, agent "${agent}"` : ""}).`,
       );
       note(`Saved to ${file} (readable by you only).`);
     });

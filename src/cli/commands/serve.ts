@@ -25,7 +25,12 @@ export function registerServe(program: Command): void {
     .command("serve")
     .summary('Run a local Tools API server at /proxy/tools, with the offline "demo" toolkit')
     .description(
-      `Run the Tools API at http://HOST:PORT/proxy/tools with the bundled "demo" toolkit (connect it with the API key "${DEMO_API_KEY}") and the toolkits of any --toolkits files. Data persists under --data-dir (or in the --database-url database); the tables are created or upgraded at start. When the data has no key for workspace "local" yet, an agent key for workspace "local", agent "agent" is created and printed once; make more with "tools-proxy keys create".`,
+      `Run the Tools API at http://HOST:PORT/proxy/tools with the bundled "demo" toolkit (connect it with the API key "${DEMO_API_KEY}") ` +
+        "and the toolkits of any --toolkits files. " +
+        "Data persists under --data-dir (or in the --database-url database); the tables are created or upgraded at start. " +
+        'When the data has no key for workspace "local" yet, ' +
+        'an agent key for workspace "local", agent "agent" is created and printed once; ' +
+        'make more with "tools-proxy keys create".',
     )
     .option("--port <n>", "port to listen on (0 picks a free port)", "8787")
     .option("--host <addr>", "address to listen on", "127.0.0.1")
@@ -43,7 +48,8 @@ export function registerServe(program: Command): void {
     )
     .option(
       "--rate-limit <rate>",
-      "requests per API key, e.g. 600/1m, 10/s or 100/1h (a burst of that many, then one every PERIOD/N); over it, 429 with Retry-After. Counted in Redis with --redis-url (shared by instances), else in this process. Default off (env TOOLS_PROXY_RATE_LIMIT)",
+      "requests per API key, e.g. 600/1m, 10/s or 100/1h (a burst of that many, then one every PERIOD/N); over it, 429 with Retry-After. " +
+        "Counted in Redis with --redis-url (shared by instances), else in this process. Default off (env TOOLS_PROXY_RATE_LIMIT)",
     )
     .option(
       "--quiet",
@@ -79,7 +85,8 @@ export function registerServe(program: Command): void {
       if (opts.quiet && opts.logFormat !== undefined)
         throw usageError(
           serve,
-          "--quiet and --log-format contradict each other: --quiet turns the access log off, --log-format sets its format. Leave out one of them.",
+          "--quiet and --log-format contradict each other: --quiet turns the access log off, --log-format sets its format. " +
+            "Leave out one of them.",
         );
       const { runServe } = await import("../serve.js");
       process.exitCode = await runServe({
@@ -97,6 +104,7 @@ export function registerServe(program: Command): void {
   withExamples(
     serve,
     "tools-proxy serve --port 8787 --toolkits ./acme.json",
-    "TOOLS_PROXY_DATABASE_URL=postgres://app@db/app TOOLS_PROXY_SECRET=... tools-proxy serve --host 0.0.0.0 --redis-url redis://cache:6379 --rate-limit 600/1m",
+    "TOOLS_PROXY_DATABASE_URL=postgres://app@db/app TOOLS_PROXY_SECRET=... " +
+      "tools-proxy serve --host 0.0.0.0 --redis-url redis://cache:6379 --rate-limit 600/1m",
   );
 }

@@ -61,7 +61,8 @@ export function registerMigrate(program: Command): void {
     .command("migrate")
     .summary("Create or upgrade the database tables (serve also does it at start)")
     .description(
-      'Create or upgrade the database tables. "serve" does it at every start, so this is only needed to prepare a database before starting instances, e.g. as a release step. Safe to run at any time and from several places at once.',
+      'Create or upgrade the database tables. "serve" does it at every start, so this is only needed to prepare a database ' +
+        "before starting instances, e.g. as a release step. Safe to run at any time and from several places at once.",
     );
   addStorageOptions(migrate)
     .addHelpText("after", `\n${STORAGE_HELP}`)

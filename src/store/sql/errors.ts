@@ -99,7 +99,8 @@ export async function guard<T>(operation: string, timeoutMs: number, run: () => 
       throw new StoreUnavailableError("The database cannot be reached; retry shortly.", { cause: error, retryAfter: 5 });
     if (isMissingTable(error)) {
       throw new Error(
-        `tools-proxy: the store's tables are missing (${operation}); run \`tools-proxy migrate\` or \`await migrate(db)\` from "tools-proxy/sql" first.`,
+        `tools-proxy: the store's tables are missing (${operation}); ` +
+          'run `tools-proxy migrate` or `await migrate(db)` from "tools-proxy/sql" first.',
         { cause: error },
       );
     }

@@ -58,7 +58,8 @@ async function openNative(filename: string): Promise<NativeDatabase> {
     sqlite = (await import(/* @vite-ignore */ NODE_SQLITE)) as typeof sqlite;
   } catch (error) {
     throw new Error(
-      `SQLite needs the built-in node:sqlite module (Node 22.13 or later, or Bun): ${(error as Error).message}. Upgrade Node, or use PostgreSQL or MySQL with --database-url.`,
+      `SQLite needs the built-in node:sqlite module (Node 22.13 or later, or Bun): ${(error as Error).message}. ` +
+        "Upgrade Node, or use PostgreSQL or MySQL with --database-url.",
       { cause: error },
     );
   }
