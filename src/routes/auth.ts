@@ -81,7 +81,7 @@ export const authRoutes = [
     responses: { 200: { description: "Its status.", schema: AuthorizationStatusSchema }, ...errors(400, 401, 404) },
     async handle({ params, principal }, ctx) {
       const agent = requireAgent(principal);
-      const authorization = await ctx.store.getAuthorization(params.authorizationId!);
+      const authorization = await ctx.store.getAuthorization(params.authorizationId);
       const visible = authorization && authorization.workspaceId === agent.workspaceId && authorization.agentId === agent.agentId;
       if (!visible) throw new ToolsError("not_found", `No authorization "${params.authorizationId}" for this caller.`);
       const expired = authorization.status === "pending" && authorization.expiresAt.getTime() <= Date.now();

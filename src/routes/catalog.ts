@@ -57,7 +57,7 @@ export const catalogRoutes = [
     query: ToolkitQuerySchema,
     responses: { 200: { description: "The toolkit.", schema: ToolkitDetailsSchema }, ...errors(400, 401, 404) },
     async handle({ params, query, principal }, ctx) {
-      const toolkit = await requireToolkit(ctx.registry, params.toolkit!, ctx.basePath);
+      const toolkit = await requireToolkit(ctx.registry, params.toolkit, ctx.basePath);
       const tools = await toolsFor(ctx, principal, toolkit, query.connection_id);
       const { page, nextCursor } = await ctx.cursors.paginate(tools, {
         limit: query.limit,
@@ -87,7 +87,7 @@ export const catalogRoutes = [
       ...errors(400, 401, 404),
     },
     async handle({ params, query, principal }, ctx) {
-      const toolkit = await requireToolkit(ctx.registry, params.toolkit!, ctx.basePath);
+      const toolkit = await requireToolkit(ctx.registry, params.toolkit, ctx.basePath);
       const tools = rank(await toolsFor(ctx, principal, toolkit, query.connection_id), query.query, (t) => t);
       const fingerprint = `tools:${toolkit.slug}:${query.query ?? ""}:${query.connection_id ?? ""}`;
       const { page, nextCursor } = await ctx.cursors.paginate(tools, { limit: query.limit, cursor: query.cursor, fingerprint });

@@ -29,7 +29,7 @@ export const connectionRoutes = [
     responses: { 204: { description: "Deleted." }, ...errors(400, 401, 404) },
     async handle({ params, principal }, ctx) {
       const agent = requireAgent(principal);
-      const connection = await findVisibleConnection(ctx, agent, params.id!);
+      const connection = await findVisibleConnection(ctx, agent, params.id);
       if (!connection)
         throw new ToolsError("not_found", `No connection "${params.id}" for this agent. List yours with GET ${ctx.basePath}/connections.`);
       await revokeAtProvider(ctx, await ctx.registry.get(connection.toolkit), connection);

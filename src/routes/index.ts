@@ -13,7 +13,6 @@ import type { Route } from "./route.js";
  * from the handler's settings (its basePath, whether it has limits) on first request.
  */
 export function createRoutes(): Route[] {
-  const routes: Route[] = [...catalogRoutes, ...authRoutes, ...connectionRoutes, ...executeRoutes, ...proxyRoutes, ...fileRoutes];
-  routes.push(openApiRoute(routes));
-  return routes;
+  const api = [...catalogRoutes, ...authRoutes, ...connectionRoutes, ...executeRoutes, ...proxyRoutes, ...fileRoutes];
+  return [...api, openApiRoute(api)];
 }

@@ -10,7 +10,7 @@ type Schema = Record<string, unknown>;
  * Builds the OpenAPI 3.1 document of the routes from the same zod schemas that validate
  * requests. Schemas with a `.meta({ id })` become shared components.
  */
-export function buildOpenApiDocument(routes: Route[], ctx: Pick<HandlerContext, "basePath" | "limits">): Schema {
+export function buildOpenApiDocument(routes: readonly Route[], ctx: Pick<HandlerContext, "basePath" | "limits">): Schema {
   const components: Record<string, Schema> = {};
   const convert = (schema: z.ZodType, io: "input" | "output"): Schema => {
     const json = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any", override: keepDefault }) as Schema;
@@ -125,18 +125,19 @@ function operationId(route: Route): string {
   return [route.method.toLowerCase(), ...words].join("_");
 }
 
-/** `GET /openapi.json`, serving the document of `routes` (this route included once added), built on first request. */
-export function openApiRoute(routes: Route[]) {
+/** `GET /openapi.json`: the document of `routes` and of this route itself, built on first request. */
+export function openApiRoute(routes: readonly Route[]): Route {
   let document: Schema | undefined;
-  return defineRoute({
+  const self: Route = defineRoute({
     method: "GET",
     path: "/openapi.json",
     summary: "This document.",
     public: true,
     responses: { 200: { description: "An OpenAPI 3.1 document." } },
     async handle(_input, ctx) {
-      document ??= buildOpenApiDocument(routes, ctx);
+      document ??= buildOpenApiDocument([...routes, self], ctx);
       return json(document);
     },
   });
+  return self;
 }

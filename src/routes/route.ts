@@ -3,14 +3,21 @@ import type { HandlerContext } from "../context/context.js";
 import { readJson, readQuery } from "../core/http.js";
 import type { Principal } from "../core/principal.js";
 
+/** The parameters of a route path: `"/toolkit/:toolkit"` gives `{ toolkit: string }`. */
+export type PathParams<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
+  ? { [K in Name]: string } & PathParams<`/${Rest}`>
+  : Path extends `${string}:${infer Name}`
+    ? { [K in Name]: string }
+    : Record<never, string>;
+
 /** What a route's `handle` receives: the request, already authenticated and validated. */
-export interface RouteInput<Query, Body, Caller extends Principal | null> {
+export interface RouteInput<Query, Body, Caller extends Principal | null, Params = Record<string, string>> {
   request: Request;
   url: URL;
   /** The caller: its principal, or null on a public route. */
   principal: Caller;
-  /** Path parameters, already percent-decoded. */
-  params: Record<string, string>;
+  /** Path parameters, already percent-decoded: one per `:name` of the route's path. */
+  params: Params;
   query: Query;
   body: Body;
 }
@@ -25,10 +32,10 @@ export interface RouteResponse {
 }
 
 /** What a route says about itself: its method and path, and what the OpenAPI document shows. */
-interface RouteMeta<Q extends z.ZodType, B extends z.ZodType> {
+interface RouteMeta<Q extends z.ZodType, B extends z.ZodType, Path extends string = string> {
   method: "GET" | "POST" | "DELETE";
   /** Path under basePath, with `:name` parameters, e.g. `/toolkit/:toolkit`. */
-  path: string;
+  path: Path;
   summary: string;
   query?: Q;
   /** Schema of a JSON request body. Routes with other bodies (upload) read the request themselves. */
@@ -38,8 +45,8 @@ interface RouteMeta<Q extends z.ZodType, B extends z.ZodType> {
   responses: Record<number, RouteResponse>;
 }
 
-type Handle<Q extends z.ZodType, B extends z.ZodType, Caller extends Principal | null> = (
-  input: RouteInput<z.output<Q>, z.output<B>, Caller>,
+type Handle<Q extends z.ZodType, B extends z.ZodType, Path extends string, Caller extends Principal | null> = (
+  input: RouteInput<z.output<Q>, z.output<B>, Caller, PathParams<Path>>,
   ctx: HandlerContext,
 ) => Promise<Response>;
 
@@ -47,8 +54,8 @@ type Handle<Q extends z.ZodType, B extends z.ZodType, Caller extends Principal |
  * A route as it is declared: a public route (no API key) handles a null principal, any other an
  * authenticated one; `query` and `body` are the outputs of its schemas.
  */
-export type RouteDefinition<Q extends z.ZodType, B extends z.ZodType> = RouteMeta<Q, B> &
-  ({ public: true; handle: Handle<Q, B, null> } | { public?: false; handle: Handle<Q, B, Principal> });
+export type RouteDefinition<Q extends z.ZodType, B extends z.ZodType, Path extends string> = RouteMeta<Q, B, Path> &
+  ({ public: true; handle: Handle<Q, B, Path, null> } | { public?: false; handle: Handle<Q, B, Path, Principal> });
 
 /**
  * A route as the handler serves it. The same definition serves requests and produces the OpenAPI
@@ -65,14 +72,16 @@ export interface Route extends RouteMeta<z.ZodType, z.ZodType> {
 }
 
 /** Declares a route; its `handle` gets inputs typed by its schemas and its kind (public or not). */
-export function defineRoute<Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined>(
-  route: RouteDefinition<Q, B>,
+export function defineRoute<Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined, const Path extends string = string>(
+  route: RouteDefinition<Q, B, Path>,
 ): Route {
   const { handle: _handle, ...meta } = route;
   return {
     ...meta,
     public: route.public === true,
-    async serve({ request, url, principal, params }, ctx) {
+    async serve({ request, url, principal, params: found }, ctx) {
+      // The router matched `path`, whose pattern captures exactly the `:name` parameters.
+      const params = found as PathParams<Path>;
       // A route without a query or body schema gets undefined, which is what z.ZodUndefined outputs.
       const query = (route.query ? readQuery(url, route.query) : undefined) as z.output<Q>;
       const body = (route.body ? await readJson(request, route.body) : undefined) as z.output<B>;
