@@ -40,6 +40,8 @@ export function checkOutboundUrl(target: string | URL, baseUrls: string[], param
     new ToolsError("invalid_request", `The URL is not allowed for this toolkit: ${why}. Use a URL under ${bases.join(" or ")}.`);
 
   if (/[\\\u0000-\u001f\u007f]/.test(raw)) throw refuse("it contains a backslash or a control character");
+  // The URL parser drops them silently, so what would be checked is not what the caller wrote.
+  if (raw !== raw.trim()) throw refuse("it starts or ends with whitespace");
   const written = SCHEME_AND_AUTHORITY.exec(raw);
   if (!written) throw refuse("it is not an absolute URL of the form http(s)://host/path");
   let url: URL;
@@ -95,8 +97,9 @@ export function resolveAgainstBase(target: string | URL, baseUrls: string[], par
 /**
  * Fills `{name}` placeholders of a base URL from a connection's params. A value is one label of
  * letters, digits and `-`, so it cannot add a dot, a port or a path. In the host, a placeholder
- * may fill a subdomain but never the last label, and the filled host must not be an IP address:
- * the connection can pick its tenant, not the server.
+ * may fill a subdomain but never the last label (a trailing dot aside), and the filled host must
+ * not be an IP address: the connection can pick its tenant, not the server. A base URL with a
+ * placeholder must be written `http(s)://host/path`, so that the host checked is the host parsed.
  */
 export function fillBaseUrl(base: string, params: Record<string, string>): string {
   const filled = base.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
@@ -106,8 +109,16 @@ export function fillBaseUrl(base: string, params: Record<string, string>): strin
     }
     return value;
   });
-  const templateHost = (SCHEME_AND_AUTHORITY.exec(base)?.[2] ?? "").replace(/:[^\]]*$/, "");
-  if (templateHost.includes("{") && (/\{[^}]*\}[^.]*$/.test(templateHost) || !isDomainName(filled))) {
+  if (filled === base) return base;
+  const written = SCHEME_AND_AUTHORITY.exec(base);
+  if (!written) {
+    throw new ToolsError(
+      "invalid_request",
+      "This toolkit's base URL has a placeholder but is not written as http(s)://host/path; write it in that form.",
+    );
+  }
+  const templateHost = written[2]!.replace(/:[^\]]*$/, "");
+  if (templateHost.includes("{") && (/\{[^}]*\}[^.]*\.?$/.test(templateHost) || !isDomainName(filled))) {
     throw new ToolsError(
       "invalid_request",
       "This toolkit's base URL lets a connection choose its whole host; a placeholder may only fill a subdomain.",
