@@ -3,7 +3,6 @@ import { ToolsError } from "../core/errors.js";
 // `scheme://authority` exactly: `http:host`, `http:/host` and `http:///host` parse to the same
 // URL as `http://host`, so only the plain form is taken.
 const SCHEME_AND_AUTHORITY = /^(https?):\/\/([^/?#]*)/i;
-const DEFAULT_PORT: Record<string, string> = { "http:": "80", "https:": "443" };
 // Slashes, backslashes, dots and NUL that a server could decode into path structure.
 const ENCODED_SEPARATOR = /%(?:2f|5c|2e|00)/i;
 // Characters Windows "best fit" code pages turn into `/` or `\`; NFKC leaves them alone.
@@ -137,15 +136,17 @@ function isDomainName(url: string): boolean {
   }
 }
 
-/** Whether `host[:port]` as written is exactly what the parser made of it (ASCII case aside). */
+/**
+ * Whether `host[:port]` as written is exactly what the parser made of it (ASCII case aside): the
+ * parser's host, then nothing or a port. The URL parsed, so a written port is digits in range; only
+ * a leading zero or an empty port (`:`) spell it differently. An explicit default port (`:443`)
+ * parses to no port and is accepted.
+ */
 function isCanonicalAuthority(authority: string, url: URL): boolean {
-  const parts = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(authority);
-  if (!parts || !/^[\x21-\x7e]+$/.test(parts[1]!)) return false;
-  if (parts[1]!.replace(/[A-Z]/g, (c) => c.toLowerCase()) !== url.hostname) return false;
-  const port = parts[2];
-  if (port === undefined) return url.port === "";
-  if (!/^[1-9][0-9]{0,4}$/.test(port)) return false;
-  return port === url.port || (url.port === "" && port === DEFAULT_PORT[url.protocol]);
+  const written = authority.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  if (!written.startsWith(url.hostname)) return false;
+  const port = written.slice(url.hostname.length);
+  return port === "" || /^:[1-9]/.test(port);
 }
 
 /**
@@ -159,8 +160,7 @@ function pathRefusal(pathname: string): string | null {
     if (ENCODED_SEPARATOR.test(layer)) return `its path contains ${encoding} slash, backslash, dot or NUL`;
     if (/%u[0-9a-f]{4}/i.test(layer)) return `its path contains ${encoding} %u escape`;
     if (layer.split("/").some(isDotsOnly)) return "its path contains a segment made only of dots";
-    if (depth > 0 && hasAsciiLookalike(layer))
-      return "its path contains a character that looks like an ASCII slash, dot or other delimiter";
+    if (hasAsciiLookalike(layer)) return "its path contains a character that looks like an ASCII slash, dot or other delimiter";
     let next: string;
     try {
       next = layer.replace(PERCENT_RUN, (run) => utf8.decode(Uint8Array.from(run.slice(1).split("%"), (hex) => parseInt(hex, 16))));
@@ -178,12 +178,13 @@ function isDotsOnly(segment: string): boolean {
   return /^\.+$/.test(segment.split(";")[0]!.replace(/%20|%09|\s/gi, ""));
 }
 
-/** Non-ASCII characters that compatibility mapping (NFKC) or best-fit turns into ASCII. */
+/**
+ * Non-ASCII characters that compatibility mapping (NFKC) or best-fit turns into ASCII. (The path as
+ * parsed is all ASCII, so this finds something only in a decoded layer.)
+ */
 function hasAsciiLookalike(text: string): boolean {
-  if (!/[^\x00-\x7f]/.test(text)) return false;
   for (const char of text) {
-    if (char.charCodeAt(0) < 0x80) continue;
-    if (BEST_FIT_SEPARATORS.test(char) || /[\x00-\x7f]/.test(char.normalize("NFKC"))) return true;
+    if (char.charCodeAt(0) > 0x7f && (BEST_FIT_SEPARATORS.test(char) || /[\x00-\x7f]/.test(char.normalize("NFKC")))) return true;
   }
   return false;
 }
