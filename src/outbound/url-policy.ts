@@ -50,7 +50,8 @@ export function checkOutboundUrl(target: string | URL, baseUrls: string[], param
     throw refuse("it is not a valid URL");
   }
   const authority = written[2]!;
-  if (authority.includes("@") || url.username || url.password) throw refuse("it contains user information");
+  // The authority as written ends where the parser's does, so any user information has an `@` in it.
+  if (authority.includes("@")) throw refuse("it contains user information");
   if (!isCanonicalAuthority(authority, url)) throw refuse(`its host or port is not written in standard form (write it as ${url.host})`);
   const pathProblem = pathRefusal(url.pathname);
   if (pathProblem) throw refuse(pathProblem);
@@ -128,12 +129,9 @@ export function fillBaseUrl(base: string, params: Record<string, string>): strin
 
 /** Whether the URL parses with a domain name (not an IP address) as its host. */
 function isDomainName(url: string): boolean {
-  try {
-    const host = new URL(url).hostname;
-    return !host.startsWith("[") && !/^[\d.]+$/.test(host);
-  } catch {
-    return false;
-  }
+  if (!URL.canParse(url)) return false;
+  const host = new URL(url).hostname;
+  return !host.startsWith("[") && !/^[\d.]+$/.test(host);
 }
 
 /**

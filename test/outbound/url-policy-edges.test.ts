@@ -75,6 +75,23 @@ describe("checkOutboundUrl: other base URLs, ports and encodings", () => {
     );
   });
 
+  it.each([
+    ["an encoded slash", "https://api.example.test/v1/a%2fb", "its path contains an encoded slash, backslash, dot or NUL"],
+    ["a double-encoded slash", "https://api.example.test/v1/a%252fb", "its path contains a double-encoded slash, backslash, dot or NUL"],
+    ["a %u escape", "https://api.example.test/v1/%u002e", "its path contains an encoded %u escape"],
+    ["an empty user information", "https://@api.example.test/v1", "it contains user information"],
+  ])("names %s in the refusal", (_name, url, why) => {
+    expect(refusal(() => checkOutboundUrl(url, base))).toBe(`The URL is not allowed for this toolkit: ${why}. Use a URL under ${base[0]}.`);
+  });
+
+  it.each([
+    ["a dot file", "https://api.example.test/v1/.well-known/x"],
+    ["a name ending in dots", "https://api.example.test/v1/wait.../x"],
+    ["%u with fewer than four hex digits, which no server reads as an escape", "https://api.example.test/v1/%uabc"],
+  ])("accepts %s", (_name, url) => {
+    expect(checkOutboundUrl(url, base).href).toBe(url);
+  });
+
   it("accepts an encoded DEL or C1 control in the path: neither looks like an ASCII delimiter", () => {
     expect(checkOutboundUrl("https://api.example.test/v1/a%7Fb%C2%80", base).pathname).toBe("/v1/a%7Fb%C2%80");
   });
