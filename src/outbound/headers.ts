@@ -44,26 +44,24 @@ export function buildUpstreamHeaders(
   for (const [name, value] of entries) {
     if (name.toLowerCase() === "connection") for (const listed of value.split(",")) connectionListed.add(listed.trim().toLowerCase());
   }
-  const credentialHeader = credentialHeaderName(scheme);
+  const keyHeader = apiKeyHeader(scheme);
   const headers = new Headers();
   for (const [callerName, value] of entries) {
     const name = callerName.toLowerCase();
     if (FORBIDDEN.has(name) || name.startsWith("proxy-") || connectionListed.has(name)) continue;
-    if (name === "authorization" || name === credentialHeader) continue;
+    if (name === "authorization" || name === keyHeader) continue;
     headers.append(name, value);
   }
-  applyCredentialHeader(headers, scheme, credential);
+  applyCredentialHeader(headers, keyHeader, credential);
   return headers;
 }
 
-/** The header that carries the credential for this scheme, lowercased, or null. */
-export function credentialHeaderName(scheme: AuthScheme): string | null {
-  if (scheme.type === "apiKey") return scheme.in === "header" ? scheme.name.toLowerCase() : null;
-  if (scheme.type === "none") return null;
-  return "authorization";
+/** The header an API key goes in, lowercased, or null when the scheme puts none in a header. */
+function apiKeyHeader(scheme: AuthScheme): string | null {
+  return scheme.type === "apiKey" && scheme.in === "header" ? scheme.name.toLowerCase() : null;
 }
 
-function applyCredentialHeader(headers: Headers, scheme: AuthScheme, credential: Credential | null): void {
+function applyCredentialHeader(headers: Headers, keyHeader: string | null, credential: Credential | null): void {
   if (!credential) return;
   switch (credential.type) {
     case "oauth2":
@@ -76,7 +74,7 @@ function applyCredentialHeader(headers: Headers, scheme: AuthScheme, credential:
       headers.set("authorization", basicAuthorization(credential.username, credential.password));
       break;
     case "apiKey":
-      if (scheme.type === "apiKey" && scheme.in === "header") headers.set(scheme.name, credential.apiKey);
+      if (keyHeader) headers.set(keyHeader, credential.apiKey);
       break;
   }
 }

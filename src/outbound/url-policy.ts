@@ -3,7 +3,6 @@ import { ToolsError } from "../core/errors.js";
 // `scheme://authority` exactly: `http:host`, `http:/host` and `http:///host` parse to the same
 // URL as `http://host`, so only the plain form is taken.
 const SCHEME_AND_AUTHORITY = /^(https?):\/\/([^/?#]*)/i;
-const DEFAULT_PORT: Record<string, string> = { "http:": "80", "https:": "443" };
 // Slashes, backslashes, dots and NUL that a server could decode into path structure.
 const ENCODED_SEPARATOR = /%(?:2f|5c|2e|00)/i;
 // Characters Windows "best fit" code pages turn into `/` or `\`; NFKC leaves them alone.
@@ -40,6 +39,8 @@ export function checkOutboundUrl(target: string | URL, baseUrls: string[], param
     new ToolsError("invalid_request", `The URL is not allowed for this toolkit: ${why}. Use a URL under ${bases.join(" or ")}.`);
 
   if (/[\\\u0000-\u001f\u007f]/.test(raw)) throw refuse("it contains a backslash or a control character");
+  // The URL parser drops them silently, so what would be checked is not what the caller wrote.
+  if (raw !== raw.trim()) throw refuse("it starts or ends with whitespace");
   const written = SCHEME_AND_AUTHORITY.exec(raw);
   if (!written) throw refuse("it is not an absolute URL of the form http(s)://host/path");
   let url: URL;
@@ -49,7 +50,8 @@ export function checkOutboundUrl(target: string | URL, baseUrls: string[], param
     throw refuse("it is not a valid URL");
   }
   const authority = written[2]!;
-  if (authority.includes("@") || url.username || url.password) throw refuse("it contains user information");
+  // The authority as written ends where the parser's does, so any user information has an `@` in it.
+  if (authority.includes("@")) throw refuse("it contains user information");
   if (!isCanonicalAuthority(authority, url)) throw refuse(`its host or port is not written in standard form (write it as ${url.host})`);
   const pathProblem = pathRefusal(url.pathname);
   if (pathProblem) throw refuse(pathProblem);
@@ -95,8 +97,9 @@ export function resolveAgainstBase(target: string | URL, baseUrls: string[], par
 /**
  * Fills `{name}` placeholders of a base URL from a connection's params. A value is one label of
  * letters, digits and `-`, so it cannot add a dot, a port or a path. In the host, a placeholder
- * may fill a subdomain but never the last label, and the filled host must not be an IP address:
- * the connection can pick its tenant, not the server.
+ * may fill a subdomain but never the last label (a trailing dot aside), and the filled host must
+ * not be an IP address: the connection can pick its tenant, not the server. A base URL with a
+ * placeholder must be written `http(s)://host/path`, so that the host checked is the host parsed.
  */
 export function fillBaseUrl(base: string, params: Record<string, string>): string {
   const filled = base.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
@@ -106,8 +109,16 @@ export function fillBaseUrl(base: string, params: Record<string, string>): strin
     }
     return value;
   });
-  const templateHost = (SCHEME_AND_AUTHORITY.exec(base)?.[2] ?? "").replace(/:[^\]]*$/, "");
-  if (templateHost.includes("{") && (/\{[^}]*\}[^.]*$/.test(templateHost) || !isDomainName(filled))) {
+  if (filled === base) return base;
+  const written = SCHEME_AND_AUTHORITY.exec(base);
+  if (!written) {
+    throw new ToolsError(
+      "invalid_request",
+      "This toolkit's base URL has a placeholder but is not written as http(s)://host/path; write it in that form.",
+    );
+  }
+  const templateHost = written[2]!.replace(/:[^\]]*$/, "");
+  if (templateHost.includes("{") && (/\{[^}]*\}[^.]*\.?$/.test(templateHost) || !isDomainName(filled))) {
     throw new ToolsError(
       "invalid_request",
       "This toolkit's base URL lets a connection choose its whole host; a placeholder may only fill a subdomain.",
@@ -118,23 +129,22 @@ export function fillBaseUrl(base: string, params: Record<string, string>): strin
 
 /** Whether the URL parses with a domain name (not an IP address) as its host. */
 function isDomainName(url: string): boolean {
-  try {
-    const host = new URL(url).hostname;
-    return !host.startsWith("[") && !/^[\d.]+$/.test(host);
-  } catch {
-    return false;
-  }
+  if (!URL.canParse(url)) return false;
+  const host = new URL(url).hostname;
+  return !host.startsWith("[") && !/^[\d.]+$/.test(host);
 }
 
-/** Whether `host[:port]` as written is exactly what the parser made of it (ASCII case aside). */
+/**
+ * Whether `host[:port]` as written is exactly what the parser made of it (ASCII case aside): the
+ * parser's host, then nothing or a port. The URL parsed, so a written port is digits in range; only
+ * a leading zero or an empty port (`:`) spell it differently. An explicit default port (`:443`)
+ * parses to no port and is accepted.
+ */
 function isCanonicalAuthority(authority: string, url: URL): boolean {
-  const parts = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(authority);
-  if (!parts || !/^[\x21-\x7e]+$/.test(parts[1]!)) return false;
-  if (parts[1]!.replace(/[A-Z]/g, (c) => c.toLowerCase()) !== url.hostname) return false;
-  const port = parts[2];
-  if (port === undefined) return url.port === "";
-  if (!/^[1-9][0-9]{0,4}$/.test(port)) return false;
-  return port === url.port || (url.port === "" && port === DEFAULT_PORT[url.protocol]);
+  const written = authority.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  if (!written.startsWith(url.hostname)) return false;
+  const port = written.slice(url.hostname.length);
+  return port === "" || /^:[1-9]/.test(port);
 }
 
 /**
@@ -148,8 +158,7 @@ function pathRefusal(pathname: string): string | null {
     if (ENCODED_SEPARATOR.test(layer)) return `its path contains ${encoding} slash, backslash, dot or NUL`;
     if (/%u[0-9a-f]{4}/i.test(layer)) return `its path contains ${encoding} %u escape`;
     if (layer.split("/").some(isDotsOnly)) return "its path contains a segment made only of dots";
-    if (depth > 0 && hasAsciiLookalike(layer))
-      return "its path contains a character that looks like an ASCII slash, dot or other delimiter";
+    if (hasAsciiLookalike(layer)) return "its path contains a character that looks like an ASCII slash, dot or other delimiter";
     let next: string;
     try {
       next = layer.replace(PERCENT_RUN, (run) => utf8.decode(Uint8Array.from(run.slice(1).split("%"), (hex) => parseInt(hex, 16))));
@@ -167,12 +176,13 @@ function isDotsOnly(segment: string): boolean {
   return /^\.+$/.test(segment.split(";")[0]!.replace(/%20|%09|\s/gi, ""));
 }
 
-/** Non-ASCII characters that compatibility mapping (NFKC) or best-fit turns into ASCII. */
+/**
+ * Non-ASCII characters that compatibility mapping (NFKC) or best-fit turns into ASCII. (The path as
+ * parsed is all ASCII, so this finds something only in a decoded layer.)
+ */
 function hasAsciiLookalike(text: string): boolean {
-  if (!/[^\x00-\x7f]/.test(text)) return false;
   for (const char of text) {
-    if (char.charCodeAt(0) < 0x80) continue;
-    if (BEST_FIT_SEPARATORS.test(char) || /[\x00-\x7f]/.test(char.normalize("NFKC"))) return true;
+    if (char.charCodeAt(0) > 0x7f && (BEST_FIT_SEPARATORS.test(char) || /[\x00-\x7f]/.test(char.normalize("NFKC")))) return true;
   }
   return false;
 }

@@ -284,13 +284,14 @@ export function plainUrlUnder(w: World): fc.Arbitrary<string> {
 
 /**
  * The oracle: may a credential go to `raw`? Only when it is written as the base's own
- * `scheme://host[:port]` with nothing odd in it, and every way a server could read its path
+ * `scheme://host[:port]` with nothing odd in it (no whitespace at either end, which the URL parser
+ * would drop and POST /proxy refuses), and every way a server could read its path
  * (decoding it up to three times, %u and overlong UTF-8 included; mapping Unicode compatibility
  * and best-fit characters to ASCII; treating `\` as `/`, dropping `;params` and whitespace around
  * segments, taking any all-dots segment for `..`) stays under the base path.
  */
 export function oracleAllows(raw: string, w: World): boolean {
-  if (/[\\\u0000-\u001f\u007f]/.test(raw) || !w.authority.test(raw)) return false;
+  if (/[\\\u0000-\u001f\u007f]/.test(raw) || raw !== raw.trim() || !w.authority.test(raw)) return false;
   let url: URL;
   try {
     url = new URL(raw);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { ProxyBodySchema } from "../../src/api/execution.js";
 import { ToolsError } from "../../src/core/errors.js";
 import type { AuthScheme, Credential } from "../../src/credentials/auth-schemes.js";
 import { buildUpstreamHeaders } from "../../src/outbound/headers.js";
@@ -30,6 +31,8 @@ export function urlPolicyProperty(w: World, stats: UrlStats = { accepted: 0, ref
     }
     stats.accepted++;
     assert.ok(oracleAllows(raw, w), `accepted, but the oracle says no credential may go to ${JSON.stringify(raw)}`);
+    // What the policy takes, POST /proxy must take too (the end-to-end property sends it there).
+    assert.ok(ProxyBodySchema.shape.url.safeParse(raw).success, `accepted, but POST /proxy refuses ${JSON.stringify(raw)}`);
     assert.equal(accepted.href, new URL(raw).href);
   });
 }
