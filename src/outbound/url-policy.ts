@@ -110,21 +110,27 @@ export function fillBaseUrl(base: string, params: Record<string, string>): strin
     return value;
   });
   if (filled === base) return base;
-  const written = SCHEME_AND_AUTHORITY.exec(base);
-  if (!written) {
-    throw new ToolsError(
-      "invalid_request",
-      "This toolkit's base URL has a placeholder but is not written as http(s)://host/path; write it in that form.",
-    );
-  }
-  const templateHost = written[2]!.replace(/:[^\]]*$/, "");
-  if (templateHost.includes("{") && (/\{[^}]*\}[^.]*\.?$/.test(templateHost) || !isDomainName(filled))) {
-    throw new ToolsError(
-      "invalid_request",
-      "This toolkit's base URL lets a connection choose its whole host; a placeholder may only fill a subdomain.",
-    );
-  }
+  const problem = baseUrlTemplateProblem(base) ?? (templateHost(base)?.includes("{") && !isDomainName(filled) ? WHOLE_HOST : undefined);
+  if (problem) throw new ToolsError("invalid_request", `This toolkit's base URL ${problem}`);
   return filled;
+}
+
+const WHOLE_HOST = "lets a connection choose its whole host; a placeholder may only fill a subdomain.";
+
+/**
+ * What is wrong with a base URL's placeholders, as the end of a sentence about the base URL, or
+ * undefined: `defineToolkit` asks before a call is made, `fillBaseUrl` again on each call.
+ */
+export function baseUrlTemplateProblem(base: string): string | undefined {
+  if (!/\{[A-Za-z0-9_]+\}/.test(base)) return undefined;
+  const host = templateHost(base);
+  if (host === undefined) return "has a placeholder but is not written as http(s)://host/path; write it in that form.";
+  return /\{[^}]*\}[^.]*\.?$/.test(host) ? WHOLE_HOST : undefined;
+}
+
+/** The host of a base URL as written (`http(s)://host[:port]/...`), port cut, or undefined in another form. */
+function templateHost(base: string): string | undefined {
+  return SCHEME_AND_AUTHORITY.exec(base)?.[2]!.replace(/:[^\]]*$/, "");
 }
 
 /** Whether the URL parses with a domain name (not an IP address) as its host. */

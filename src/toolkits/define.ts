@@ -3,6 +3,7 @@ import { STAGED_FILE_FORMAT, STAGING_KEY_PATTERN } from "../api/staged-file.js";
 import type { Awaitable, Principal } from "../core/principal.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
+import { baseUrlTemplateProblem } from "../outbound/url-policy.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
 import { argumentsSchema, inputParametersOf, type JsonSchema, type StandardOutput, type StandardSchemaV1 } from "./schemas.js";
 
@@ -207,4 +208,6 @@ function assertBaseUrl(slug: string, base: string): void {
   if (url.username || url.password || url.search || url.hash) {
     throw new TypeError(`Toolkit "${slug}": baseUrl "${base}" must not contain credentials, a query or a fragment.`);
   }
+  const problem = baseUrlTemplateProblem(base);
+  if (problem) throw new TypeError(`Toolkit "${slug}": baseUrl "${base}" ${problem}`);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ToolsError } from "../../src/core/errors.js";
+import { defineToolkit } from "../../src/index.js";
 import { checkOutboundUrl, checkRedirectUrl, fillBaseUrl, resolveAgainstBase } from "../../src/outbound/url-policy.js";
 
 // The URL policy's edges that url-policy.test.ts does not reach: whitespace the parser would drop,
@@ -169,6 +170,22 @@ describe("base URL placeholders: the connection picks a subdomain, never the hos
     ["a host that does not parse", "https://{tenant}.exa mple.test/v1", { tenant: "acme" }],
   ])("refuses %s", (_name, template, params) => {
     expect(refusal(() => fillBaseUrl(template, params))).toMatch(/lets a connection choose its whole host/);
+  });
+
+  const toolkitWith = (baseUrl: string) => () =>
+    defineToolkit({ slug: "acme", name: "Acme", description: "", baseUrl, auth: { type: "none" }, tools: [] });
+
+  it.each([
+    ["the short form", "https:{host}/v1", /baseUrl "https:\{host\}\/v1" has a placeholder but is not written as http\(s\):\/\/host\/path/],
+    ["the whole host", "https://{host}/v1", /baseUrl "https:\/\/\{host\}\/v1" lets a connection choose its whole host/],
+    ["the last label before a trailing dot", "https://api.{tld}./v1", /lets a connection choose its whole host/],
+  ])("defineToolkit refuses a template that would be refused on every call: %s", (_name, baseUrl, message) => {
+    expect(toolkitWith(baseUrl)).toThrow(message);
+  });
+
+  it("defineToolkit accepts placeholders in a subdomain and in the path, on any host", () => {
+    expect(toolkitWith("https://{tenant}.example.test/v1")).not.toThrow();
+    expect(toolkitWith("http://127.0.0.1:8080/{tenant}/v1")).not.toThrow();
   });
 
   it("a URL on the host a connection would have chosen is refused end to end", () => {
