@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { bearer, defineTool, defineToolkit, none, oauth2, type Toolkit } from "../../src/index.js";
+import { type BlobStore, bearer, defineTool, defineToolkit, memoryBlobStore, none, oauth2, type Toolkit } from "../../src/index.js";
 import { CREDENTIALS, createHarness, type Harness, multipart } from "../support/harness.js";
 
 const RUN = Math.random().toString(36).slice(2, 10);
@@ -380,4 +380,38 @@ describe("retries and staged bodies", () => {
       ["GET", null, null],
     ]);
   });
+
+  it.each([Number.NaN, -1, 1.5])(
+    "a staged file whose store reports size %d goes chunked, not with a Content-Length fetch refuses",
+    async (size) => {
+      // A blob store that does not know the size of what it stored (or gets it wrong) reports this.
+      const store = memoryBlobStore();
+      const sizeless: BlobStore = {
+        put: (k, body, options) => store.put(k, body, options),
+        head: (k) => store.head(k),
+        delete: (k) => store.delete(k),
+        deleteExpired: (now) => store.deleteExpired(now),
+        get: async (k) => {
+          const blob = await store.get(k);
+          return blob && { ...blob, size };
+        },
+      };
+      const other = await createHarness({ blobStore: sizeless, extraToolkits: toolkits });
+      const as = (await other.issueAgentKey("agent-sizeless")).key;
+      await other.connect(as, "hops", { token: CREDENTIALS.bearerToken });
+      const upload = await other.call("POST", "/upload", { key: as, rawBody: multipart("no size", "text/plain", "body.txt") });
+      const sent = await during(async () => {
+        const res = await other.call("POST", "/proxy", {
+          key: as,
+          body: { toolkit: "hops", method: "PUT", url: `${origin}/api/echo`, bodyFile: upload.json.stagingKey },
+        });
+        expect(res.json).toMatchObject({ successful: true, status: 200, data: "PUT /api/echo" });
+      });
+      expect(sent.map((r) => [r.body, r.headers["content-length"], r.headers["transfer-encoding"]])).toEqual([
+        ["no size", undefined, "chunked"],
+      ]);
+      other.assertNoLeaks();
+      await other.close();
+    },
+  );
 });
