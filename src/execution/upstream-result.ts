@@ -97,13 +97,14 @@ export async function readUpstreamData(
   response: Response,
   signal?: AbortSignal,
 ): Promise<unknown> {
+  // A 304 (or 204) has no body whatever length it declares: RFC 9110 lets a 304 carry the length of the 200.
+  if (!response.body) return null;
   const maxBytes = ctx.maxResponseBytes;
   const declared = response.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) {
-    await response.body?.cancel().catch(() => {});
+    await response.body.cancel().catch(() => {});
     throw new BodyTooLargeError(maxBytes);
   }
-  if (!response.body || declared === "0") return null;
   const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/json" || type.endsWith("+json")) {
     const text = new TextDecoder().decode(await readBytes(response.body, maxBytes));
