@@ -71,14 +71,13 @@ export async function upstreamResult(
     };
   }
   if (response.status < 400) return { data, error: null, successful: true, ...answer };
-  const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
   return {
     data,
     error: redact(`Upstream answered ${response.status}${response.statusText ? ` ${response.statusText}` : ""}.`, secrets),
     successful: false,
     code: "upstream_error",
     retryable: isRetryableStatus(response.status),
-    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    retryAfterMs: parseRetryAfter(response.headers.get("retry-after")), // JSON leaves it out when undefined
     upstreamStatus: response.status,
     ...answer,
   };
@@ -95,7 +94,7 @@ export async function readUpstreamData(
   ctx: HandlerContext,
   agent: AgentPrincipal,
   response: Response,
-  signal?: AbortSignal,
+  signal: AbortSignal,
 ): Promise<unknown> {
   // A 304 (or 204) has no body whatever length it declares: RFC 9110 lets a 304 carry the length of the 200.
   if (!response.body) return null;
@@ -125,7 +124,7 @@ async function stageStream(
   agent: AgentPrincipal,
   body: ReadableStream<Uint8Array>,
   contentType: string,
-  signal?: AbortSignal,
+  signal: AbortSignal,
 ) {
   const stagingKey = newStagingKey();
   const expiresAt = new Date(Date.now() + ctx.uploads.ttlMs);
@@ -133,7 +132,7 @@ async function stageStream(
     contentType,
     metadata: ownerMetadata(agent),
     expiresAt,
-    ...(signal ? { signal } : {}),
+    signal,
   });
   if (info.size === 0) {
     await ctx.blobStore.delete(stagingKey);

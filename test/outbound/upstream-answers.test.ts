@@ -31,7 +31,7 @@ let h: Harness;
 let key: string;
 
 /** The API. `type` is the Content-Type (none when absent), `bytes` a body of that many "a"s. */
-function answer(method: string, url: URL, res: ServerResponse): void {
+function answer(url: URL, res: ServerResponse): void {
   const type = url.searchParams.get("type");
   const typed = type === null ? {} : { "content-type": type };
   const body = url.searchParams.get("body") ?? "a".repeat(Number(url.searchParams.get("bytes") ?? 0));
@@ -111,7 +111,7 @@ const toolkit = (): Toolkit =>
 beforeAll(async () => {
   api = createServer((req, res) => {
     req.resume();
-    req.on("end", () => answer(req.method ?? "", new URL(req.url ?? "/", "http://api.invalid"), res));
+    req.on("end", () => answer(new URL(req.url ?? "/", "http://api.invalid"), res));
     res.on("close", () => closed.add(req.url ?? ""));
   });
   await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
@@ -142,5 +142,198 @@ describe("answers without a body", () => {
       headers: { "content-length": "1000000000", "content-type": "application/json" },
     });
     expect((await proxy("/large?status=304")).json).toMatchObject({ successful: true, status: 304, data: null });
+  });
+});
+
+describe("the body as data", () => {
+  const json = { a: 1 };
+  it.each([
+    ["application/json", JSON.stringify(json), json],
+    ["Application/JSON; charset=UTF-8", JSON.stringify(json), json],
+    ["application/problem+json", JSON.stringify(json), json],
+    ["application/json", "not json", "not json"],
+    [null, "plain words", "plain words"],
+    ["text/csv", "a,b", "a,b"],
+    ["application/atom+xml", "<feed/>", "<feed/>"],
+    ["application/xml", "<a/>", "<a/>"],
+    ["application/javascript", "f()", "f()"],
+    ["application/x-www-form-urlencoded", "a=1", "a=1"],
+    ["application/graphql", "{ a }", "{ a }"],
+  ])("%s is data %j", async (type, body, data) => {
+    const query = `?body=${encodeURIComponent(body)}${type === null ? "" : `&type=${encodeURIComponent(type)}`}`;
+    for (const path of ["/sized", "/chunked"]) {
+      expect((await proxy(`${path}${query}`)).json, path).toMatchObject({ successful: true, status: 200, data });
+    }
+  });
+
+  it.each(["application/json", "text/plain", "application/octet-stream", null])("an empty %s body is null", async (type) => {
+    const query = type === null ? "" : `?type=${encodeURIComponent(type)}`;
+    for (const path of ["/sized", "/chunked"]) {
+      expect((await proxy(`${path}${query}`)).json, path).toMatchObject({ successful: true, status: 200, data: null });
+    }
+  });
+
+  it("any other type is staged, up to exactly the cap", async () => {
+    for (const path of ["/sized", "/chunked"]) {
+      const res = await proxy(`${path}?type=application/octet-stream&bytes=${CAP}`);
+      expect(res.json, path).toMatchObject({ successful: true, data: { contentType: "application/octet-stream", size: CAP } });
+      const file = await h.call("GET", `/files/${res.json.data.stagingKey}`, { key });
+      expect(file.text).toBe("a".repeat(CAP));
+    }
+  });
+});
+
+describe("the cap on the proxy's answer", () => {
+  it("a body of exactly the cap is read, declared or counted", async () => {
+    for (const path of ["/sized", "/chunked"]) {
+      expect((await proxy(`${path}?type=text/plain&bytes=${CAP}`)).json, path).toMatchObject({ successful: true, data: "a".repeat(CAP) });
+    }
+  });
+
+  it("a declared length over the cap fails at once, without waiting for the body", async () => {
+    const res = await proxy(`/declared?type=application/json&length=${CAP + 1}`);
+    expect(res.json).toEqual({
+      data: null,
+      error: TOO_LARGE,
+      successful: false,
+      code: "response_too_large",
+      retryable: false,
+      upstreamStatus: 200,
+      status: 200,
+      headers: { "content-type": "application/json", "content-length": String(CAP + 1), date: expect.any(String) },
+    });
+  });
+
+  it.each(["text/plain", "application/json", "application/octet-stream"])(
+    "a %s body counted past the cap fails, and nothing is staged",
+    async (type) => {
+      const res = await proxy(`/chunked?type=${type}&bytes=${CAP + 1}`);
+      expect(res.json).toMatchObject({
+        data: null,
+        error: TOO_LARGE,
+        successful: false,
+        code: "response_too_large",
+        retryable: false,
+        status: 200,
+      });
+    },
+  );
+
+  it("a body that breaks off is upstream_unreachable, retryable", async () => {
+    for (const type of ["text/plain", "application/octet-stream"]) {
+      const res = await proxy(`/cut?type=${type}&body=partial`);
+      expect(res.json, type).toMatchObject({
+        data: null,
+        error: "The upstream response was cut off.",
+        successful: false,
+        code: "upstream_unreachable",
+        retryable: true,
+        upstreamStatus: 200,
+        status: 200,
+      });
+    }
+  });
+
+  it("a blob store that is down is a 503 of its own, not an upstream fault", async () => {
+    const store = memoryBlobStore();
+    const down: BlobStore = {
+      put: () => Promise.reject(new StoreUnavailableError("Staged file storage is temporarily unavailable; retry shortly.")),
+      get: (k) => store.get(k),
+      head: (k) => store.head(k),
+      delete: (k) => store.delete(k),
+      deleteExpired: (now) => store.deleteExpired(now),
+    };
+    const other = await createHarness({ blobStore: down, extraToolkits: () => [toolkit()] });
+    const as = (await other.issueAgentKey("agent-down")).key;
+    await other.connect(as, "answers", { token: CREDENTIALS.bearerToken });
+    expectError(await proxy("/sized?type=image/png&body=png", "GET", other, as), 503, "unavailable", /retry shortly/);
+    other.assertNoLeaks();
+    await other.close();
+  });
+});
+
+describe("the status and headers", () => {
+  it.each([
+    [400, null, false, "Upstream answered 400 Bad Request."],
+    [404, null, false, "Upstream answered 404 Not Found."],
+    [503, "Busy Now", true, "Upstream answered 503 Busy Now."],
+    [599, "", false, "Upstream answered 599."],
+  ])("%i is an upstream_error", async (status, reason, retryable, error) => {
+    const res = await proxy(`/status?code=${status}${reason === null ? "" : `&reason=${encodeURIComponent(reason)}`}`);
+    expect(res.json).toEqual({
+      data: { status },
+      error,
+      successful: false,
+      code: "upstream_error",
+      retryable,
+      upstreamStatus: status,
+      status,
+      headers: expect.objectContaining({ "content-type": "application/json" }),
+    });
+  });
+
+  it("399 is a success", async () => {
+    expect((await proxy("/status?code=399")).json).toMatchObject({ successful: true, error: null, status: 399, data: { status: 399 } });
+  });
+
+  it("passes back the metadata headers and the rate-limit ones, never cookies, challenges or others", async () => {
+    const res = await proxy("/headers");
+    expect(res.json.headers).toEqual({
+      "content-type": "text/plain",
+      "content-length": "2",
+      "content-language": "en",
+      "content-disposition": 'attachment; filename="a.txt"',
+      etag: '"e1"',
+      "last-modified": "Tue, 01 Jul 2025 10:00:00 GMT",
+      "cache-control": "no-cache",
+      location: "/up/elsewhere",
+      link: '</up/next>; rel="next"',
+      "retry-after": "3",
+      date: expect.any(String),
+      "x-request-id": "req-7",
+      "x-ratelimit-limit": "100",
+      ratelimit: "limit=100, remaining=9",
+      "ratelimit-policy": "100;w=60",
+    });
+  });
+});
+
+describe("the cap on a tool's ctx.fetch", () => {
+  it("a body up to the cap reads whole, declared or counted, and the response keeps its URL", async () => {
+    for (const path of ["/sized", "/chunked"]) {
+      const res = await execute(`${path}?bytes=${CAP}`);
+      expect(res.json, path).toMatchObject({ successful: true, data: { status: 200, text: "a".repeat(CAP) } });
+    }
+    expect((await execute("/moved")).json).toMatchObject({ data: { url: `${origin}/up/sized?body=moved`, text: "moved" } });
+  });
+
+  it("an answer without a body (a HEAD) reads as empty", async () => {
+    expect((await execute("/large", "HEAD")).json).toMatchObject({ successful: true, data: { status: 200, text: "" } });
+  });
+
+  it("a declared length over the cap fails the read at once, and the upstream connection is closed", async () => {
+    const path = `/declared?length=${CAP + 1}&tag=${Math.random()}`;
+    const res = await execute(path);
+    expect(res.json).toEqual({
+      data: null,
+      error: TOO_LARGE,
+      successful: false,
+      code: "response_too_large",
+      retryable: false,
+      upstreamStatus: 200,
+    });
+    await expect.poll(() => closed.has(`/up${path}`), { timeout: 5_000 }).toBe(true);
+  });
+
+  it("a body counted past the cap fails the read", async () => {
+    const res = await execute(`/chunked?bytes=${CAP + 1}`);
+    expect(res.json).toEqual({
+      data: null,
+      error: TOO_LARGE,
+      successful: false,
+      code: "response_too_large",
+      retryable: false,
+      upstreamStatus: 200,
+    });
   });
 });
