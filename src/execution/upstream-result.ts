@@ -99,8 +99,8 @@ export async function readUpstreamData(
   // A 304 (or 204) has no body whatever length it declares: RFC 9110 lets a 304 carry the length of the 200.
   if (!response.body) return null;
   const maxBytes = ctx.maxResponseBytes;
-  const declared = response.headers.get("content-length");
-  if (declared !== null && Number(declared) > maxBytes) {
+  // No Content-Length is Number(null), 0; one that is not a number is NaN: neither is over the cap.
+  if (Number(response.headers.get("content-length")) > maxBytes) {
     await response.body.cancel().catch(() => {});
     throw new BodyTooLargeError(maxBytes);
   }
@@ -153,9 +153,8 @@ export function capResponseBody(response: Response, maxBytes: number): Response 
       code: "response_too_large",
       upstreamStatus: response.status,
     });
-  const declared = response.headers.get("content-length");
   const body =
-    declared !== null && Number(declared) > maxBytes
+    Number(response.headers.get("content-length")) > maxBytes // no header: Number(null), 0
       ? failingStream(response.body, tooLarge())
       : response.body.pipeThrough(limitBytes(maxBytes, tooLarge));
   const capped = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
