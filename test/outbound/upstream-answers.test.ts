@@ -150,6 +150,7 @@ describe("the body as data", () => {
   it.each([
     ["application/json", JSON.stringify(json), json],
     ["Application/JSON; charset=UTF-8", JSON.stringify(json), json],
+    ["application/json ; charset=utf-8", JSON.stringify(json), json], // RFC 9110 allows space before ";"
     ["application/problem+json", JSON.stringify(json), json],
     ["application/json", "not json", "not json"],
     [null, "plain words", "plain words"],
