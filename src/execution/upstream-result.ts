@@ -71,14 +71,13 @@ export async function upstreamResult(
     };
   }
   if (response.status < 400) return { data, error: null, successful: true, ...answer };
-  const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
   return {
     data,
     error: redact(`Upstream answered ${response.status}${response.statusText ? ` ${response.statusText}` : ""}.`, secrets),
     successful: false,
     code: "upstream_error",
     retryable: isRetryableStatus(response.status),
-    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    retryAfterMs: parseRetryAfter(response.headers.get("retry-after")), // JSON leaves it out when undefined
     upstreamStatus: response.status,
     ...answer,
   };
@@ -95,15 +94,16 @@ export async function readUpstreamData(
   ctx: HandlerContext,
   agent: AgentPrincipal,
   response: Response,
-  signal?: AbortSignal,
+  signal: AbortSignal,
 ): Promise<unknown> {
+  // A 304 (or 204) has no body whatever length it declares: RFC 9110 lets a 304 carry the length of the 200.
+  if (!response.body) return null;
   const maxBytes = ctx.maxResponseBytes;
-  const declared = response.headers.get("content-length");
-  if (declared !== null && Number(declared) > maxBytes) {
-    await response.body?.cancel().catch(() => {});
+  // No Content-Length is Number(null), 0; one that is not a number is NaN: neither is over the cap.
+  if (Number(response.headers.get("content-length")) > maxBytes) {
+    await response.body.cancel().catch(() => {});
     throw new BodyTooLargeError(maxBytes);
   }
-  if (!response.body || declared === "0") return null;
   const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/json" || type.endsWith("+json")) {
     const text = new TextDecoder().decode(await readBytes(response.body, maxBytes));
@@ -124,7 +124,7 @@ async function stageStream(
   agent: AgentPrincipal,
   body: ReadableStream<Uint8Array>,
   contentType: string,
-  signal?: AbortSignal,
+  signal: AbortSignal,
 ) {
   const stagingKey = newStagingKey();
   const expiresAt = new Date(Date.now() + ctx.uploads.ttlMs);
@@ -132,7 +132,7 @@ async function stageStream(
     contentType,
     metadata: ownerMetadata(agent),
     expiresAt,
-    ...(signal ? { signal } : {}),
+    signal,
   });
   if (info.size === 0) {
     await ctx.blobStore.delete(stagingKey);
@@ -153,9 +153,8 @@ export function capResponseBody(response: Response, maxBytes: number): Response 
       code: "response_too_large",
       upstreamStatus: response.status,
     });
-  const declared = response.headers.get("content-length");
   const body =
-    declared !== null && Number(declared) > maxBytes
+    Number(response.headers.get("content-length")) > maxBytes // no header: Number(null), 0
       ? failingStream(response.body, tooLarge())
       : response.body.pipeThrough(limitBytes(maxBytes, tooLarge));
   const capped = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });

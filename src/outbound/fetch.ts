@@ -51,12 +51,11 @@ export function createOutboundFetch(options: OutboundOptions) {
     let url = checkOutboundUrl(resolveAgainstBase(input, toolkit.baseUrls, params), toolkit.baseUrls, params);
     let method = (init.method ?? "GET").toUpperCase();
     let body = init.body ?? null;
-    // A plain record goes through as is: `new Headers()` would throw a TypeError on a CR/LF value
-    // before buildUpstreamHeaders could refuse it as the caller's 400.
-    const callerHeaders =
-      init.headers === undefined || init.headers instanceof Headers || Array.isArray(init.headers)
-        ? init.headers && new Headers(init.headers)
-        : (init.headers as Record<string, string>);
+    // Only pairs are turned into Headers: `new Headers()` would throw a TypeError on a CR/LF value
+    // of a plain record before buildUpstreamHeaders could refuse it as the caller's 400.
+    const callerHeaders = Array.isArray(init.headers)
+      ? new Headers(init.headers)
+      : (init.headers as Headers | Record<string, string> | undefined);
     let headers = withLength(buildUpstreamHeaders(callerHeaders, toolkit.auth, credential), body, init.contentLength);
     const signal = init.signal ? AbortSignal.any([init.signal, options.signal]) : options.signal;
     let retriedUnauthorized = false;
@@ -116,7 +115,7 @@ export function createOutboundFetch(options: OutboundOptions) {
 
 /** Sets the declared length of a stream body (other bodies get theirs from the fetch itself). */
 function withLength(headers: Headers, body: unknown, contentLength: number | undefined): Headers {
-  if (body instanceof ReadableStream && contentLength !== undefined && Number.isSafeInteger(contentLength) && contentLength >= 0) {
+  if (body instanceof ReadableStream && Number.isSafeInteger(contentLength) && contentLength! >= 0) {
     headers.set("content-length", String(contentLength));
   }
   return headers;
