@@ -51,12 +51,7 @@ export function createOutboundFetch(options: OutboundOptions) {
     let url = checkOutboundUrl(resolveAgainstBase(input, toolkit.baseUrls, params), toolkit.baseUrls, params);
     let method = (init.method ?? "GET").toUpperCase();
     let body = init.body ?? null;
-    // Only pairs are turned into Headers: `new Headers()` would throw a TypeError on a CR/LF value
-    // of a plain record before buildUpstreamHeaders could refuse it as the caller's 400.
-    const callerHeaders = Array.isArray(init.headers)
-      ? new Headers(init.headers)
-      : (init.headers as Headers | Record<string, string> | undefined);
-    let headers = withLength(buildUpstreamHeaders(callerHeaders, toolkit.auth, credential), body, init.contentLength);
+    let headers = withLength(buildUpstreamHeaders(init.headers, toolkit.auth, credential), body, init.contentLength);
     const signal = init.signal ? AbortSignal.any([init.signal, options.signal]) : options.signal;
     let retriedUnauthorized = false;
 

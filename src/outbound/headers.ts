@@ -19,6 +19,19 @@ const FORBIDDEN = new Set([
 ]);
 
 /**
+ * The caller's headers as name-value pairs, read without `new Headers()`, which would throw a
+ * TypeError on a value with CR or LF before the policy below could refuse it with a 400.
+ */
+function headerEntries(headers: HeadersInit | undefined): Array<[string, string]> {
+  if (headers instanceof Headers) return [...headers];
+  if (!Array.isArray(headers)) return Object.entries(headers ?? {});
+  return headers.map((pair) => {
+    if (pair.length !== 2) throw new ToolsError("invalid_request", "Each header in a list must be a [name, value] pair; fix the headers.");
+    return [String(pair[0]), String(pair[1])];
+  });
+}
+
+/**
  * Builds upstream request headers from the caller's. Every caller header is validated first: a
  * name that is not an HTTP token, or a value with CR, LF, NUL, another control character (tab
  * aside) or a character beyond Latin-1, is a `400 invalid_request`, even when the header would
@@ -26,12 +39,8 @@ const FORBIDDEN = new Set([
  * names, `authorization` and the scheme's own credential header (any case) are dropped, and the
  * credential is set last, so nothing the caller sends can override, duplicate or remove it.
  */
-export function buildUpstreamHeaders(
-  callerHeaders: Record<string, string> | Headers | undefined,
-  scheme: AuthScheme,
-  credential: Credential | null,
-): Headers {
-  const entries = callerHeaders instanceof Headers ? [...callerHeaders] : Object.entries(callerHeaders ?? {});
+export function buildUpstreamHeaders(callerHeaders: HeadersInit | undefined, scheme: AuthScheme, credential: Credential | null): Headers {
+  const entries = headerEntries(callerHeaders);
   for (const [name, value] of entries) {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[^\t\x20-\x7e\x80-\xff]/.test(value)) {
       throw new ToolsError(

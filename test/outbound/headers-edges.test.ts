@@ -116,3 +116,31 @@ describe("a stored credential of another type than the toolkit's scheme (the too
     expect(applyCredentialQuery(url, queryKey, null).href).toBe("https://api.example.test/v1/x?a=1");
   });
 });
+
+describe("headers given as a list of pairs", () => {
+  const scheme = { type: "bearer" } as const;
+  const credential = { type: "bearer", token: "tok" } as const;
+
+  it("go out like the same headers given as a record, repeats kept and the credential set last", () => {
+    const out = buildUpstreamHeaders(
+      [
+        ["X-Tag", "a"],
+        ["x-tag", "b"],
+        ["Authorization", "Bearer attacker"],
+      ],
+      scheme,
+      credential,
+    );
+    expect([...out]).toEqual([
+      ["authorization", "Bearer tok"],
+      ["x-tag", "a, b"],
+    ]);
+  });
+
+  it("a list entry that is not a [name, value] pair is refused with a 400, as fetch would refuse it", () => {
+    for (const entry of [["X-Tag"], ["X-Tag", "a", "b"]]) {
+      const refuse = () => buildUpstreamHeaders([entry as [string, string]], scheme, credential);
+      expect(refuse).toThrow(expect.objectContaining({ code: "invalid_request", message: expect.stringMatching(/\[name, value\] pair/) }));
+    }
+  });
+});

@@ -187,6 +187,21 @@ describe("the caller's request", () => {
     expect(sent!.headers.authorization).toBe(`Bearer ${CREDENTIALS.bearerToken}`);
   });
 
+  it.each(["record", "pairs"])(
+    "a header value with a line break, given as %s, is refused with the header sentence and nothing is sent",
+    async (headersAs) => {
+      const sent = await during(async () => {
+        const res = await h.call("POST", "/execute", {
+          key,
+          body: { tool: "HOPS_CALL", arguments: { path: "/echo", headers: { "X-Custom": "a\r\nX-Injected: 1" }, headersAs } },
+        });
+        expect(res.json, res.text).toMatchObject({ successful: false });
+        expect(JSON.stringify(res.json), res.text).toContain('Header \\"X-Custom\\" has an invalid name, or a line break');
+      });
+      expect(sent).toEqual([]);
+    },
+  );
+
   it("a method in lowercase goes out in uppercase", async () => {
     const [sent] = await during(() => run("HOPS_CALL", { path: "/echo", method: "patch", body: "change" }));
     expect(sent).toMatchObject({ method: "PATCH", body: "change" });
