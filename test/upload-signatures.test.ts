@@ -129,6 +129,13 @@ describe("signatureGate", () => {
     }
   });
 
+  it("says in its refusal how to send the file instead", () => {
+    expect(() => pass("image/png", withBody(bytes("MZ\x90\0\x03\0\0\0")))).toThrow(
+      "The file's first bytes are not those of image/png; " +
+        'send it with its real type (e.g. curl -F "file=@name;type=<type>"), or as application/octet-stream.',
+    );
+  });
+
   it.each(Object.keys(STARTS))("refuses %s when the bytes are another format's", (type) => {
     const impostors = [bytes("MZ\x90\0\x03\0\0\0"), bytes("<!DOCTYPE html><script>"), bytes("#!/bin/sh\nrm -rf /\n")];
     for (const impostor of impostors) {
