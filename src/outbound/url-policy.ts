@@ -109,7 +109,6 @@ export function fillBaseUrl(base: string, params: Record<string, string>): strin
     }
     return value;
   });
-  if (filled === base) return base;
   const problem = baseUrlTemplateProblem(base) ?? (templateHost(base)?.includes("{") && !isDomainName(filled) ? WHOLE_HOST : undefined);
   if (problem) throw new ToolsError("invalid_request", `This toolkit's base URL ${problem}`);
   return filled;

@@ -186,6 +186,8 @@ describe("base URL placeholders: the connection picks a subdomain, never the hos
   it("defineToolkit accepts placeholders in a subdomain and in the path, on any host", () => {
     expect(toolkitWith("https://{tenant}.example.test/v1")).not.toThrow();
     expect(toolkitWith("http://127.0.0.1:8080/{tenant}/v1")).not.toThrow();
+    // Without a placeholder, any form the URL parser accepts is left to the URL policy.
+    expect(toolkitWith("https:api.example.test/v1")).not.toThrow();
   });
 
   it("a URL on the host a connection would have chosen is refused end to end", () => {
