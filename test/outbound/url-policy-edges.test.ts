@@ -1,22 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { ToolsError } from "../../src/core/errors.js";
 import { defineToolkit } from "../../src/index.js";
 import { checkOutboundUrl, checkRedirectUrl, fillBaseUrl, resolveAgainstBase } from "../../src/outbound/url-policy.js";
+import { refusal } from "../support/refusal.js";
 
 // The URL policy's edges that url-policy.test.ts does not reach: whitespace the parser would drop,
 // other base URL shapes (IPv6, http, a trailing `//`), ports, deep encodings, redirects and tools'
 // relative URLs, and base URL templates that would let a connection choose the host.
 const base = ["https://api.example.test/v1"];
-const refusal = (run: () => unknown): string => {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolsError);
-    expect((error as ToolsError).code).toBe("invalid_request");
-    return (error as ToolsError).message;
-  }
-  throw new Error("expected a refusal");
-};
 
 describe("whitespace the URL parser would drop is refused, not silently removed", () => {
   it.each([

@@ -1,21 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ToolsError } from "../../src/core/errors.js";
 import { checkOutboundUrl, checkRedirectUrl, fillBaseUrl, resolveAgainstBase } from "../../src/outbound/url-policy.js";
+import { refusal } from "../support/refusal.js";
 
 // The decisions of the URL policy, one example each, without a server (ssrf-table.test.ts sends
 // the bypass forms through the real handler).
 const base = ["https://api.example.test/v1"];
 const accepts = (url: string, bases = base, params = {}) => checkOutboundUrl(url, bases, params).href;
-const refusal = (run: () => unknown): string => {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolsError);
-    expect((error as ToolsError).code).toBe("invalid_request");
-    return (error as ToolsError).message;
-  }
-  throw new Error("expected a refusal");
-};
 
 describe("checkOutboundUrl accepts exact equivalents of an allowed URL", () => {
   it.each([
