@@ -129,7 +129,8 @@ export function baseUrlTemplateProblem(base: string): string | undefined {
 
 /** The host of a base URL as written (`http(s)://host[:port]/...`), port cut, or undefined in another form. */
 function templateHost(base: string): string | undefined {
-  return SCHEME_AND_AUTHORITY.exec(base)?.[2]!.replace(/:[^\]]*$/, "");
+  const authority = SCHEME_AND_AUTHORITY.exec(base)?.[2];
+  return authority?.replace(/:[^\]]*$/, "");
 }
 
 /** Whether the URL parses with a domain name (not an IP address) as its host. */
