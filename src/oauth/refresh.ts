@@ -161,7 +161,14 @@ async function refreshNow(
     updatedAt: new Date(),
     ...(tokens.scope ? { scopes: tokens.scope.split(" ").filter(Boolean) } : {}),
   };
-  const saved = await saveRefreshed(ctx, connection, patch);
+  const { saved, ours } = await saveRefreshed(ctx, connection, patch);
+  if (!ours) {
+    ctx.logger.log("warn", "a newer credential was saved while this refresh was out; it is kept and this refresh dropped", {
+      connectionId: connection.id,
+    });
+    if (saved.status !== "active") throw expiredError(saved);
+    return { connection: saved, credential: (await openCredential(ctx, saved)) as OAuthCredential };
+  }
   ctx.emit("token.refreshed", {
     connectionId: connection.id,
     toolkit: connection.toolkit,
@@ -172,20 +179,24 @@ async function refreshNow(
 }
 
 /**
- * Saves with compare-and-set. The lease makes a conflict unlikely; one that still happens came
- * from an edit of another field (a label), so the save is retried on the newer version.
+ * Saves with compare-and-set on the row read under the lease, and the first save wins. A conflict
+ * with an edit of another field (a label) is retried on the newer version, keeping both. A conflict
+ * with a newer credential or status (a holder that took the lease after this one's ran out and
+ * saved first, a reconnection, an expiry) keeps that row: `ours` is then false, and nothing of this
+ * refresh is stored.
  */
 async function saveRefreshed(
   ctx: HandlerContext,
   connection: ConnectionRecord,
   patch: Parameters<HandlerContext["store"]["updateConnection"]>[1],
-): Promise<ConnectionRecord> {
+): Promise<{ saved: ConnectionRecord; ours: boolean }> {
   let version = connection.version;
   for (let attempt = 0; attempt < 5; attempt++) {
     const saved = await ctx.store.updateConnection(connection.id, patch, version);
-    if (saved) return saved;
+    if (saved) return { saved, ours: true };
     const latest = await ctx.store.getConnection(connection.id);
     if (!latest) throw new ToolsError("not_found", `Connection "${connection.id}" was deleted while its token was being refreshed.`);
+    if (latest.credentials !== connection.credentials || latest.status !== connection.status) return { saved: latest, ours: false };
     version = latest.version;
   }
   throw new ToolsError("unavailable", "The refreshed token could not be saved; retry shortly.", { retryAfter: 1 });

@@ -485,6 +485,48 @@ describe("saving the refreshed tokens", () => {
     expect((await s.stored(id)).credential).toEqual(credential);
   });
 
+  it("after another process saved newer tokens (it took the lease once this one's ran out): the first save wins, and the call uses its token", async () => {
+    const theirs = { type: "oauth2" as const, accessToken: token("at"), refreshToken: token("rt"), tokenType: "Bearer" };
+    valid.add(theirs.accessToken);
+    const { store, saves } = racingStore(
+      async (inner, id) =>
+        void (await inner.updateConnection(id, {
+          updatedAt: new Date(),
+          credentials: await sealCredential({ cipher }, id, theirs),
+          credentialsExpireAt: new Date(Date.now() + 3600_000),
+        })),
+    );
+    const s = await setup({ store });
+    const { id } = await s.insert({}, -1000);
+    const apiMark = apiRequests.length;
+    const res = await s.execute(id);
+    expect(res.json, JSON.stringify(res.json)).toMatchObject({ successful: true });
+    expect((await s.stored(id)).credential).toEqual(theirs);
+    expect(apiRequests.slice(apiMark)).toEqual([[theirs.accessToken, 200]]);
+    expect(saves).toEqual([1]);
+    expect(s.events.filter((e) => e.event === "token.refreshed")).toEqual([]);
+    expect(s.logs.map((l) => l.message)).toContain(
+      "a newer credential was saved while this refresh was out; it is kept and this refresh dropped",
+    );
+    s.assertNoLeaks();
+  });
+
+  it("after the connection expired meanwhile: 409 connection_required, and the expiry stays", async () => {
+    const { store } = racingStore(
+      async (inner, id) =>
+        void (await inner.updateConnection(id, { updatedAt: new Date(), status: "expired", statusReason: "Revoked meanwhile." })),
+    );
+    const s = await setup({ store });
+    const { id } = await s.insert({}, -1000);
+    const apiMark = apiRequests.length;
+    const res = await s.execute(id);
+    expect(res.status).toBe(409);
+    expect(res.json).toMatchObject({ code: "connection_required" });
+    expect((await s.stored(id)).row).toMatchObject({ status: "expired", statusReason: "Revoked meanwhile." });
+    expect(apiRequests.slice(apiMark)).toEqual([]);
+    s.assertNoLeaks();
+  });
+
   it("of a connection deleted meanwhile: 404, and nothing is stored", async () => {
     const { store } = racingStore(async (inner, id) => void (await inner.deleteConnection(id)));
     const s = await setup({ store });
