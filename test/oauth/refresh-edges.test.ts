@@ -505,9 +505,11 @@ describe("saving the refreshed tokens", () => {
     expect(apiRequests.slice(apiMark)).toEqual([[theirs.accessToken, 200]]);
     expect(saves).toEqual([1]);
     expect(s.events.filter((e) => e.event === "token.refreshed")).toEqual([]);
-    expect(s.logs.map((l) => l.message)).toContain(
-      "a newer credential was saved while this refresh was out; it is kept and this refresh dropped",
-    );
+    expect(s.logs).toContainEqual({
+      level: "warn",
+      message: "a newer credential was saved while this refresh was out; it is kept and this refresh dropped",
+      fields: { connectionId: id },
+    });
     s.assertNoLeaks();
   });
 
