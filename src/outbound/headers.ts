@@ -45,7 +45,8 @@ export function buildUpstreamHeaders(callerHeaders: HeadersInit | undefined, sch
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[^\t\x20-\x7e\x80-\xff]/.test(value)) {
       throw new ToolsError(
         "invalid_request",
-        `Header "${name.replace(/[^\x21-\x7e]/g, "?")}" has an invalid name, or a line break, control character or non-Latin-1 character in its value; remove it.`,
+        `Header "${name.replace(/[^\x21-\x7e]/g, "?")}" has an invalid name, or a line break, ` +
+          "control character or non-Latin-1 character in its value; remove it.",
       );
     }
   }

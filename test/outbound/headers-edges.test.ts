@@ -24,7 +24,12 @@ afterAll(async () => {
 describe("the caller's headers through POST /proxy", () => {
   it("a bad header name is named in the 400 with its line break and control characters shown as ?", async () => {
     const res = await s.proxy("ssrf-bearer", `${s.base}/echo`, { headers: { "X-Evil\r\nX-Injected": "1" } });
-    expectError(res, 400, "invalid_request", /^Header "X-Evil\?\?X-Injected" has an invalid name/);
+    expectError(
+      res,
+      400,
+      "invalid_request",
+      'Header "X-Evil??X-Injected" has an invalid name, or a line break, control character or non-Latin-1 character in its value; remove it.',
+    );
   });
 
   it("a header the caller's Connection names after a space is dropped; the others arrive", async () => {

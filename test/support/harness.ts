@@ -266,15 +266,16 @@ export async function createHarness(options: HarnessOptions = {}) {
   };
 }
 
-/** Asserts the exact shape of an error answer: `{ error, code }` and nothing else. */
-export function expectError(res: CallResult, status: number, code: string, message?: RegExp): void {
+/** Asserts the exact shape of an error answer: `{ error, code }` and nothing else; a string `message` is the whole sentence. */
+export function expectError(res: CallResult, status: number, code: string, message?: RegExp | string): void {
   expect(res.status, res.text).toBe(status);
   expect(res.headers.get("content-type")).toMatch(/^application\/json/);
   expect(Object.keys(res.json).sort()).toEqual(["code", "error"]);
   expect(res.json.code).toBe(code);
   expect(typeof res.json.error).toBe("string");
   expect(res.json.error.length).toBeGreaterThan(10);
-  if (message) expect(res.json.error).toMatch(message);
+  if (typeof message === "string") expect(res.json.error).toBe(message);
+  else if (message) expect(res.json.error).toMatch(message);
 }
 
 /** A multipart body with one part named `name`. */
