@@ -9,8 +9,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool, defineToolkit, oauth2, ToolRunError } from "../../src/index.js";
-import { CALLBACK_URL, createOAuthHarness, type OAuthHarness, SCOPES, tokenCalls } from "../support/oauth-harness.js";
+import { defineTool, defineToolkit, ToolRunError } from "../../src/index.js";
+import { CALLBACK_URL, createOAuthHarness, fixtureAuth, type OAuthHarness, tokenCalls } from "../support/oauth-harness.js";
 import { type OidcServer, startOidcServer } from "../support/oidc-server.js";
 
 let as: OidcServer;
@@ -40,15 +40,7 @@ beforeAll(async () => {
         name: "Quoting notes",
         description: "An API that quotes the access token in its errors.",
         baseUrl: quotingUrl,
-        auth: oauth2({
-          authorizationUrl: as.endpoints.authorization,
-          tokenUrl: as.endpoints.token,
-          clientId: as.clientId,
-          clientSecret: as.clientSecret,
-          scopes: SCOPES,
-          issuer: as.issuer,
-          userInfoUrl: as.endpoints.userinfo,
-        }),
+        auth: fixtureAuth(as, { revocationUrl: undefined }),
         tools: [
           defineTool({
             slug: "QUOTING_READ",

@@ -39,6 +39,21 @@ export const CALLBACK_URL = `${PUBLIC_URL}/proxy/tools/auth/callback`;
 export const RETURN_ORIGIN = "https://dashboard.test";
 export const SCOPES = ["openid", "profile", "email", "offline_access", "notes:read", "notes:write"];
 
+/** The OIDC fixture as an OAuth 2 scheme (every endpoint, this client, `SCOPES`); `auth` overrides fields. */
+export function fixtureAuth(as: OidcServer, auth: Partial<OAuth2Scheme> = {}): OAuth2Scheme {
+  return oauth2({
+    authorizationUrl: as.endpoints.authorization,
+    tokenUrl: as.endpoints.token,
+    clientId: as.clientId,
+    clientSecret: as.clientSecret,
+    scopes: SCOPES,
+    issuer: as.issuer,
+    userInfoUrl: as.endpoints.userinfo,
+    revocationUrl: as.endpoints.revocation,
+    ...auth,
+  });
+}
+
 /**
  * The fixture's protected API as an OAuth 2 toolkit. `prefix` keeps tool slugs unique when several
  * variants are registered; `auth` overrides fields of the scheme.
@@ -51,17 +66,7 @@ export function notesToolkit(as: OidcServer, options: { slug?: string; prefix?: 
     name: `Notes ${slug}`,
     description: "The OIDC fixture's protected notes API.",
     baseUrl: as.apiBaseUrl,
-    auth: oauth2({
-      authorizationUrl: as.endpoints.authorization,
-      tokenUrl: as.endpoints.token,
-      clientId: as.clientId,
-      clientSecret: as.clientSecret,
-      scopes: SCOPES,
-      issuer: as.issuer,
-      userInfoUrl: as.endpoints.userinfo,
-      revocationUrl: as.endpoints.revocation,
-      ...options.auth,
-    }),
+    auth: fixtureAuth(as, options.auth),
     tools: [
       defineTool({
         slug: `${prefix}_ME`,
