@@ -230,6 +230,18 @@ async function setup(
 
 const refreshesSince = (mark: number) => tokenRequests.slice(mark).length;
 
+/** Another process's refresh: the connection's stored access token becomes `accessToken` (which the API accepts), due in an hour. */
+async function refreshElsewhere(store: ToolsStore, id: string, accessToken: string): Promise<void> {
+  valid.add(accessToken);
+  const row = (await store.getConnection(id))!;
+  const credential = JSON.parse(await cipher.decrypt(row.credentials, id));
+  await store.updateConnection(id, {
+    updatedAt: new Date(),
+    credentials: await sealCredential({ cipher }, id, { ...credential, accessToken }),
+    credentialsExpireAt: new Date(Date.now() + 3600_000),
+  });
+}
+
 describe("a token is refreshed before the call when it is within a quarter of its lifetime (at most 60 s) of expiry", () => {
   it.each([
     ["expires in 10 min, lifetime 1 h", 600_000, 3600, false],
@@ -579,16 +591,7 @@ describe("the refresh lease, held by another process", () => {
     const store = memoryStore();
     let id = "";
     const theirs = token("at");
-    const { leases, acquires } = busyLeases(store, 1, async () => {
-      valid.add(theirs);
-      const row = (await store.getConnection(id))!;
-      const credential = JSON.parse(await cipher.decrypt(row.credentials, id));
-      await store.updateConnection(id, {
-        updatedAt: new Date(),
-        credentials: await sealCredential({ cipher }, id, { ...credential, accessToken: theirs }),
-        credentialsExpireAt: new Date(Date.now() + 3600_000),
-      });
-    });
+    const { leases, acquires } = busyLeases(store, 1, () => refreshElsewhere(store, id, theirs));
     const s = await setup({ store, leases });
     ({ id } = await s.insert({}, -1000));
     const mark = tokenRequests.length;
@@ -605,14 +608,7 @@ describe("the refresh lease, held by another process", () => {
     const theirs = token("at");
     const leases: LeaseStore = {
       async acquire(name, holder, ttlMs) {
-        valid.add(theirs);
-        const row = (await store.getConnection(id))!;
-        const credential = JSON.parse(await cipher.decrypt(row.credentials, id));
-        await store.updateConnection(id, {
-          updatedAt: new Date(),
-          credentials: await sealCredential({ cipher }, id, { ...credential, accessToken: theirs }),
-          credentialsExpireAt: new Date(Date.now() + 3600_000),
-        });
+        await refreshElsewhere(store, id, theirs);
         return store.acquireLease(name, holder, ttlMs, new Date());
       },
       release: (name, holder) => store.releaseLease(name, holder),
