@@ -5,6 +5,7 @@ export default defineConfig([
     entry: {
       index: "src/index.ts",
       "testing/index": "src/testing/index.ts",
+      "catalog/index": "src/catalog/index.ts",
       "adapters/express": "adapters/express.ts",
       "adapters/next": "adapters/next.ts",
       "adapters/bun": "adapters/bun.ts",

@@ -1,7 +1,61 @@
 import { toBase64 } from "../util/encoding.js";
 
+/**
+ * Where a token or key goes on each API request. Default for OAuth and bearer tokens:
+ * `Authorization: Bearer <token>`; e.g. Shopify's `{ in: "header", name: "X-Shopify-Access-Token" }`.
+ */
+export type CredentialPlacement = { in: "header"; name: string; prefix?: string } | { in: "query"; name: string };
+
+/**
+ * A value read from an answer, kept on the connection's `config` (non-secret) and usable in URL
+ * templates: a dotted path (`team.id`, `0.id`), or the path with a regular expression whose first
+ * capture group is kept (e.g. the label of Salesforce's `instance_url`).
+ */
+export type ValueRule = string | { path: string; pattern: string };
+
+/**
+ * A "who am I" request made with a new credential, where there is no userinfo endpoint or ID
+ * token: it names the account (`remoteUser`) and can read values for the connection's `config`.
+ * For an API key or token it also verifies the credential: an answer of 401 or 403 refuses it.
+ */
+export interface AccountLookup {
+  /** A path under the toolkit's first base URL (`/user`), or an absolute https URL. `{config}` placeholders are filled. */
+  url: string;
+  method?: "GET" | "POST";
+  /** Extra headers of this request only. */
+  headers?: Record<string, string>;
+  /** Dotted path in the JSON answer that names the account, e.g. `login` or `user.email`. */
+  remoteUser?: string;
+  /** Values kept on the connection's config: name to rule. */
+  config?: Record<string, ValueRule>;
+}
+
+/**
+ * A revocation request that is not RFC 7009: its method, how it authenticates (`bearer`: the token
+ * itself; `client_basic`: the client's id and secret as HTTP Basic; `none`) and its body, where
+ * `{accessToken}`, `{refreshToken}` and `{clientId}` are replaced.
+ */
+export interface RevocationRequest {
+  /** Default: the scheme's `revocationUrl`. A path under the toolkit's first base URL, or absolute. */
+  url?: string;
+  method: "POST" | "DELETE" | "GET";
+  auth: "bearer" | "client_basic" | "none";
+  body?: Record<string, string>;
+  format?: "form" | "json";
+}
+
+/** What every scheme may say about itself, for people choosing and connecting it. */
+interface SchemeCommon {
+  /** How this way of connecting is called, e.g. "Personal access token". */
+  label?: string;
+  /** Where the provider explains or shows this credential (a connect page links to it). */
+  helpUrl?: string;
+  /** Pages of the provider's documentation this scheme follows. */
+  sources?: string[];
+}
+
 /** OAuth 2 authorization-code flow with PKCE (S256) and refresh. */
-export interface OAuth2Scheme {
+export interface OAuth2Scheme extends SchemeCommon {
   type: "oauth2";
   authorizationUrl: string;
   tokenUrl: string;
@@ -11,6 +65,8 @@ export interface OAuth2Scheme {
   scopes: string[];
   /** RFC 7009 endpoint; when set, deleting a connection revokes its token there first. */
   revocationUrl?: string;
+  /** How revocation is asked for when it is not RFC 7009 (GitHub, Slack, Dropbox). */
+  revocation?: RevocationRequest;
   /** Userinfo endpoint; the account's `remoteUserField` becomes the connection's `remoteUser`. */
   userInfoUrl?: string;
   /** Field of the userinfo answer (or ID token) used as `remoteUser` (default `sub`). */
@@ -22,35 +78,73 @@ export interface OAuth2Scheme {
   issuer?: string;
   /** How the client authenticates at the token endpoint (default `client_secret_basic`, or `none` without a secret). */
   tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "none";
+  /** The token request's body: `form` (RFC 6749, default) or `json` (Notion). */
+  tokenRequestFormat?: "form" | "json";
   /** Extra authorization request parameters, e.g. `{ access_type: "offline", prompt: "consent" }`. */
   authorizationParams?: Record<string, string>;
+  /** Extra parameters of the code exchange. */
+  tokenParams?: Record<string, string>;
+  /** Extra parameters of a refresh. */
+  refreshParams?: Record<string, string>;
+  /** Where refreshes go when not to `tokenUrl`. */
+  refreshUrl?: string;
+  /** Joins `scopes` in the authorization request (default a space; Slack, Linear, Zoom use a comma). */
+  scopeSeparator?: string;
+  /** Scopes granted to the user beside the app's (Slack), sent as `userScopesParam`. */
+  userScopes?: string[];
+  /** The parameter `userScopes` go in (default `user_scope`). */
+  userScopesParam?: string;
+  /** PKCE (S256) on the authorization request (default true); off for providers that refuse it. */
+  pkce?: boolean;
+  /** Dotted path of the object holding the tokens in the token answer, e.g. Slack's `authed_user`. */
+  tokensAt?: string;
+  /** Values of the token answer kept on the connection's config, e.g. `{ teamId: "team.id" }`. */
+  tokenConfig?: Record<string, ValueRule>;
+  /** Values of the callback's query kept on the connection's config, e.g. QuickBooks `{ realmId: "realmId" }`. */
+  callbackConfig?: Record<string, ValueRule>;
+  /** Where the access token goes on API requests (default `Authorization: Bearer`). */
+  placement?: CredentialPlacement;
   /**
-   * Identifies the upstream account when neither userinfo nor an ID token does, e.g. by calling
-   * a "current user" endpoint with the new access token. Returns the `remoteUser` value.
+   * Identifies the upstream account when neither userinfo nor an ID token does: a function
+   * given the new access token, or one or more "who am I" requests, made in order.
    */
-  identify?: (tokens: { accessToken: string; fetch: typeof fetch }) => Promise<string>;
+  identify?: ((tokens: { accessToken: string; fetch: typeof fetch }) => Promise<string>) | AccountLookup | AccountLookup[];
+  /**
+   * Set when the deployer has not configured this provider's client yet: the sentence `POST /auth`
+   * answers (400), naming what to set. Search shows the toolkit with `configured: false`.
+   */
+  unconfigured?: string;
 }
 
 /** An API key the user pastes, sent in a header or a query parameter. */
-export interface ApiKeyScheme {
+export interface ApiKeyScheme extends SchemeCommon {
   type: "apiKey";
   in: "header" | "query";
   /** Header or query parameter name, e.g. `x-api-key` or `api_key`. */
   name: string;
+  /** Put before the key in the header, e.g. `"Token "`. */
+  prefix?: string;
+  /** A "who am I" request that verifies the key and names the account. */
+  identify?: AccountLookup | AccountLookup[];
 }
 
-/** A bearer token the user pastes, sent as `Authorization: Bearer <token>`. */
-export interface BearerScheme {
+/** A bearer token the user pastes, sent as `Authorization: Bearer <token>` unless `placement` says otherwise. */
+export interface BearerScheme extends SchemeCommon {
   type: "bearer";
+  placement?: CredentialPlacement;
+  /** A "who am I" request that verifies the token and names the account. */
+  identify?: AccountLookup | AccountLookup[];
 }
 
 /** A username and password, sent as `Authorization: Basic ...`. */
-export interface BasicScheme {
+export interface BasicScheme extends SchemeCommon {
   type: "basic";
+  /** A "who am I" request that verifies the credential and names the account. */
+  identify?: AccountLookup | AccountLookup[];
 }
 
 /** No credential: the toolkit's API is public or its tools run locally. */
-export interface NoneScheme {
+export interface NoneScheme extends SchemeCommon {
   type: "none";
 }
 
@@ -64,18 +158,18 @@ export function oauth2(options: Omit<OAuth2Scheme, "type" | "scopes"> & { scopes
 }
 
 /** Declares an API key sent in the header or query parameter `name`. */
-export function apiKey(options: { in: "header" | "query"; name: string }): ApiKeyScheme {
-  return { type: "apiKey", in: options.in, name: options.name };
+export function apiKey(options: Omit<ApiKeyScheme, "type">): ApiKeyScheme {
+  return { type: "apiKey", ...options };
 }
 
 /** Declares a bearer token. */
-export function bearer(): BearerScheme {
-  return { type: "bearer" };
+export function bearer(options: Omit<BearerScheme, "type"> = {}): BearerScheme {
+  return { type: "bearer", ...options };
 }
 
 /** Declares HTTP basic authentication. */
-export function basic(): BasicScheme {
-  return { type: "basic" };
+export function basic(options: Omit<BasicScheme, "type"> = {}): BasicScheme {
+  return { type: "basic", ...options };
 }
 
 /** Declares that the toolkit needs no credential. */

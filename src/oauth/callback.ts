@@ -122,7 +122,7 @@ async function identify(
   const field = scheme.remoteUserField ?? "sub";
   const claims = oauth.getValidatedIdTokenClaims(tokens);
   try {
-    if (scheme.identify) return String(await scheme.identify({ accessToken: tokens.access_token, fetch: ctx.fetch }));
+    if (typeof scheme.identify === "function") return String(await scheme.identify({ accessToken: tokens.access_token, fetch: ctx.fetch }));
     if (scheme.userInfoUrl) {
       const { as, client, options } = oauthClient(ctx, scheme);
       const response = await oauth.userInfoRequest(as, client, tokens.access_token, options());

@@ -85,6 +85,21 @@ export interface Tool extends ToolDefinition {
   inputParameters: JsonSchema;
 }
 
+/**
+ * A value a connection needs before it can be made (a shop, a subdomain, a tenant, a region),
+ * sent as `POST /auth { config: { name: value } }` and used in the toolkit's URL templates as
+ * `{name}`. Values are one DNS label (letters, digits, `-`), and must also match `pattern`.
+ */
+export interface ConnectionInput {
+  name: string;
+  /** What a person is asked, e.g. "Shop name". */
+  label: string;
+  description?: string;
+  /** A regular expression the whole value must match, e.g. `^[a-z0-9][a-z0-9-]*$`. */
+  pattern?: string;
+  example?: string;
+}
+
 /** A toolkit as written with `defineToolkit`. */
 export interface ToolkitDefinition {
   slug: string;
@@ -93,7 +108,18 @@ export interface ToolkitDefinition {
   icon?: string;
   /** Base URL(s) of the toolkit's API. Every proxied or `ctx.fetch` URL must fall under one. */
   baseUrl?: string | string[];
-  auth: AuthScheme;
+  /** How the toolkit connects; several ways (OAuth, or a personal token) are chosen by `POST /auth { mode }`. */
+  auth: AuthScheme | AuthScheme[];
+  /** Headers the API requires on every request (e.g. `Notion-Version`); a caller's own value wins. */
+  headers?: Record<string, string>;
+  /** Values a connection needs, used in URL templates. */
+  inputs?: ConnectionInput[];
+  /** Words search matches besides the name, e.g. `["gh", "git"]`. */
+  aliases?: string[];
+  /** e.g. `["crm", "sales"]`. */
+  categories?: string[];
+  /** The provider's API documentation. */
+  docsUrl?: string;
   // biome-ignore lint/suspicious/noExplicitAny: each tool has its own input schema; `defineTool` checks each one.
   tools: Array<Tool | ToolDefinition<any>>;
   /** Timeout of one tool run or proxied call, in milliseconds. */
@@ -111,7 +137,14 @@ export interface Toolkit {
   description: string;
   icon: string;
   baseUrls: string[];
+  /** The first way to connect; `authModes` holds every way. */
   auth: AuthScheme;
+  authModes: AuthScheme[];
+  headers: Record<string, string>;
+  inputs: ConnectionInput[];
+  aliases: string[];
+  categories: string[];
+  docsUrl?: string;
   tools: Tool[];
   timeoutMs: number | undefined;
   /** Retries of this toolkit's outbound calls; absent: the handler's. */
@@ -163,7 +196,9 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
   }
   const baseUrls = definition.baseUrl === undefined ? [] : [definition.baseUrl].flat();
   for (const base of baseUrls) assertBaseUrl(definition.slug, base);
-  if (definition.auth.type === "oauth2") assertOAuthEndpoints(definition.slug, definition.auth);
+  const authModes = [definition.auth].flat();
+  assertAuthModes(definition.slug, authModes);
+  for (const input of definition.inputs ?? []) assertInput(definition.slug, input);
   if (definition.retries) assertRetries(definition.slug, definition.retries);
   const tools = definition.tools.map((tool) => defineTool(tool));
   const seen = new Set<string>();
@@ -178,11 +213,42 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
     description: definition.description,
     icon: definition.icon ?? "",
     baseUrls,
-    auth: definition.auth,
+    auth: authModes[0]!,
+    authModes,
+    headers: { ...definition.headers },
+    inputs: [...(definition.inputs ?? [])],
+    aliases: [...(definition.aliases ?? [])],
+    categories: [...(definition.categories ?? [])],
+    ...(definition.docsUrl ? { docsUrl: definition.docsUrl } : {}),
     tools,
     timeoutMs: definition.timeoutMs,
     ...(definition.retries ? { retries: { ...definition.retries } } : {}),
   };
+}
+
+function assertAuthModes(slug: string, modes: AuthScheme[]): void {
+  if (modes.length === 0) throw new TypeError(`Toolkit "${slug}": auth must name at least one way to connect.`);
+  const types = new Set<string>();
+  for (const mode of modes) {
+    if (types.has(mode.type)) throw new TypeError(`Toolkit "${slug}": auth lists the mode "${mode.type}" twice; keep one.`);
+    types.add(mode.type);
+    if (mode.type === "oauth2") assertOAuthEndpoints(slug, mode);
+  }
+  if (types.has("none") && modes.length > 1) throw new TypeError(`Toolkit "${slug}": auth "none" cannot be one of several modes.`);
+}
+
+const INPUT_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+
+function assertInput(slug: string, input: ConnectionInput): void {
+  if (!INPUT_NAME.test(input.name)) {
+    throw new TypeError(`Toolkit "${slug}": input name "${input.name}" is invalid: use letters, digits and "_" (at most 64).`);
+  }
+  if (input.pattern === undefined) return;
+  try {
+    new RegExp(input.pattern, "u");
+  } catch {
+    throw new TypeError(`Toolkit "${slug}": the pattern of input "${input.name}" is not a valid regular expression.`);
+  }
 }
 
 function assertRetries(slug: string, retries: RetryOptions): void {

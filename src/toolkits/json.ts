@@ -23,23 +23,93 @@ function isHttpUrl(value: string): boolean {
 const text = z.string().min(1, "must not be empty");
 const url = z.string().refine(isHttpUrl, "must be an absolute http(s) URL");
 
-const authSchema = z.discriminatedUnion("type", [
-  z.strictObject({
-    type: z.literal("oauth2"),
-    authorizationUrl: url,
-    tokenUrl: url,
-    clientId: text,
-    clientSecret: z.string().optional(),
-    scopes: z.array(z.string()).default([]),
-    revocationUrl: url.optional(),
-    userInfoUrl: url.optional(),
-    remoteUserField: text.optional(),
-  }),
-  z.strictObject({ type: z.literal("apiKey"), in: z.enum(["header", "query"]), name: text }),
-  z.strictObject({ type: z.literal("bearer") }),
-  z.strictObject({ type: z.literal("basic") }),
-  z.strictObject({ type: z.literal("none") }),
+const stringMap = z.record(z.string().min(1), z.string());
+const valueRule = z.union([text, z.strictObject({ path: text, pattern: text })]);
+const placement = z.discriminatedUnion("in", [
+  z.strictObject({ in: z.literal("header"), name: text, prefix: z.string().optional() }),
+  z.strictObject({ in: z.literal("query"), name: text }),
 ]);
+/** A path under the base URL (`/user`) or an absolute http(s) URL. */
+const pathOrUrl = z
+  .string()
+  .refine((value) => value.startsWith("/") || isHttpUrl(value), "must be a path starting with / or an absolute http(s) URL");
+const lookup = z.strictObject({
+  url: pathOrUrl,
+  method: z.enum(["GET", "POST"]).optional(),
+  headers: stringMap.optional(),
+  remoteUser: text.optional(),
+  config: z.record(text, valueRule).optional(),
+});
+const lookups = z.union([lookup, z.array(lookup).min(1)]);
+const common = { label: text.optional(), helpUrl: url.optional(), sources: z.array(url).optional() };
+
+/** The OAuth 2 scheme's fields, without the client's id and secret (the catalog's providers leave them to the deployer). */
+export const oauth2Fields = {
+  type: z.literal("oauth2"),
+  authorizationUrl: url,
+  tokenUrl: url,
+  scopes: z.array(z.string()).default([]),
+  revocationUrl: url.optional(),
+  revocation: z
+    .strictObject({
+      url: pathOrUrl.optional(),
+      method: z.enum(["POST", "DELETE", "GET"]),
+      auth: z.enum(["bearer", "client_basic", "none"]),
+      body: stringMap.optional(),
+      format: z.enum(["form", "json"]).optional(),
+    })
+    .optional(),
+  userInfoUrl: url.optional(),
+  remoteUserField: text.optional(),
+  issuer: text.optional(),
+  tokenEndpointAuthMethod: z.enum(["client_secret_basic", "client_secret_post", "none"]).optional(),
+  tokenRequestFormat: z.enum(["form", "json"]).optional(),
+  authorizationParams: stringMap.optional(),
+  tokenParams: stringMap.optional(),
+  refreshParams: stringMap.optional(),
+  refreshUrl: pathOrUrl.optional(),
+  scopeSeparator: z.string().min(1).optional(),
+  userScopes: z.array(z.string()).optional(),
+  userScopesParam: text.optional(),
+  pkce: z.boolean().optional(),
+  tokensAt: text.optional(),
+  tokenConfig: z.record(text, valueRule).optional(),
+  callbackConfig: z.record(text, valueRule).optional(),
+  placement: placement.optional(),
+  identify: lookups.optional(),
+  ...common,
+};
+
+/** The other schemes' fields. */
+export const otherSchemes = [
+  z.strictObject({
+    type: z.literal("apiKey"),
+    in: z.enum(["header", "query"]),
+    name: text,
+    prefix: z.string().optional(),
+    identify: lookups.optional(),
+    ...common,
+  }),
+  z.strictObject({ type: z.literal("bearer"), placement: placement.optional(), identify: lookups.optional(), ...common }),
+  z.strictObject({ type: z.literal("basic"), identify: lookups.optional(), ...common }),
+  z.strictObject({ type: z.literal("none"), ...common }),
+] as const;
+
+const schemeSchema = z.discriminatedUnion("type", [
+  z.strictObject({ ...oauth2Fields, clientId: text, clientSecret: z.string().optional() }),
+  ...otherSchemes,
+]);
+
+const authSchema = z.union([schemeSchema, z.array(schemeSchema).min(1)]);
+
+/** A connection input (see `ConnectionInput`). */
+export const inputSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "must be letters, digits and _, starting with a letter"),
+  label: text,
+  description: z.string().optional(),
+  pattern: text.optional(),
+  example: z.string().optional(),
+});
 
 const toolSchema = z
   .strictObject({
@@ -76,6 +146,11 @@ const toolkitSchema = z.strictObject({
   icon: z.string().optional(),
   baseUrl: z.union([text, z.array(text).min(1)], { error: "must be a URL or a non-empty array of URLs" }),
   auth: authSchema,
+  headers: stringMap.optional(),
+  inputs: z.array(inputSchema).optional(),
+  aliases: z.array(text).optional(),
+  categories: z.array(text).optional(),
+  docsUrl: url.optional(),
   timeoutMs: z.number().int().positive().optional(),
   retries: retriesSchema.optional(),
   tools: z.array(toolSchema).default([]),
@@ -112,6 +187,11 @@ export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = 
     icon: spec.icon,
     baseUrl: spec.baseUrl,
     auth: spec.auth,
+    headers: spec.headers,
+    inputs: spec.inputs,
+    aliases: spec.aliases,
+    categories: spec.categories,
+    docsUrl: spec.docsUrl,
     timeoutMs: spec.timeoutMs,
     retries: spec.retries,
     tools: spec.tools.map((tool, index) => toTool(tool, index, baseUrl, document)),

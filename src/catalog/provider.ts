@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { inputSchema, oauth2Fields, otherSchemes } from "../toolkits/json.js";
+
+const text = z.string().min(1, "must not be empty");
+const https = z.string().refine((value) => URL.canParse(value) && new URL(value).protocol === "https:", "must be an absolute https URL");
+
+/**
+ * One provider of the catalog, as its data file holds it: what a toolkit needs, without the
+ * deployer's client credentials, plus what people search and read (categories, aliases, docs).
+ * `sources` cites the provider's own pages that each fact comes from; `unconfirmed` lists the
+ * facts those pages did not confirm.
+ */
+export const providerSchema = z.strictObject({
+  $schema: z.string().optional(),
+  slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, "must be lowercase letters, digits and -"),
+  name: text,
+  description: text,
+  categories: z.array(text).min(1),
+  aliases: z.array(text).default([]),
+  docsUrl: https,
+  /** A simple-icons slug; left out, the handler draws a monogram. */
+  icon: z
+    .string()
+    .regex(/^[a-z0-9]+$/)
+    .optional(),
+  /** The brand colour (hex, no #) of the monogram. */
+  color: z
+    .string()
+    .regex(/^[0-9A-Fa-f]{6}$/)
+    .optional(),
+  baseUrl: z.union([https.or(text), z.array(text).min(1)]),
+  headers: z.record(text, z.string()).optional(),
+  inputs: z.array(inputSchema).optional(),
+  /**
+   * Whose OAuth client this provider uses, when several share one (Gmail, Calendar and Drive
+   * share Google's): its environment variables are read when the provider's own are unset.
+   */
+  clientOf: z
+    .string()
+    .regex(/^[a-z0-9-]+$/)
+    .optional(),
+  auth: z.array(z.discriminatedUnion("type", [z.strictObject(oauth2Fields), ...otherSchemes])).min(1),
+  sources: z.array(https).min(1),
+  unconfirmed: z.array(text).optional(),
+});
+
+export type ProviderDefinition = z.output<typeof providerSchema>;
