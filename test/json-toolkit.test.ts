@@ -67,6 +67,9 @@ function fakeContext(answer: () => Response = () => Response.json({ ok: true }))
       get: async () => {
         throw new Error("no files");
       },
+      stage: async () => {
+        throw new Error("no files");
+      },
     },
     connection: null,
     principal: { workspaceId: "w", agentId: "a", keyId: "k", kind: "agent" },

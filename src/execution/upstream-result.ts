@@ -6,7 +6,7 @@ import type { AgentPrincipal } from "../core/principal.js";
 import { redact, redactData, secretForms } from "../core/redact.js";
 import { isRetryableStatus, parseRetryAfter, ToolRunError } from "../core/tool-error.js";
 import { newStagingKey, ownerMetadata } from "../uploads/staging.js";
-import { BodyTooLargeError, readBytes } from "../util/bytes.js";
+import { BodyTooLargeError, limitBytes, readBytes } from "../util/bytes.js";
 
 // Upstream headers worth passing back: metadata an agent can act on, never cookies or auth challenges.
 const PASSED_HEADERS = new Set([
@@ -167,21 +167,6 @@ function failingStream(source: ReadableStream<Uint8Array>, error: Error): Readab
     start(controller) {
       source.cancel().catch(() => {});
       controller.error(error);
-    },
-  });
-}
-
-/** Passes bytes through until more than `maxBytes` went by, then errors (by default with `BodyTooLargeError`). */
-function limitBytes(
-  maxBytes: number,
-  tooLarge: () => Error = () => new BodyTooLargeError(maxBytes),
-): TransformStream<Uint8Array, Uint8Array> {
-  let size = 0;
-  return new TransformStream({
-    transform(chunk, controller) {
-      size += chunk.byteLength;
-      if (size > maxBytes) controller.error(tooLarge());
-      else controller.enqueue(chunk);
     },
   });
 }

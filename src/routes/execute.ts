@@ -12,7 +12,7 @@ import { capResponseBody } from "../execution/upstream-result.js";
 import type { StagedFile, ToolContext } from "../toolkits/define.js";
 import { requireTool } from "../toolkits/registry.js";
 import { validateWith } from "../toolkits/schemas.js";
-import { openStagedFile, uploadAgainHint } from "../uploads/staging.js";
+import { openStagedFile, stageToolFile, uploadAgainHint } from "../uploads/staging.js";
 import { defineRoute } from "./route.js";
 import { ExecutionResultSchema, errors } from "./schemas.js";
 
@@ -50,7 +50,10 @@ export const executeRoutes = [
                 await fetch(input, init).catch((error: unknown) => Promise.reject(asUnreachable(error))),
                 ctx.maxResponseBytes,
               ),
-            files: { get: (file) => openOwnFile(ctx, agent, typeof file === "string" ? file : file.stagingKey, "No") },
+            files: {
+              get: (file) => openOwnFile(ctx, agent, typeof file === "string" ? file : file.stagingKey, "No"),
+              stage: (data, options) => stageToolFile(ctx, agent, data, options, signal),
+            },
             connection: connection
               ? { id: connection.id, label: connection.label, remoteUser: connection.remoteUser, params: { ...connection.params } }
               : null,

@@ -40,6 +40,15 @@ export interface StagedFile {
   toJSON(): string;
 }
 
+/** A file staged by a tool, as the tool's result carries it. */
+export interface StagedFileReference {
+  stagingKey: string;
+  contentType: string;
+  filename: string | null;
+  size: number;
+  expiresAt: string;
+}
+
 /** What a tool's `run` receives besides its arguments. */
 export interface ToolContext {
   /**
@@ -51,7 +60,17 @@ export interface ToolContext {
    * Reads files the calling agent staged with `POST /upload` (a key, or a `StagedFile` to open it
    * again). Unknown, expired or foreign keys throw.
    */
-  files: { get(file: string | StagedFile): Promise<StagedFile> };
+  files: {
+    get(file: string | StagedFile): Promise<StagedFile>;
+    /**
+     * Stages bytes the tool produced (a download, an attachment) as a file of the calling agent,
+     * read by `GET /files/{stagingKey}` until it expires. Return its answer in the tool's result.
+     */
+    stage(
+      body: ReadableStream<Uint8Array> | Uint8Array | string,
+      options: { contentType: string; filename?: string },
+    ): Promise<StagedFileReference>;
+  };
   /** The connection used, or null for a toolkit without auth. Never carries the credential. */
   connection: { id: string; label: string; remoteUser: string; params: Record<string, string> } | null;
   principal: Principal;

@@ -100,7 +100,9 @@ const schemeSchema = z.discriminatedUnion("type", [
   ...otherSchemes,
 ]);
 
-const authSchema = z.union([schemeSchema, z.array(schemeSchema).min(1)]);
+// One scheme or several; a single one is checked as a list of one (see `defineJsonToolkit`), so
+// that an error names its field (`auth.type`) instead of "no union member matched".
+const authSchema = z.array(schemeSchema).min(1, "must name at least one way to connect");
 
 /** A connection input (see `ConnectionInput`). */
 export const inputSchema = z.strictObject({
@@ -176,8 +178,9 @@ export type JsonToolkit = z.output<typeof toolkitSchema>;
 export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = {}): Toolkit {
   const env = options.env ?? globalThis.process?.env ?? {};
   const document = substituteEnv(input, env, [], (input as { slug?: unknown } | null)?.slug);
-  const parsed = toolkitSchema.safeParse(document);
-  if (!parsed.success) throw new TypeError(`${label(document)}: ${describe(parsed.error.issues)}.`);
+  const single = isRecord(document) && isRecord(document.auth);
+  const parsed = toolkitSchema.safeParse(single ? { ...document, auth: [document.auth] } : document);
+  if (!parsed.success) throw new TypeError(`${label(document)}: ${describe(parsed.error.issues, single)}.`);
   const spec = parsed.data;
   const baseUrl = [spec.baseUrl].flat()[0]!;
   return defineToolkit({
@@ -186,7 +189,7 @@ export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = 
     description: spec.description,
     icon: spec.icon,
     baseUrl: spec.baseUrl,
-    auth: spec.auth,
+    auth: single ? spec.auth[0]! : spec.auth,
     headers: spec.headers,
     inputs: spec.inputs,
     aliases: spec.aliases,
@@ -268,9 +271,14 @@ function label(document: unknown): string {
   return typeof slug === "string" ? `Invalid toolkit "${slug}"` : "Invalid toolkit";
 }
 
-function describe(issues: z.core.$ZodIssue[]): string {
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function describe(issues: z.core.$ZodIssue[], singleAuth = false): string {
   return issues
     .slice(0, 10)
+    .map((issue) => (singleAuth && issue.path[0] === "auth" ? { ...issue, path: ["auth", ...issue.path.slice(2)] } : issue))
     .map((issue) => (issue.path.length ? `${formatPath(issue.path)}: ${issue.message}` : issue.message))
     .join("; ");
 }

@@ -3,7 +3,8 @@ import type { BlobInfo, BlobObject } from "../blob/types.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import type { AgentPrincipal, Principal } from "../core/principal.js";
-import type { StagedFile } from "../toolkits/define.js";
+import type { StagedFile, StagedFileReference } from "../toolkits/define.js";
+import { limitBytes } from "../util/bytes.js";
 import { randomId } from "../util/encoding.js";
 
 /** The end of a message about a staged file that is not there. */
@@ -72,5 +73,35 @@ export async function openStagedFile(ctx: HandlerContext, principal: Principal, 
     bytes,
     text: async () => new TextDecoder().decode(await bytes()),
     toJSON: () => key,
+  };
+}
+
+/**
+ * Stages bytes a tool produced as a file of `agent`, with the usual lifetime, at most the
+ * handler's response size: a larger body fails with `response_too_large` and nothing is kept.
+ */
+export async function stageToolFile(
+  ctx: HandlerContext,
+  agent: AgentPrincipal,
+  body: ReadableStream<Uint8Array> | Uint8Array | string,
+  options: { contentType: string; filename?: string },
+  signal: AbortSignal,
+): Promise<StagedFileReference> {
+  const stream = typeof body === "string" || body instanceof Uint8Array ? new Response(body as BodyInit).body! : body;
+  const stagingKey = newStagingKey();
+  const info = await ctx.blobStore.put(stagingKey, stream.pipeThrough(limitBytes(ctx.maxResponseBytes)), {
+    contentType: options.contentType,
+    filename: options.filename ?? null,
+    metadata: ownerMetadata(agent),
+    expiresAt: new Date(Date.now() + ctx.uploads.ttlMs),
+    signal,
+  });
+  ctx.emit("file.staged", { principal: agent, stagingKey, size: info.size, contentType: info.contentType });
+  return {
+    stagingKey,
+    contentType: info.contentType,
+    filename: info.filename,
+    size: info.size,
+    expiresAt: info.expiresAt.toISOString(),
   };
 }

@@ -38,3 +38,18 @@ export function concatBytes(chunks: Uint8Array[], size = chunks.reduce((n, c) =>
   }
   return out;
 }
+
+/** Passes bytes through until more than `maxBytes` went by, then errors (by default with `BodyTooLargeError`). */
+export function limitBytes(
+  maxBytes: number,
+  tooLarge: () => Error = () => new BodyTooLargeError(maxBytes),
+): TransformStream<Uint8Array, Uint8Array> {
+  let size = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      size += chunk.byteLength;
+      if (size > maxBytes) controller.error(tooLarge());
+      else controller.enqueue(chunk);
+    },
+  });
+}
