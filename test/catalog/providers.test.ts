@@ -104,7 +104,7 @@ describe.each(jsonFiles)("%s", (file) => {
     const notes = (provider.unconfirmed ?? []).join("\n");
     for (const mode of provider.auth) {
       if (mode.type !== "oauth2") continue;
-      if (mode.scopes.length === 0) expect(notes).toMatch(/no OAuth scopes/i);
+      if (mode.scopes.length === 0) expect(notes, "an OAuth mode without scopes says why").toMatch(/scope/i);
       if (!mode.userInfoUrl && lookups(mode).length === 0) expect(notes).toMatch(/identify lookup|who-am-I/i);
     }
   });
