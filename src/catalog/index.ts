@@ -1,5 +1,7 @@
+import { z } from "zod";
 import type { AuthScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { defineToolkit, type Toolkit } from "../toolkits/define.js";
+import { type JsonToolkitOptions, parseToolkitFile } from "../toolkits/json.js";
 import { type ProviderDefinition, providerSchema } from "./provider.js";
 import { providerFiles } from "./providers/index.js";
 import { curatedTools } from "./tools/index.js";
@@ -76,5 +78,64 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
     categories: provider.categories,
     docsUrl: provider.docsUrl,
     tools: curatedTools[provider.slug] ?? [],
+  });
+}
+
+const overrideUrl = z
+  .string()
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), "must be an absolute http(s) URL");
+
+/** A `{ "provider": "<slug>", ... }` entry of a toolkit file: CONTRACT §7's fields, nothing else. */
+const entrySchema = z.strictObject({
+  provider: z.string().min(1),
+  clientId: z.string().min(1).optional(),
+  clientSecret: z.string().min(1).optional(),
+  scopes: z.array(z.string()).optional(),
+  authorizationUrl: overrideUrl.optional(),
+  tokenUrl: overrideUrl.optional(),
+  revocationUrl: overrideUrl.optional(),
+  userInfoUrl: overrideUrl.optional(),
+  baseUrl: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+});
+
+/**
+ * Builds a toolkit from a `{ "provider": "<slug>", "clientId": ..., ... }` entry of a toolkit file.
+ * Unknown providers and fields are errors that name them.
+ */
+export function catalogEntry(entry: Record<string, unknown>): Toolkit {
+  const parsed = entrySchema.safeParse(entry);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length ? `${issue.path.join(".")}: ` : "";
+    throw new TypeError(`Invalid provider entry "${String(entry.provider)}": ${where}${issue.message}.`);
+  }
+  const { provider, ...options } = parsed.data;
+  return catalogToolkit(provider, options);
+}
+
+/**
+ * Parses a toolkit file (one entry or an array) where an entry is a JSON toolkit or a catalog
+ * provider (`{ "provider": "github", "clientId": "${GITHUB_CLIENT_ID}", ... }`). `${NAME}` is
+ * replaced from `options.env` first, as `parseToolkitFile` does.
+ */
+export function loadToolkitFile(text: string, options: Omit<JsonToolkitOptions, "provider"> & { source?: string } = {}): Toolkit[] {
+  return parseToolkitFile(text, { ...options, provider: catalogEntry });
+}
+
+/**
+ * Every catalog provider as a toolkit, as `tools-proxy serve --catalog` serves them: an OAuth
+ * provider reads its client from `TOOLS_PROXY_<SLUG>_CLIENT_ID` and `..._CLIENT_SECRET` (slug
+ * upper-cased, `-` as `_`), else from those of the provider whose client it shares (`clientOf`:
+ * Gmail, Calendar and Drive read `TOOLS_PROXY_GOOGLE_...`). Without them it is listed as not
+ * configured.
+ */
+export function catalogToolkits(options: { env?: Record<string, string | undefined> } = {}): Toolkit[] {
+  const env = options.env ?? globalThis.process?.env ?? {};
+  return providers.map((provider) => {
+    const own = clientVariables(provider.slug);
+    const shared = provider.clientOf ? clientVariables(provider.clientOf) : own;
+    const clientId = env[own.id] || env[shared.id] || undefined;
+    const clientSecret = (env[own.id] ? env[own.secret] : env[shared.secret]) || undefined;
+    return catalogToolkit(provider.slug, { clientId, clientSecret });
   });
 }

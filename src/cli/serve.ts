@@ -8,13 +8,13 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createUndiciFetch, handleClientError, toNodeHandler } from "../../adapters/node.js";
+import { catalogToolkits, loadToolkitFile } from "../catalog/index.js";
 import type { Logger } from "../core/logger.js";
 import { createToolsHandler, type ToolsHandler } from "../handler.js";
 import { memoryRateLimitStore } from "../limits/memory.js";
 import { rateLimit } from "../limits/rate-limit.js";
 import type { LimitsHook, RateLimitRule } from "../limits/types.js";
 import type { Toolkit } from "../toolkits/define.js";
-import { parseToolkitFile } from "../toolkits/json.js";
 import { createAccessLog, type LogFormat } from "./access-log.js";
 import { createDemoApi, DEMO_API_KEY, DEMO_API_PATH } from "./demo-api.js";
 import { demoToolkit } from "./demo-toolkit.js";
@@ -30,6 +30,8 @@ export interface ServeSettings {
   host: string;
   publicUrl: string | undefined;
   toolkitFiles: string[];
+  /** Serve every catalog provider (`--catalog`), each configured from its environment variables. */
+  catalog: boolean;
   demo: boolean;
   refreshLeaseMs: number | undefined;
   /** Requests per API key (`--rate-limit`), counted in Redis with --redis-url, else in this process; undefined: no limit. */
@@ -50,10 +52,15 @@ export async function runServe(settings: ServeSettings): Promise<number> {
       throw new CliError(`cannot read the toolkit file ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}).`);
     }
     try {
-      extra.push(...parseToolkitFile(text, { env: process.env, source: file }));
+      extra.push(...loadToolkitFile(text, { env: process.env, source: file }));
     } catch (error) {
       throw new CliError((error as Error).message);
     }
+  }
+  if (settings.catalog) {
+    // A provider a file configures (`{ "provider": "github", ... }`) is served as the file says.
+    const given = new Set(extra.map((toolkit) => toolkit.slug));
+    extra.push(...catalogToolkits({ env: process.env }).filter((toolkit) => !given.has(toolkit.slug)));
   }
 
   let storage: Storage;
@@ -127,7 +134,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
   process.stdout.write(
     [
       `tools-proxy: listening on ${origin}${tools.basePath}`,
-      `toolkits: ${toolkits.map((t) => `${t.slug} (${t.tools.length} tools)`).join(", ") || "none"}`,
+      toolkitsLine(toolkits),
       ...storage.describe,
       ...(settings.rateLimit ? [rateLimitLine(settings.rateLimit, storage.rateLimitStore ? storage.redisHost : undefined)] : []),
       ...(key
@@ -200,3 +207,14 @@ const stderrLogger: Logger = {
   warn: (message, fields) => process.stderr.write(`warn: ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}\n`),
   error: (message, fields) => process.stderr.write(`error: ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}\n`),
 };
+
+/** The toolkits served: each by name, or for a catalog's worth a count and what is left to configure. */
+function toolkitsLine(toolkits: Toolkit[]): string {
+  if (toolkits.length <= 12) return `toolkits: ${toolkits.map((t) => `${t.slug} (${t.tools.length} tools)`).join(", ") || "none"}`;
+  const tools = toolkits.reduce((sum, t) => sum + t.tools.length, 0);
+  const unconfigured = toolkits.filter((t) => t.authModes.some((mode) => mode.type === "oauth2" && mode.unconfigured)).length;
+  return (
+    `toolkits: ${toolkits.length} with ${tools} tools; ${unconfigured} OAuth providers are not configured ` +
+    "(set TOOLS_PROXY_<SLUG>_CLIENT_ID and TOOLS_PROXY_<SLUG>_CLIENT_SECRET)"
+  );
+}

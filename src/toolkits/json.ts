@@ -7,6 +7,12 @@ import { type HttpTool, runHttpTool } from "./http-tool.js";
 export interface JsonToolkitOptions {
   /** Values for `${NAME}` references. Default: `process.env` where it exists. */
   env?: Record<string, string | undefined>;
+  /**
+   * Builds a `{ "provider": "<slug>", ... }` entry (a catalog provider with the deployer's client
+   * and overrides), its `${NAME}` references already replaced. `tools-proxy/catalog`'s
+   * `loadToolkitFile` passes the catalog's; without one, such an entry is an error.
+   */
+  provider?: (entry: Record<string, unknown>) => Toolkit;
 }
 
 const PLACEHOLDER = /\{([A-Za-z0-9_]+)\}/g;
@@ -215,8 +221,17 @@ export function parseToolkitFile(text: string, options: JsonToolkitOptions & { s
     throw new TypeError(`${prefix}the toolkit file is not valid JSON (${(error as Error).message}).`);
   }
   const items = Array.isArray(value) ? value : [value];
+  const env = options.env ?? globalThis.process?.env ?? {};
   return items.map((item, index) => {
     try {
+      if (isRecord(item) && Object.hasOwn(item, "provider")) {
+        if (!options.provider) {
+          throw new TypeError(
+            `a "provider" entry needs the catalog: load the file with loadToolkitFile from tools-proxy/catalog (serve does).`,
+          );
+        }
+        return options.provider(substituteEnv(item, env, [], item.provider) as Record<string, unknown>);
+      }
       return defineJsonToolkit(item, options);
     } catch (error) {
       const where = Array.isArray(value) ? `toolkit at index ${index}: ` : "";

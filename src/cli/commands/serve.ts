@@ -11,6 +11,7 @@ interface ServeOptions extends StorageOptionValues {
   host: string;
   publicUrl?: string;
   toolkits?: string[];
+  catalog?: boolean;
   demo: boolean;
   memory?: boolean;
   refreshLeaseMs?: string;
@@ -39,6 +40,11 @@ export function registerServe(program: Command): void {
       "--toolkits <files...>",
       "JSON toolkit files (one toolkit or an array each); $" +
         "{NAME} in a string is replaced by the environment variable NAME. Repeatable",
+    )
+    .option(
+      "--catalog",
+      "serve every provider of the built-in catalog; an OAuth provider reads its client from TOOLS_PROXY_<SLUG>_CLIENT_ID " +
+        "and TOOLS_PROXY_<SLUG>_CLIENT_SECRET (e.g. TOOLS_PROXY_GITHUB_CLIENT_ID), else it is listed as not configured",
     )
     .option("--no-demo", 'leave out the bundled "demo" toolkit')
     .addOption(new Option("--memory", "keep everything in memory: nothing is written, a new key at every start"))
@@ -94,6 +100,7 @@ export function registerServe(program: Command): void {
         host: opts.host,
         publicUrl: opts.publicUrl,
         toolkitFiles: opts.toolkits ?? [],
+        catalog: opts.catalog ?? false,
         demo: opts.demo,
         refreshLeaseMs,
         rateLimit,
