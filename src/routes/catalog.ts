@@ -14,7 +14,7 @@ import { connectionScope, type Principal } from "../core/principal.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
 import type { Tool, Toolkit } from "../toolkits/define.js";
 import { requireToolkit } from "../toolkits/registry.js";
-import { rank } from "../toolkits/search.js";
+import { rank, searchToolkits } from "../toolkits/search.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
 
@@ -29,7 +29,7 @@ export const catalogRoutes = [
       ...errors(400, 401),
     },
     async handle({ query, principal }, ctx) {
-      const toolkits = rank(await ctx.registry.list(), query.keywords, (t) => t);
+      const toolkits = searchToolkits(await ctx.registry.list(), query.keywords);
       const { page, nextCursor } = await ctx.cursors.paginate(toolkits, {
         limit: query.limit,
         cursor: query.cursor,
