@@ -1,5 +1,6 @@
 import type { AuthScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { defineToolkit, type Toolkit } from "../toolkits/define.js";
+import { catalogIconRef } from "./icons.js";
 import { type ProviderDefinition, providerSchema } from "./provider.js";
 import { providerFiles } from "./providers/index.js";
 import { curatedTools } from "./tools/index.js";
@@ -68,6 +69,7 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
     slug: provider.slug,
     name: provider.name,
     description: provider.description,
+    icon: catalogIconRef(provider.slug),
     baseUrl: options.baseUrl ?? provider.baseUrl,
     auth,
     headers: provider.headers,

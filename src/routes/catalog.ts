@@ -15,6 +15,7 @@ import type { AuthScheme } from "../credentials/auth-schemes.js";
 import type { Tool, Toolkit } from "../toolkits/define.js";
 import { requireToolkit } from "../toolkits/registry.js";
 import { rank, searchToolkits } from "../toolkits/search.js";
+import { iconUrl } from "./icons.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
 
@@ -41,7 +42,7 @@ export const catalogRoutes = [
           slug: t.slug,
           name: t.name,
           description: t.description,
-          icon: t.icon,
+          icon: iconUrl(t.icon, ctx),
           authScheme: t.auth.type,
           toolCount: t.tools.length,
           connected: connected.has(t.slug),
@@ -68,7 +69,7 @@ export const catalogRoutes = [
         slug: toolkit.slug,
         name: toolkit.name,
         description: toolkit.description,
-        icon: toolkit.icon,
+        icon: iconUrl(toolkit.icon, ctx),
         authScheme: toolkit.auth.type,
         auth: publicAuth(toolkit.auth),
         baseUrls: toolkit.baseUrls,
