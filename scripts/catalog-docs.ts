@@ -62,7 +62,7 @@ function providerSection(provider: ProviderDefinition): string[] {
     "",
     `### ${text(provider.name)}`,
     "",
-    text(provider.description),
+    markdown(provider.description),
     "",
     `- Slug: \`${provider.slug}\``,
     `- Categories: ${provider.categories.map(text).join(", ")}`,
@@ -75,16 +75,16 @@ function providerSection(provider: ProviderDefinition): string[] {
     lines.push("- Connection inputs (`POST /auth { config }`):");
     for (const input of provider.inputs) {
       const details = [
-        input.description ? text(input.description) : "",
-        input.example ? `e.g. \`${input.example}\`` : "",
-        input.pattern ? `pattern \`${input.pattern}\`` : "",
+        input.description ? sentence(markdown(input.description)) : "",
+        input.example ? `Example: \`${input.example}\`.` : "",
+        input.pattern ? `Pattern: \`${input.pattern}\`.` : "",
       ].filter(Boolean);
-      lines.push(`  - \`${input.name}\`: ${text(input.label)}${details.length ? ` (${details.join("; ")})` : ""}`);
+      lines.push(`  - \`${input.name}\`, ${text(input.label)}${details.length ? `: ${details.join(" ")}` : ""}`);
     }
   }
   if (tools.length) {
     lines.push(`- Tools (${tools.length}):`);
-    for (const tool of tools) lines.push(`  - \`${tool.slug}\`: ${text(firstSentence(tool.description))}`);
+    for (const tool of tools) lines.push(`  - \`${tool.slug}\`: ${markdown(firstSentence(tool.description))}`);
   } else {
     lines.push("- Tools: none curated yet; `POST /proxy` and the passthrough reach the whole API with the connection's credential.");
   }
@@ -93,7 +93,7 @@ function providerSection(provider: ProviderDefinition): string[] {
 
 function modeLine(provider: ProviderDefinition, mode: Mode): string {
   const name = MODE_NAMES[mode.type];
-  const head = mode.label ? `${name} (${text(mode.label)})` : name;
+  const head = mode.label ? `${name}, "${text(mode.label)}"` : name;
   const parts: string[] = [];
   if (mode.type === "oauth2") {
     parts.push(mode.scopes.length ? `scopes ${mode.scopes.map((s) => `\`${s}\``).join(", ")}` : "no scopes");
@@ -106,11 +106,24 @@ function modeLine(provider: ProviderDefinition, mode: Mode): string {
   return parts.length ? `${head}: ${parts.join("; ")}` : head;
 }
 
+/** Text that ends with a full stop. */
+function sentence(value: string): string {
+  return /[.!?]$/.test(value.trim()) ? value.trim() : `${value.trim()}.`;
+}
+
 /** The first sentence of a description, for a one-line list. */
 function firstSentence(description: string): string {
   const line = description.trim().split("\n")[0]!;
-  const end = line.search(/\.(\s|$)/);
+  const end = line.search(/(?<!\b(?:e\.g|i\.e|etc|vs))\.(\s|$)/);
   return end === -1 ? line : line.slice(0, end + 1);
+}
+
+/** A description, which its authors write as Markdown (with code spans): only `<` outside code spans is escaped, so no HTML gets in. */
+function markdown(value: string): string {
+  return value
+    .split(/(`+[^`]*`+)/)
+    .map((part, index) => (index % 2 ? part : part.replace(/</g, "&lt;")))
+    .join("");
 }
 
 /** Text with the characters Markdown would read as markup escaped. */

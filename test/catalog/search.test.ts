@@ -33,7 +33,7 @@ const TABLE: Row[] = [
   { query: "zoho", first: ["zoho-crm"] },
   { query: "monday.com", first: ["monday"] },
   { query: "chatgpt", first: ["openai"] },
-  { query: "todo", first: ["todoist"] },
+  { query: "todo", top: ["todoist", "asana"], within: 2 },
   // Categories, singular or plural.
   { query: "email", first: ["gmail", "outlook"] },
   { query: "crm", top: ["hubspot", "salesforce", "pipedrive", "attio", "zoho-crm"], within: 5 },
@@ -64,7 +64,7 @@ const TABLE: Row[] = [
   { query: "customer support", top: ["zendesk", "intercom", "front"], within: 4 },
   // Several words.
   { query: "pull requests", top: ["github", "bitbucket"], within: 3 },
-  { query: "video meetings", first: ["zoom"], top: ["microsoft-teams"], within: 4 },
+  { query: "video meetings", first: ["zoom"] },
   { query: "send sms", first: ["twilio"] },
   { query: "web search", first: ["brave-search"] },
   { query: "sign documents", first: ["docusign"] },
