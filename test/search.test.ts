@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ToolsError } from "../src/core/errors.js";
 import { createCursors } from "../src/credentials/cursors.js";
 import { createSigner } from "../src/credentials/signer.js";
-import { rank } from "../src/toolkits/search.js";
+import { defineToolkit, type ToolkitDefinition } from "../src/toolkits/define.js";
+import { rank, searchToolkits, singular } from "../src/toolkits/search.js";
 
 const items = [
   { slug: "slack", name: "Slack", description: "Team chat: send messages to channels." },
@@ -63,6 +64,76 @@ describe("rank", () => {
   it("ignores stop words unless the query has nothing else", () => {
     expect(slugs(rank(items, "the issues", self))).toEqual(["github", "linear"]);
     expect(slugs(rank(items, "with", self))).toEqual(["gitlab"]);
+  });
+});
+
+describe("searchToolkits", () => {
+  const toolkit = (definition: Partial<ToolkitDefinition> & { slug: string }) =>
+    defineToolkit({ name: definition.slug, description: "", auth: { type: "none" }, tools: [], ...definition });
+  const found = (toolkits: ReturnType<typeof toolkit>[], keywords: string | undefined) =>
+    searchToolkits(toolkits, keywords).map((t) => t.slug);
+
+  it("matches a whole alias or category before words of a description", () => {
+    const mail = toolkit({ slug: "gmail", name: "Gmail", aliases: ["google mail", "inbox"], categories: ["email"] });
+    const drive = toolkit({ slug: "drive", name: "Google Drive", description: "Files, and mail attachments saved from Gmail." });
+    expect(found([drive, mail], "google mail")).toEqual(["gmail", "drive"]);
+    expect(found([drive, mail], "inbox")).toEqual(["gmail"]);
+    expect(found([drive, mail], "emails")).toEqual(["gmail"]);
+  });
+
+  it("ranks a toolkit whose main category is the query above one where it is a side category", () => {
+    const side = toolkit({ slug: "a-side", name: "A", categories: ["support", "email"] });
+    const main = toolkit({ slug: "b-main", name: "B", categories: ["email", "calendar"] });
+    expect(found([side, main], "email")).toEqual(["b-main", "a-side"]);
+    expect(found([side, main], "project management")).toEqual([]);
+    const pm = toolkit({ slug: "pm", categories: ["project-management"] });
+    expect(found([side, pm], "project management")).toEqual(["pm"]);
+  });
+
+  it("finds toolkits by their tools' names and descriptions, below every other field", () => {
+    const tool = {
+      slug: "SEND",
+      name: "Send invoice",
+      description: "Emails an invoice.",
+      inputParameters: { type: "object" },
+      run: () => null,
+    };
+    const withTool = toolkit({ slug: "books", name: "Books", tools: [tool] });
+    const described = toolkit({ slug: "ledger", name: "Ledger", description: "Invoices and bills." });
+    expect(found([withTool, described], "invoices")).toEqual(["ledger", "books"]);
+  });
+
+  it("breaks ties by name, and without keywords keeps the registry's order", () => {
+    const zeta = toolkit({ slug: "a", name: "Zeta", categories: ["crm"] });
+    const alpha = toolkit({ slug: "b", name: "alpha", categories: ["crm"] });
+    const beta = toolkit({ slug: "c", name: "Beta", categories: ["crm"] });
+    expect(found([zeta, alpha, beta], "crm")).toEqual(["b", "c", "a"]);
+    expect(found([zeta, alpha, beta], undefined)).toEqual(["a", "b", "c"]);
+    expect(found([zeta, alpha, beta], " ")).toEqual(["a", "b", "c"]);
+  });
+
+  it("prefers toolkits that match more words of a multi-word query", () => {
+    // Video alone scores more for its category than Meet for two description words, but covers half the query.
+    const video = toolkit({ slug: "v", name: "A", categories: ["video"] });
+    const meetings = toolkit({ slug: "meet", name: "B", description: "Video meetings." });
+    expect(found([video, meetings], "video meetings")).toEqual(["meet", "v"]);
+  });
+});
+
+describe("singular", () => {
+  it.each([
+    ["tickets", "ticket"],
+    ["companies", "company"],
+    ["inboxes", "inbox"],
+    ["matches", "match"],
+    ["addresses", "address"],
+    ["status", "status"],
+    ["analysis", "analysis"],
+    ["sms", "sms"],
+    ["docs", "doc"],
+    ["ties", "tie"],
+  ])("%s is %s", (word, expected) => {
+    expect(singular(word)).toBe(expected);
   });
 });
 

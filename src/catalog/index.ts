@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { AuthScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { defineToolkit, type Toolkit } from "../toolkits/define.js";
 import { type JsonToolkitOptions, parseToolkitFile } from "../toolkits/json.js";
+import { catalogIconRef } from "./icons.js";
 import { type ProviderDefinition, providerSchema } from "./provider.js";
 import { providerFiles } from "./providers/index.js";
 import { curatedTools } from "./tools/index.js";
@@ -70,6 +71,7 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
     slug: provider.slug,
     name: provider.name,
     description: provider.description,
+    icon: catalogIconRef(provider.slug),
     baseUrl: options.baseUrl ?? provider.baseUrl,
     auth,
     headers: provider.headers,

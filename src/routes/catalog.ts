@@ -14,7 +14,8 @@ import { connectionScope, type Principal } from "../core/principal.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
 import type { Tool, Toolkit } from "../toolkits/define.js";
 import { requireToolkit } from "../toolkits/registry.js";
-import { rank } from "../toolkits/search.js";
+import { rank, searchToolkits } from "../toolkits/search.js";
+import { iconUrl } from "./icons.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
 
@@ -29,7 +30,7 @@ export const catalogRoutes = [
       ...errors(400, 401),
     },
     async handle({ query, principal }, ctx) {
-      const toolkits = rank(await ctx.registry.list(), query.keywords, (t) => t);
+      const toolkits = searchToolkits(await ctx.registry.list(), query.keywords);
       const { page, nextCursor } = await ctx.cursors.paginate(toolkits, {
         limit: query.limit,
         cursor: query.cursor,
@@ -41,7 +42,7 @@ export const catalogRoutes = [
           slug: t.slug,
           name: t.name,
           description: t.description,
-          icon: t.icon,
+          icon: iconUrl(t.icon, ctx),
           authScheme: t.auth.type,
           authSchemes: t.authModes.map((mode) => mode.type),
           toolCount: t.tools.length,
@@ -70,7 +71,7 @@ export const catalogRoutes = [
         slug: toolkit.slug,
         name: toolkit.name,
         description: toolkit.description,
-        icon: toolkit.icon,
+        icon: iconUrl(toolkit.icon, ctx),
         authScheme: toolkit.auth.type,
         auth: publicAuth(toolkit.auth),
         authModes: toolkit.authModes.map(publicAuth),

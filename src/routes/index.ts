@@ -3,6 +3,7 @@ import { catalogRoutes } from "./catalog.js";
 import { connectionRoutes } from "./connections.js";
 import { executeRoutes } from "./execute.js";
 import { fileRoutes } from "./files.js";
+import { iconRoutes } from "./icons.js";
 import { openApiRoute } from "./openapi.js";
 import { proxyRoutes } from "./proxy.js";
 import type { Route } from "./route.js";
@@ -13,6 +14,6 @@ import type { Route } from "./route.js";
  * from the handler's settings (its basePath, whether it has limits) on first request.
  */
 export function createRoutes(): Route[] {
-  const api = [...catalogRoutes, ...authRoutes, ...connectionRoutes, ...executeRoutes, ...proxyRoutes, ...fileRoutes];
+  const api = [...catalogRoutes, ...authRoutes, ...connectionRoutes, ...executeRoutes, ...proxyRoutes, ...fileRoutes, ...iconRoutes];
   return [...api, openApiRoute(api)];
 }

@@ -121,7 +121,7 @@ function operationId(route: Route): string {
   const words = route.path
     .split("/")
     .filter(Boolean)
-    .map((w) => (w.startsWith(":") ? `by_${w.slice(1)}` : w));
+    .map((w) => (w.startsWith(":") ? `by_${w.slice(1).replace(/\W/g, "_")}` : w));
   return [route.method.toLowerCase(), ...words].join("_");
 }
 

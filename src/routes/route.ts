@@ -3,12 +3,15 @@ import type { HandlerContext } from "../context/context.js";
 import { readJson, readQuery } from "../core/http.js";
 import type { Principal } from "../core/principal.js";
 
-/** The parameters of a route path: `"/toolkit/:toolkit"` gives `{ toolkit: string }`. */
+/** The parameters of a route path: `"/toolkit/:toolkit"` gives `{ toolkit: string }`, `"/icons/:slug.svg"` `{ slug: string }`. */
 export type PathParams<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
-  ? { [K in Name]: string } & PathParams<`/${Rest}`>
+  ? { [K in ParamName<Name>]: string } & PathParams<`/${Rest}`>
   : Path extends `${string}:${infer Name}`
-    ? { [K in Name]: string }
+    ? { [K in ParamName<Name>]: string }
     : Record<never, string>;
+
+/** A parameter's name, without the fixed suffix after it (`slug.svg` is `slug`). */
+type ParamName<Segment extends string> = Segment extends `${infer Name}.${string}` ? Name : Segment;
 
 /** What a route's `handle` receives: the request, already authenticated and validated. */
 export interface RouteInput<Query, Body, Caller extends Principal | null, Params = Record<string, string>> {

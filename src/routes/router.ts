@@ -9,7 +9,7 @@ export type RouteMatch =
 
 /**
  * Matches requests to routes under `basePath`. A `:name` segment matches one path segment (still
- * percent-encoded); trailing slashes are ignored. HEAD is served by a GET route. Routes are tried in
+ * percent-encoded), and `:name.svg` one that ends with `.svg`; trailing slashes are ignored. HEAD is served by a GET route. Routes are tried in
  * order, so fixed paths come before parameters. A path that exists with other methods gives their
  * list, for a 405 with `Allow` and for OPTIONS.
  */
@@ -19,7 +19,11 @@ export function createRouter(routes: Route[], basePath: string) {
     pattern: new RegExp(
       `^${escapeRegExp(basePath)}${route.path
         .split("/")
-        .map((part) => (part.startsWith(":") ? `(?<${part.slice(1)}>[^/]+)` : escapeRegExp(part)))
+        .map((part) => {
+          // `:name` is a whole segment; `:name.svg` a segment that ends with `.svg`, without it.
+          const param = /^:([A-Za-z]+)(.*)$/.exec(part);
+          return param ? `(?<${param[1]}>[^/]+?)${escapeRegExp(param[2]!)}` : escapeRegExp(part);
+        })
         .join("/")}/*$`,
     ),
   }));
