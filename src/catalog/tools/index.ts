@@ -1,4 +1,7 @@
 import type { Tool } from "../../toolkits/define.js";
+import { githubTools } from "./github.js";
 
 /** Curated tools, by provider slug. */
-export const curatedTools: Record<string, Tool[]> = {};
+export const curatedTools: Record<string, Tool[]> = {
+  github: githubTools,
+};
