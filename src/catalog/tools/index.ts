@@ -1,7 +1,9 @@
 import type { Tool } from "../../toolkits/define.js";
 import { githubTools } from "./github.js";
+import { slackTools } from "./slack.js";
 
 /** Curated tools, by provider slug. */
 export const curatedTools: Record<string, Tool[]> = {
   github: githubTools,
+  slack: slackTools,
 };
