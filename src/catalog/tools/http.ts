@@ -63,7 +63,7 @@ export async function upstreamFailure(response: Response, app: string): Promise<
   } catch {
     detail = undefined;
   }
-  detail ??= text.replace(/\s+/g, " ").trim().slice(0, 300);
+  detail = (detail ?? text).replace(/\s+/g, " ").trim().slice(0, 300).replace(/\.+$/, "");
   const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
   const hint = hintFor(response.status, app);
   return new ToolRunError(`${app} answered ${status}${detail ? `: ${detail}` : ""}.${hint ? ` ${hint}` : ""}`, {
