@@ -11,6 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gmailTools } from "../../../src/catalog/tools/gmail.js";
+import { expectError } from "../../support/harness.js";
 import { expectAuthorized, reply, toolkitHarness } from "./support.js";
 
 const API = "https://gmail.googleapis.com";
@@ -215,11 +216,8 @@ describe("GMAIL_GET_MESSAGE", () => {
 
   it("refuses an id that is not a Gmail id before sending anything", async () => {
     t.api.answer(() => reply({}));
-    const res = await t.h.call("POST", "/execute", {
-      key: (await t.h.issueAgentKey("agent-x")).key,
-      body: { tool: "GMAIL_GET_MESSAGE", arguments: { messageId: "../labels" } },
-    });
-    expect(res.status).toBe(400);
+    const res = await t.executeRaw("GMAIL_GET_MESSAGE", { messageId: "../labels" });
+    expectError(res, 400, "invalid_request", /arguments\.messageId/);
     expect(t.api.sent).toHaveLength(0);
   });
 });

@@ -91,6 +91,10 @@ export async function toolkitHarness(toolkit: ToolkitUnderTest) {
       expect(res.status, res.text).toBe(200);
       return res.json as { data: any; error: string | null; successful: boolean; code?: string; upstreamStatus?: number };
     },
+    /** Sends POST /execute and returns the HTTP answer, for arguments the handler refuses. */
+    executeRaw(tool: string, args: Record<string, unknown>) {
+      return h.call("POST", "/execute", { key, body: { tool, arguments: args } });
+    },
     /** Stages a file through POST /upload and returns its key. */
     async upload(content: BlobPart, type: string, filename: string): Promise<string> {
       const res = await h.call("POST", "/upload", { key, rawBody: multipart(content, type, filename) });
