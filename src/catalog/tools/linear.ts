@@ -26,7 +26,12 @@ function graphqlReason(body: unknown): string | undefined {
 
 const LINEAR: ProviderErrors = { name: "Linear", reason: graphqlReason };
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
+/** A GraphQL connection as Linear answers a list. */
+interface Connection {
+  nodes?: Json[];
+  pageInfo?: { hasNextPage?: boolean; endCursor?: string | null };
+}
 
 /**
  * Runs a GraphQL operation and returns its `data`. GraphQL `errors`, which Linear sends with a
@@ -49,16 +54,16 @@ async function graphql(ctx: ToolContext, query: string, variables: Json): Promis
 const ISSUE_FIELDS = `id identifier title description url priority priorityLabel dueDate createdAt updatedAt
   state { id name type } assignee { id name email } team { id key name } labels { nodes { id name } }`;
 
-function issue(node: Json | null | undefined): Json | null {
-  if (!node) return null;
-  const { labels, ...rest } = node;
-  return { ...rest, labels: (labels?.nodes ?? []).map((label: Json) => label.name) };
+function issue(node: unknown): Json | null {
+  if (!node || typeof node !== "object") return null;
+  const { labels, ...rest } = node as Json;
+  return { ...rest, labels: ((labels as Connection | undefined)?.nodes ?? []).map((label) => label.name) };
 }
 
-const page = (connection: Json | undefined, map: (node: Json) => unknown = (node) => node) => ({
-  results: (connection?.nodes ?? []).map(map),
-  nextCursor: connection?.pageInfo?.hasNextPage ? (connection.pageInfo.endCursor ?? null) : null,
-});
+const page = (connection: unknown, map: (node: Json) => unknown = (node) => node) => {
+  const list = (connection ?? {}) as Connection;
+  return { results: (list.nodes ?? []).map(map), nextCursor: list.pageInfo?.hasNextPage ? (list.pageInfo.endCursor ?? null) : null };
+};
 
 const PAGE_INFO = "pageInfo { hasNextPage endCursor }";
 
@@ -101,7 +106,8 @@ const listStates = defineTool({
       `query States($teamId: ID!) { workflowStates(first: 100, filter: { team: { id: { eq: $teamId } } }) { nodes { id name type position } } }`,
       { teamId: args.teamId },
     );
-    return { results: (data.workflowStates?.nodes ?? []).map(({ id, name, type }: Json) => ({ id, name, type })) };
+    const states = (data.workflowStates as Connection | undefined)?.nodes ?? [];
+    return { results: states.map(({ id, name, type }) => ({ id, name, type })) };
   },
 });
 
@@ -170,8 +176,8 @@ const getIssue = defineTool({
       { id: args.issue },
     );
     if (!data.issue) throw new ToolRunError(`Linear has no issue "${args.issue}" this connection can see.`, { code: "not_found" });
-    const { comments, ...rest } = data.issue;
-    return { ...issue(rest), comments: comments?.nodes ?? [] };
+    const { comments, ...rest } = data.issue as Json;
+    return { ...issue(rest), comments: (comments as Connection | undefined)?.nodes ?? [] };
   },
 });
 
@@ -202,7 +208,7 @@ const createIssue = defineTool({
       `mutation Create($input: IssueCreateInput!) { issueCreate(input: $input) { success issue { ${ISSUE_FIELDS} } } }`,
       { input: inputOf(args) },
     );
-    return issue(data.issueCreate?.issue);
+    return issue(field(data.issueCreate, "issue"));
   },
 });
 
@@ -228,7 +234,7 @@ const updateIssue = defineTool({
       `mutation Update($id: String!, $input: IssueUpdateInput!) { issueUpdate(id: $id, input: $input) { success issue { ${ISSUE_FIELDS} } } }`,
       { id: args.issue, input },
     );
-    return issue(data.issueUpdate?.issue);
+    return issue(field(data.issueUpdate, "issue"));
   },
 });
 
@@ -247,7 +253,7 @@ const createComment = defineTool({
       `mutation Comment($input: CommentCreateInput!) { commentCreate(input: $input) { success comment { id body url createdAt } } }`,
       { input: { issueId: args.issueId, body: args.body } },
     );
-    return data.commentCreate?.comment ?? null;
+    return field(data.commentCreate, "comment") ?? null;
   },
 });
 
