@@ -71,7 +71,7 @@ const NEXT_STEP: Record<number, string> = {
   401: "The connection's credential was refused: reconnect the toolkit with POST /auth and call again.",
   403: "The connection lacks permission for this: reconnect with the needed scopes, or ask for access to the object.",
   404: "Check the id (list or search to find it), and that the connected account can see the object.",
-  409: "The object changed meanwhile: read it again and retry.",
+  409: "It conflicts with an existing object or a newer version (the message says which): read that object, then update it or retry.",
   422: "Correct the arguments as the message says and call again.",
   429: "The provider is rate limiting: wait (retryAfterMs says how long, when known) and call again.",
 };

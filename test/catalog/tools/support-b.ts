@@ -96,8 +96,11 @@ export async function setupToolkit(setup: ToolkitSetup) {
     setup.params ? { params: setup.params } : {},
   );
 
+  /** POST /execute as it answered (a 400 for arguments the tool's schema refuses). */
+  const send = (tool: string, args: Record<string, unknown>) => harness.call("POST", "/execute", { key, body: { tool, arguments: args } });
+
   async function execute(tool: string, args: Record<string, unknown> = {}) {
-    const res = await harness.call("POST", "/execute", { key, body: { tool, arguments: args } });
+    const res = await send(tool, args);
     expect(res.status, res.text).toBe(200);
     return res.json as { data: any; error: string | null; successful: boolean; code?: string; upstreamStatus?: number };
   }
@@ -131,5 +134,5 @@ export async function setupToolkit(setup: ToolkitSetup) {
     return request;
   }
 
-  return { harness, connection, execute, ok, upload, download, received: emulation.received, last };
+  return { harness, connection, send, execute, ok, upload, download, received: emulation.received, last };
 }
