@@ -104,7 +104,8 @@ const searchIssues = defineTool({
     const answer = await call(ctx, "/search/jql", {
       query: { jql: args.jql, maxResults: args.limit, fields: SEARCH_FIELDS.join(","), nextPageToken: args.cursor },
     });
-    const next = answer.isLast !== true && typeof answer.nextPageToken === "string" ? answer.nextPageToken : null;
+    // Jira leaves nextPageToken out (or null) on the last page.
+    const next = typeof answer.nextPageToken === "string" ? answer.nextPageToken : null;
     return { results: ((answer.issues as unknown[]) ?? []).map((raw) => issue(raw)), nextCursor: next };
   },
 });

@@ -68,7 +68,9 @@ const routes: Route[] = [
     answer: (request) =>
       request.query.get("jql") === "project = NOPE"
         ? json({ errorMessages: ["The value 'NOPE' does not exist for the field 'project'."], errors: {} }, 400)
-        : json({ issues: [rawIssue], nextPageToken: "token-2", isLast: false }),
+        : request.query.get("nextPageToken") === "token-2"
+          ? json({ issues: [rawIssue], isLast: true })
+          : json({ issues: [rawIssue], nextPageToken: "token-2", isLast: false }),
   },
   { method: "GET", path: new RegExp(`^${API}/issue/ED-1$`), answer: () => json(rawIssue) },
   {
@@ -126,6 +128,10 @@ describe("Jira tools", () => {
     expect(request.query.get("nextPageToken")).toBe("token-1");
     expect(request.query.get("maxResults")).toBe("10");
     expect(request.query.get("fields")).toContain("summary,status");
+    expect(await jira.ok("JIRA_SEARCH_ISSUES", { jql: "project = ED", cursor: "token-2" })).toEqual({
+      results: [summaryOut],
+      nextCursor: null,
+    });
   });
 
   it("a Jira error is a failed result quoting errorMessages", async () => {

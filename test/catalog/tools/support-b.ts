@@ -67,8 +67,11 @@ export interface ToolkitSetup {
 
 let open: Harness[] = [];
 afterEach(async () => {
-  await Promise.all(open.map((harness) => harness.close()));
+  const harnesses = open;
   open = [];
+  await Promise.all(harnesses.map((harness) => harness.close()));
+  // No answer, log line or event of any test may carry the connection's token.
+  for (const harness of harnesses) harness.assertNoLeaks();
 });
 
 /**
