@@ -1,6 +1,9 @@
 /**
- * Notion tools, over the REST API at https://api.notion.com (the toolkit adds `Notion-Version`).
+ * Notion tools, over the REST API at https://api.notion.com/v1, version 2025-09-03 (the toolkit
+ * adds `Notion-Version`): a database holds one or more data sources, which hold the rows.
  * Written from Notion's API reference:
+ * - the 2025-09-03 data model: https://developers.notion.com/docs/upgrade-guide-2025-09-03,
+ *   https://developers.notion.com/reference/data-source, https://developers.notion.com/reference/query-a-data-source
  * - search: https://developers.notion.com/reference/post-search
  * - pages: https://developers.notion.com/reference/retrieve-a-page, https://developers.notion.com/reference/post-page,
  *   https://developers.notion.com/reference/patch-page, https://developers.notion.com/reference/page-property-values
@@ -27,7 +30,26 @@ const NOTION: ProviderErrors = {
 };
 
 type Json = Record<string, unknown>;
-const call = (ctx: ToolContext, path: string, request?: ApiRequest) => requestJson(ctx, NOTION, `/v1${path}`, request) as Promise<Json>;
+const call = (ctx: ToolContext, path: string, request?: ApiRequest) => requestJson(ctx, NOTION, path, request) as Promise<Json>;
+
+/**
+ * The data source to read or write rows of: the one given, or the only one of the database. A
+ * database with several says which there are.
+ */
+async function dataSourceOf(ctx: ToolContext, target: { databaseId?: string | undefined; dataSourceId?: string | undefined }) {
+  if (target.dataSourceId) return target.dataSourceId;
+  if (!target.databaseId) throw new ToolRunError("Give databaseId or dataSourceId.", { code: "invalid_arguments" });
+  const database = await call(ctx, `/databases/${segment(target.databaseId)}`);
+  const sources = (Array.isArray(database.data_sources) ? database.data_sources : []) as unknown[];
+  if (sources.length === 1) return String(field(sources[0], "id"));
+  const names = sources.map((source) => `${String(field(source, "name"))} (${String(field(source, "id"))})`).join(", ");
+  throw new ToolRunError(
+    sources.length === 0
+      ? `Database ${target.databaseId} has no data source this integration can see.`
+      : `Database ${target.databaseId} has ${sources.length} data sources: ${names}. Call again with dataSourceId set to one of them.`,
+    { code: "invalid_arguments" },
+  );
+}
 
 const id = (what: string) =>
   z.string().min(1).max(100).describe(`The ${what}'s id: a UUID with or without dashes, as in its Notion URL or as search returns it.`);
@@ -123,7 +145,7 @@ function summarise(object: unknown): Json {
   const values: Json = {};
   let title = plain(field(object, "title"));
   for (const [name, property] of Object.entries(properties)) {
-    if (field(object, "object") === "database") {
+    if (field(object, "object") === "database" || field(object, "object") === "data_source") {
       values[name] = field(property, "type");
       continue;
     }
@@ -164,11 +186,12 @@ const search = defineTool({
   slug: "NOTION_SEARCH",
   name: "Search Notion",
   description:
-    "Searches the pages and databases shared with the integration by title. Returns { results: [{ object, id, title, url, " +
-    "parent, lastEditedTime, properties }], nextCursor }; pass nextCursor back as cursor for the next page (null: no more).",
+    "Searches the pages and data sources (the tables of databases) shared with the integration by title. Returns { results: " +
+    "[{ object, id, title, url, parent, lastEditedTime, properties }], nextCursor } (a data source's properties are its column " +
+    "types); pass nextCursor back as cursor for the next page (null: no more).",
   input: z.object({
     query: z.string().max(500).default("").describe("Words of the title to look for; empty lists everything shared."),
-    type: z.enum(["page", "database"]).optional().describe("Only pages, or only databases."),
+    type: z.enum(["page", "data_source"]).optional().describe("Only pages, or only data sources (database tables)."),
     cursor: cursorArgument,
     limit: pageSize(100, 20),
   }),
@@ -206,9 +229,13 @@ const createPage = defineTool({
     parent: z
       .discriminatedUnion("type", [
         z.object({ type: z.literal("page"), pageId: id("parent page") }),
-        z.object({ type: z.literal("database"), databaseId: id("database") }),
+        z.object({
+          type: z.literal("database"),
+          databaseId: id("database").optional(),
+          dataSourceId: id("data source").optional().describe("The data source (table) to add to, when the database has several."),
+        }),
       ])
-      .describe("Where the page goes: { type: 'page', pageId } or { type: 'database', databaseId }."),
+      .describe("Where the page goes: { type: 'page', pageId } or { type: 'database', databaseId or dataSourceId }."),
     title: z.string().max(2000).describe("The page's title."),
     properties: z
       .record(z.string(), z.record(z.string(), z.unknown()))
@@ -233,9 +260,10 @@ const createPage = defineTool({
       parent = { page_id: args.parent.pageId };
       properties = { title: { title: richText(args.title) } };
     } else {
-      parent = { database_id: args.parent.databaseId };
-      const database = await call(ctx, `/databases/${segment(args.parent.databaseId)}`);
-      const columns = Object.entries((database.properties ?? {}) as Json);
+      const dataSourceId = await dataSourceOf(ctx, args.parent);
+      parent = { type: "data_source_id", data_source_id: dataSourceId };
+      const source = await call(ctx, `/data_sources/${segment(dataSourceId)}`);
+      const columns = Object.entries((source.properties ?? {}) as Json);
       const titleColumn = columns.find(([, column]) => field(column, "type") === "title")?.[0] ?? "title";
       properties = { ...args.properties, [titleColumn]: { title: richText(args.title) } };
     }
@@ -272,11 +300,13 @@ const queryDatabase = defineTool({
   slug: "NOTION_QUERY_DATABASE",
   name: "Query a Notion database",
   description:
-    "Lists the rows (pages) of a database, optionally filtered and sorted with Notion's filter and sort objects, e.g. " +
+    "Lists the rows (pages) of a database (or of one of its data sources), optionally filtered and sorted with Notion's " +
+    "filter and sort objects, e.g. " +
     "filter { property: 'Status', status: { equals: 'Done' } }, sorts [{ property: 'Due', direction: 'ascending' }]. Returns " +
     "{ results: [{ id, title, url, properties }], nextCursor }; pass nextCursor back as cursor for the next page.",
   input: z.object({
-    databaseId: id("database"),
+    databaseId: id("database").optional(),
+    dataSourceId: id("data source").optional().describe("The data source (table) to read, when the database has several."),
     filter: z.record(z.string(), z.unknown()).optional().describe("A Notion filter object."),
     sorts: z.array(z.record(z.string(), z.unknown())).max(100).optional().describe("Notion sort objects, first wins."),
     cursor: cursorArgument,
@@ -290,7 +320,8 @@ const queryDatabase = defineTool({
       ...(args.cursor ? { start_cursor: args.cursor } : {}),
       page_size: args.limit,
     };
-    return page(await call(ctx, `/databases/${segment(args.databaseId)}/query`, { method: "POST", body }), summarise);
+    const dataSourceId = await dataSourceOf(ctx, args);
+    return page(await call(ctx, `/data_sources/${segment(dataSourceId)}/query`, { method: "POST", body }), summarise);
   },
 });
 

@@ -1,6 +1,8 @@
 /**
- * The curated Notion tools through POST /execute, against an emulation of https://api.notion.com
- * that answers with the shapes of Notion's API reference:
+ * The curated Notion tools through POST /execute, against an emulation of https://api.notion.com/v1
+ * (version 2025-09-03) that answers with the shapes of Notion's API reference:
+ * - databases and data sources: https://developers.notion.com/docs/upgrade-guide-2025-09-03,
+ *   https://developers.notion.com/reference/data-source, https://developers.notion.com/reference/query-a-data-source
  * - page object: https://developers.notion.com/reference/page, property values:
  *   https://developers.notion.com/reference/page-property-values
  * - list answers (object "list", results, next_cursor, has_more): https://developers.notion.com/reference/intro#pagination
@@ -14,7 +16,9 @@ import { json, type Route, setupToolkit } from "./support-b.js";
 
 const PAGE_ID = "59833787-2cf9-4fdf-8782-e53db20768a5";
 const DATABASE_ID = "d9824bdc-8445-4327-be8b-5b47500af6ce";
-const VERSION = "2022-06-28";
+const SOURCE_ID = "2f26ee68-df30-4251-aad4-8ddc420cba3d";
+const MULTI_ID = "4ab1c2d3-0000-4000-8000-000000000001";
+const VERSION = "2025-09-03";
 
 const text = (content: string) => [
   { type: "text", text: { content, link: null }, annotations: { bold: false, code: false }, plain_text: content, href: null },
@@ -25,7 +29,7 @@ const pageObject = (overrides: Record<string, unknown> = {}) => ({
   id: PAGE_ID,
   created_time: "2022-03-01T19:05:00.000Z",
   last_edited_time: "2022-07-06T20:25:00.000Z",
-  parent: { type: "database_id", database_id: DATABASE_ID },
+  parent: { type: "data_source_id", data_source_id: SOURCE_ID, database_id: DATABASE_ID },
   archived: false,
   properties: {
     Name: { id: "title", type: "title", title: text("Tuscan kale") },
@@ -43,7 +47,7 @@ const summary = {
   id: PAGE_ID,
   title: "Tuscan kale",
   url: "https://www.notion.so/Tuscan-kale-598337872cf94fdf8782e53db20768a5",
-  parent: { type: "database_id", database_id: DATABASE_ID },
+  parent: { type: "data_source_id", data_source_id: SOURCE_ID, database_id: DATABASE_ID },
   lastEditedTime: "2022-07-06T20:25:00.000Z",
   archived: false,
   properties: {
@@ -83,18 +87,36 @@ const routes: Route[] = [
   },
   {
     method: "GET",
-    path: /^\/v1\/databases\/[^/]+$/,
-    answer: () =>
+    path: /^\/v1\/databases\/(?<id>[^/]+)$/,
+    answer: (_, { id }) =>
       json({
         object: "database",
-        id: DATABASE_ID,
+        id,
         title: text("Grocery list"),
+        data_sources:
+          id === MULTI_ID
+            ? [
+                { id: SOURCE_ID, name: "Groceries" },
+                { id: "ds-2", name: "Archive" },
+              ]
+            : [{ id: SOURCE_ID, name: "Groceries" }],
+      }),
+  },
+  {
+    method: "GET",
+    path: /^\/v1\/data_sources\/[^/]+$/,
+    answer: () =>
+      json({
+        object: "data_source",
+        id: SOURCE_ID,
+        parent: { type: "database_id", database_id: DATABASE_ID },
+        title: text("Groceries"),
         properties: { Item: { id: "title", name: "Item", type: "title", title: {} }, Tags: { id: "t", type: "multi_select" } },
       }),
   },
   { method: "POST", path: /^\/v1\/pages$/, answer: (request) => json(pageObject({ parent: (request.body as any).parent })) },
   { method: "PATCH", path: /^\/v1\/pages\/[^/]+$/, answer: () => json(pageObject({ archived: true })) },
-  { method: "POST", path: /^\/v1\/databases\/[^/]+\/query$/, answer: () => json(list([pageObject()], null)) },
+  { method: "POST", path: /^\/v1\/data_sources\/[^/]+\/query$/, answer: () => json(list([pageObject()], null)) },
   {
     method: "GET",
     path: /^\/v1\/blocks\/[^/]+\/children$/,
@@ -131,7 +153,13 @@ const routes: Route[] = [
 ];
 
 const setup = () =>
-  setupToolkit({ slug: "notion", baseUrl: "https://api.notion.com", headers: { "Notion-Version": VERSION }, tools: notionTools, routes });
+  setupToolkit({
+    slug: "notion",
+    baseUrl: "https://api.notion.com/v1",
+    headers: { "Notion-Version": VERSION },
+    tools: notionTools,
+    routes,
+  });
 
 describe("Notion tools", () => {
   it("NOTION_SEARCH posts the query and a type filter, and returns summaries and the next cursor", async () => {
@@ -166,7 +194,7 @@ describe("Notion tools", () => {
     expect(result.error).toContain("Check the id");
   });
 
-  it("NOTION_CREATE_PAGE in a database fills the database's title column and adds content blocks", async () => {
+  it("NOTION_CREATE_PAGE in a database finds its data source, fills the title column and adds content blocks", async () => {
     const notion = await setup();
     await notion.ok("NOTION_CREATE_PAGE", {
       parent: { type: "database", databaseId: DATABASE_ID },
@@ -174,11 +202,12 @@ describe("Notion tools", () => {
       properties: { Tags: { multi_select: [{ name: "Vegetable" }] } },
       content: "# Notes\n- fresh\n\nBuy on Monday",
     });
-    const [lookup, create] = notion.received.slice(-2);
-    expect([lookup!.method, lookup!.path]).toEqual(["GET", `/v1/databases/${DATABASE_ID}`]);
+    const [database, source, create] = notion.received.slice(-3);
+    expect([database!.method, database!.path]).toEqual(["GET", `/v1/databases/${DATABASE_ID}`]);
+    expect([source!.method, source!.path]).toEqual(["GET", `/v1/data_sources/${SOURCE_ID}`]);
     expect([create!.method, create!.path]).toEqual(["POST", "/v1/pages"]);
     expect(create!.body).toEqual({
-      parent: { database_id: DATABASE_ID },
+      parent: { type: "data_source_id", data_source_id: SOURCE_ID },
       properties: { Tags: { multi_select: [{ name: "Vegetable" }] }, Item: { title: [{ type: "text", text: { content: "Kale" } }] } },
       children: textToBlocks("# Notes\n- fresh\n\nBuy on Monday"),
     });
@@ -214,8 +243,22 @@ describe("Notion tools", () => {
     const sorts = [{ property: "Due", direction: "ascending" }];
     const data = await notion.ok("NOTION_QUERY_DATABASE", { databaseId: DATABASE_ID, filter, sorts, limit: 5 });
     expect(data).toEqual({ results: [summary], nextCursor: null });
-    expect(notion.last().path).toBe(`/v1/databases/${DATABASE_ID}/query`);
+    expect(notion.last().path).toBe(`/v1/data_sources/${SOURCE_ID}/query`);
     expect(notion.last().body).toEqual({ filter, sorts, page_size: 5 });
+    const sent = notion.received.length;
+    await notion.ok("NOTION_QUERY_DATABASE", { dataSourceId: "ds-2", cursor: "c" });
+    expect(notion.received.length).toBe(sent + 1);
+    expect(notion.last().path).toBe("/v1/data_sources/ds-2/query");
+    expect(notion.last().body).toEqual({ start_cursor: "c", page_size: 25 });
+  });
+
+  it("a database with several data sources is a failure naming them, so the agent can pick one", async () => {
+    const notion = await setup();
+    const result = await notion.execute("NOTION_QUERY_DATABASE", { databaseId: MULTI_ID });
+    expect(result).toMatchObject({ successful: false, code: "invalid_arguments" });
+    expect(result.error).toBe(
+      `Database ${MULTI_ID} has 2 data sources: Groceries (${SOURCE_ID}), Archive (ds-2). Call again with dataSourceId set to one of them.`,
+    );
   });
 
   it("NOTION_GET_BLOCK_CHILDREN pages with start_cursor and page_size", async () => {
