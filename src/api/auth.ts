@@ -16,10 +16,18 @@ export const AuthBodySchema = z.object({
   credentials: CredentialsSchema.optional().meta({
     description: "For apiKey, bearer and basic toolkits: { apiKey }, { token } or { username, password }.",
   }),
-  params: z
-    .record(z.string().regex(/^[A-Za-z0-9_]{1,64}$/), z.string().regex(/^[A-Za-z0-9-]{1,63}$/, "must be letters, digits or '-'"))
+  mode: z
+    .enum(["oauth2", "apiKey", "bearer", "basic"])
     .optional()
-    .meta({ description: "Values of the toolkit's base URL placeholders, e.g. { subdomain: 'acme' }." }),
+    .meta({ description: "How to connect, for a toolkit with several ways (GitHub: oauth2, or bearer with a personal token)." }),
+  config: z
+    .record(z.string().regex(/^[A-Za-z0-9_]{1,64}$/, "must be a name of letters, digits or _"), z.string().max(253))
+    .optional()
+    .meta({ description: "The connection's inputs, e.g. { shop: 'acme' } or { subdomain: 'acme' }: see the toolkit's inputs." }),
+  params: z
+    .record(z.string().regex(/^[A-Za-z0-9_]{1,64}$/, "must be a name of letters, digits or _"), z.string().max(253))
+    .optional()
+    .meta({ description: "Deprecated name of config.", deprecated: true }),
   remoteUser: plainText(256).optional().meta({ description: "The account on the external application, when the caller knows it." }),
 });
 

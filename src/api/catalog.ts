@@ -10,8 +10,14 @@ export const ToolkitSummarySchema = z
     description: z.string(),
     icon: z.string(),
     authScheme: z.enum(["oauth2", "apiKey", "bearer", "basic", "none"]),
+    authSchemes: z
+      .array(z.enum(["oauth2", "apiKey", "bearer", "basic", "none"]))
+      .meta({ description: "Every way to connect, the first being authScheme; choose one with POST /auth { mode }." }),
     toolCount: z.number().int(),
     connected: z.boolean().meta({ description: "Whether the caller has an active connection to this toolkit." }),
+    configured: z.boolean().meta({
+      description: "False when the server's operator has not yet set this provider's OAuth client: POST /auth with OAuth then fails.",
+    }),
   })
   .meta({ id: "ToolkitSummary" });
 
@@ -26,8 +32,22 @@ export const ToolkitAuthSchema = z
     in: z.enum(["header", "query"]).optional().meta({ description: "apiKey: where the key goes." }),
     name: z.string().optional().meta({ description: "apiKey: the header or query parameter that carries the key." }),
     scopes: z.array(z.string()).optional().meta({ description: "oauth2: the scopes a connection asks for." }),
+    label: z.string().optional().meta({ description: "What this way of connecting is called, e.g. Personal access token." }),
+    helpUrl: z.string().optional().meta({ description: "Where the provider explains or shows this credential." }),
+    configured: z.boolean().optional().meta({ description: "oauth2: false until the server's operator sets the OAuth client." }),
   })
   .meta({ id: "ToolkitAuth" });
+
+/** A value a connection needs, sent as POST /auth { config }. */
+export const ToolkitInputSchema = z
+  .object({
+    name: z.string(),
+    label: z.string(),
+    description: z.string().optional(),
+    pattern: z.string().optional().meta({ description: "A regular expression the value must match; it is also one DNS label." }),
+    example: z.string().optional(),
+  })
+  .meta({ id: "ToolkitInput" });
 
 const toolListQuery = { limit: limitParam, cursor: cursorParam, connection_id: idParam.optional() };
 
@@ -41,9 +61,13 @@ export const ToolkitDetailsSchema = z
     icon: z.string(),
     authScheme: z.string(),
     auth: ToolkitAuthSchema,
+    authModes: z.array(ToolkitAuthSchema).meta({ description: "Every way to connect, the first being auth." }),
+    inputs: z.array(ToolkitInputSchema).meta({ description: "Values a connection needs, sent as POST /auth { config }." }),
+    categories: z.array(z.string()),
+    docsUrl: z.string().optional(),
     baseUrls: z.array(z.string()).meta({
       description:
-        "Where POST /proxy may send requests: every URL must fall under one of these. `{name}` is filled from the connection's params.",
+        "Where POST /proxy may send requests: every URL must fall under one of these. `{name}` is filled from the connection's config.",
     }),
     tools: z.array(ToolSchema),
     nextCursor: z.string().nullable(),

@@ -15,6 +15,9 @@ export const ConnectionSchema = z
     label: z.string(),
     status: z.enum(["active", "expired", "revoked"]),
     statusReason: z.string().nullable(),
+    config: z.record(z.string(), z.string()).meta({
+      description: "The connection's non-secret values: its inputs (a shop, a subdomain) and those the provider named (a Slack team id).",
+    }),
   })
   .meta({ id: "Connection" });
 

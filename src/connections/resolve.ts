@@ -74,5 +74,6 @@ export function publicConnection(record: ConnectionRecord) {
     label: record.label,
     status: record.status,
     statusReason: record.statusReason,
+    config: { ...record.params },
   };
 }

@@ -24,6 +24,8 @@ export interface AccountLookup {
   method?: "GET" | "POST";
   /** Extra headers of this request only. */
   headers?: Record<string, string>;
+  /** A JSON body, sent with POST (a GraphQL query such as Linear's `{ viewer { id email } }`). */
+  body?: unknown;
   /** Dotted path in the JSON answer that names the account, e.g. `login` or `user.email`. */
   remoteUser?: string;
   /** Values kept on the connection's config: name to rule. */

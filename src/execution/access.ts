@@ -2,10 +2,11 @@ import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { type Credential, credentialProblem, credentialSecrets } from "../credentials/auth-schemes.js";
 import { freshCredential } from "../oauth/refresh.js";
+import { fillHeaders } from "../oauth/values.js";
 import { createOutboundFetch } from "../outbound/fetch.js";
 import { resolveRetryPolicy } from "../outbound/retry.js";
 import type { ConnectionRecord } from "../store/types.js";
-import type { Toolkit } from "../toolkits/define.js";
+import { schemeFor, type Toolkit } from "../toolkits/define.js";
 
 /** A connection's credential as an outbound call uses it. */
 export interface ConnectionAccess {
@@ -51,7 +52,7 @@ export async function accessConnection(
  * with an error that quotes the value.
  */
 function assertSendable(toolkit: Toolkit, connection: ConnectionRecord, credential: Credential): void {
-  const problem = credentialProblem(toolkit.auth, credential);
+  const problem = credentialProblem(schemeFor(toolkit, credential.type), credential);
   if (!problem) return;
   throw new ToolsError(
     "connection_required",
@@ -74,7 +75,11 @@ export function outboundFetchFor(
 ) {
   return createOutboundFetch({
     fetch: ctx.fetch,
-    toolkit,
+    toolkit: {
+      baseUrls: toolkit.baseUrls,
+      auth: schemeFor(toolkit, access.credential?.type),
+      headers: fillHeaders(toolkit.headers, connection?.params ?? {}),
+    },
     credential: access.credential,
     refreshAfterUnauthorized: access.refreshAfterUnauthorized,
     params: connection?.params ?? {},

@@ -4,10 +4,13 @@ import type { HandlerContext } from "../context/context.js";
 import { errorResponse, ToolsError } from "../core/errors.js";
 import { type Credential, credentialSecrets, type OAuth2Scheme } from "../credentials/auth-schemes.js";
 import type { AuthorizationRecord, ConnectionRecord } from "../store/types.js";
+import { oauthMode, type Toolkit } from "../toolkits/define.js";
 import { sha256Hex } from "../util/encoding.js";
 import { oauthClient } from "./client.js";
 import { resultPage } from "./page.js";
 import { type AuthorizationSecrets, isAllowedReturnUrl, redirectUri } from "./start.js";
+import type { TokenAnswer } from "./token-answer.js";
+import { readValues, runLookups, ValueError } from "./values.js";
 
 /** A failure of the callback, with a message safe to show in the browser and to the agent. */
 class CallbackError extends Error {}
@@ -55,12 +58,13 @@ export async function completeAuthorization(ctx: HandlerContext, request: Reques
 
 async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord, url: URL): Promise<ConnectionRecord> {
   const toolkit = await ctx.registry.get(authorization.toolkit);
-  if (toolkit?.auth.type !== "oauth2") throw new CallbackError(`The toolkit "${authorization.toolkit}" no longer uses OAuth.`);
-  const scheme = toolkit.auth;
+  const scheme = toolkit ? oauthMode(toolkit) : undefined;
+  if (!toolkit || !scheme) throw new CallbackError(`The toolkit "${authorization.toolkit}" no longer uses OAuth.`);
   // Outside the exchange's try: a server without publicUrl is the operator's to fix, so it is logged.
   const callback = redirectUri(ctx);
-  const { as, client, clientAuth, options } = oauthClient(ctx, scheme);
   const secrets = JSON.parse(await ctx.cipher.decrypt(authorization.secrets, authorization.id)) as AuthorizationSecrets;
+  const config = secrets.config ?? {};
+  const { as, client, clientAuth, tokenOptions } = oauthClient(ctx, scheme, config);
 
   let params: URLSearchParams;
   try {
@@ -76,9 +80,19 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
     throw new CallbackError("The provider's answer did not match this authorization (issuer or state), so it was refused.");
   }
 
+  const answer: TokenAnswer = { raw: null };
   let tokens: oauth.TokenEndpointResponse;
   try {
-    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, callback, secrets.codeVerifier, options());
+    const verifier = scheme.pkce === false ? oauth.nopkce : secrets.codeVerifier;
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      clientAuth,
+      params,
+      callback,
+      verifier,
+      tokenOptions(answer, scheme.tokenParams),
+    );
     tokens = await oauth.processAuthorizationCodeResponse(as, client, response, {
       expectedNonce: secrets.nonce ?? oauth.expectNoNonce,
       requireIdToken: false,
@@ -97,43 +111,67 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
     ...(tokens.id_token ? { idToken: tokens.id_token } : {}),
     expiresIn: tokens.expires_in, // left out of the sealed JSON when the provider gives none
   };
+  let values: Record<string, string>;
+  try {
+    values = {
+      ...config,
+      ...readValues(answer.raw, scheme.tokenConfig, "token answer"),
+      ...readValues(Object.fromEntries(url.searchParams), scheme.callbackConfig, "redirect"),
+    };
+  } catch (error) {
+    if (error instanceof ValueError) throw new CallbackError(`${error.message} No connection was made.`);
+    throw error;
+  }
+  const account = await identify(ctx, toolkit, scheme, tokens, credential, values);
+  const separator = scheme.scopeSeparator === "," ? /[\s,]+/ : /\s+/;
   return createConnection(ctx, {
     workspaceId: authorization.workspaceId,
     agentId: authorization.agentId,
     toolkit,
     label: authorization.label,
-    remoteUser: await identify(ctx, scheme, tokens, credential),
+    remoteUser: account.remoteUser,
     credential,
-    scopes: tokens.scope ? tokens.scope.split(" ").filter(Boolean) : scheme.scopes,
+    scopes: tokens.scope ? tokens.scope.split(separator).filter(Boolean) : scheme.scopes,
+    params: { ...values, ...account.config },
     credentialsExpireAt: typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null,
   });
 }
 
 /**
- * The upstream account: the toolkit's own `identify`, else userinfo, else the ID token's claims.
- * A failure is logged with the new tokens redacted: a toolkit's `identify` may quote its token.
+ * The upstream account: the toolkit's own `identify` (a function, or "who am I" requests that
+ * may also read config values), else userinfo, else the ID token's claims. A failure is logged
+ * with the new tokens redacted: a toolkit's `identify` may quote its token.
  */
 async function identify(
   ctx: HandlerContext,
+  toolkit: Toolkit,
   scheme: OAuth2Scheme,
   tokens: oauth.TokenEndpointResponse,
   credential: Credential,
-): Promise<string> {
+  config: Record<string, string>,
+): Promise<{ remoteUser: string; config: Record<string, string> }> {
   const field = scheme.remoteUserField ?? "sub";
   const claims = oauth.getValidatedIdTokenClaims(tokens);
   try {
-    if (typeof scheme.identify === "function") return String(await scheme.identify({ accessToken: tokens.access_token, fetch: ctx.fetch }));
+    if (typeof scheme.identify === "function") {
+      return { remoteUser: String(await scheme.identify({ accessToken: tokens.access_token, fetch: ctx.fetch })), config: {} };
+    }
+    if (scheme.identify) {
+      const account = await runLookups(ctx, toolkit, scheme, credential, scheme.identify, config);
+      if (account.refused) throw new ValueError("The provider refused its own new token.");
+      return { remoteUser: account.remoteUser ?? (claims ? String(claims[field] ?? claims.sub) : ""), config: account.config };
+    }
     if (scheme.userInfoUrl) {
-      const { as, client, options } = oauthClient(ctx, scheme);
+      const { as, client, options } = oauthClient(ctx, scheme, config);
       const response = await oauth.userInfoRequest(as, client, tokens.access_token, options());
       const info = await oauth.processUserInfoResponse(as, client, claims?.sub ?? oauth.skipSubjectCheck, response);
-      return String(info[field] ?? info.sub);
+      return { remoteUser: String(info[field] ?? info.sub), config: {} };
     }
   } catch (error) {
     ctx.logger.log("warn", "could not identify the OAuth account", { error }, credentialSecrets(credential));
     throw new CallbackError("The provider did not say which account was connected, so no connection was made. Try again.");
   }
-  return claims ? String(claims[field] ?? claims.sub) : "";
+  return { remoteUser: claims ? String(claims[field] ?? claims.sub) : "", config: {} };
 }
 
 type Outcome = { status: "connected"; connectionId: string } | { status: "failed"; error: string };

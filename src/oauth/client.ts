@@ -1,7 +1,9 @@
 import * as oauth from "oauth4webapi";
 import type { HandlerContext } from "../context/context.js";
 import type { OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { fillBaseUrl } from "../outbound/url-policy.js";
 import { oauthEndpoints } from "../toolkits/oauth-endpoints.js";
+import { normalizeTokenAnswer, type TokenAnswer } from "./token-answer.js";
 
 /** What oauth4webapi needs to talk to one toolkit's authorization server. */
 export interface OAuthClient {
@@ -11,21 +13,36 @@ export interface OAuthClient {
   /** Options for every oauth4webapi request: the handler's fetch, a timeout, loopback http. */
   // biome-ignore lint/suspicious/noExplicitAny: each oauth4webapi call narrows the request options to its own method and body.
   options(signal?: AbortSignal): any;
+  /**
+   * Options for a token request (code exchange or refresh): the body as the provider wants it
+   * (form or JSON) with the scheme's extra parameters, and its answer made RFC 6749-shaped
+   * before oauth4webapi reads it. `answer.raw` then holds the answer as the provider sent it.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  tokenOptions(answer: TokenAnswer, extra: Record<string, string> | undefined, signal?: AbortSignal): any;
 }
 
 /**
- * Builds the oauth4webapi objects from a toolkit's scheme. Plain http is allowed only for
+ * Builds the oauth4webapi objects from a toolkit's scheme, its `{placeholders}` filled from the
+ * connection's config (a Shopify shop, a Microsoft tenant). Plain http is allowed only for
  * loopback addresses (local development and tests); anything else must be https.
  */
-export function oauthClient(ctx: HandlerContext, scheme: OAuth2Scheme): OAuthClient {
+export function oauthClient(
+  ctx: HandlerContext,
+  scheme: OAuth2Scheme,
+  config: Record<string, string> = {},
+  purpose: "exchange" | "refresh" = "exchange",
+): OAuthClient {
+  const fill = (url: string) => (url.includes("{") ? fillBaseUrl(url, config) : url);
+  const authorizationUrl = fill(scheme.authorizationUrl);
   const as: oauth.AuthorizationServer = {
     // oauth4webapi needs an issuer; without a configured one, the authorization URL's origin
     // stands in, and the `iss` checks only apply when the server sends `iss`.
-    issuer: scheme.issuer ?? new URL(scheme.authorizationUrl).origin,
-    authorization_endpoint: scheme.authorizationUrl,
-    token_endpoint: scheme.tokenUrl,
-    ...(scheme.userInfoUrl ? { userinfo_endpoint: scheme.userInfoUrl } : {}),
-    ...(scheme.revocationUrl ? { revocation_endpoint: scheme.revocationUrl } : {}),
+    issuer: scheme.issuer ?? new URL(authorizationUrl).origin,
+    authorization_endpoint: authorizationUrl,
+    token_endpoint: fill(purpose === "refresh" && scheme.refreshUrl ? scheme.refreshUrl : scheme.tokenUrl),
+    ...(scheme.userInfoUrl ? { userinfo_endpoint: fill(scheme.userInfoUrl) } : {}),
+    ...(scheme.revocationUrl ? { revocation_endpoint: fill(scheme.revocationUrl) } : {}),
     ...(scheme.issuer ? { authorization_response_iss_parameter_supported: true } : {}),
   };
   const method = scheme.tokenEndpointAuthMethod ?? (scheme.clientSecret ? "client_secret_basic" : "none");
@@ -36,17 +53,31 @@ export function oauthClient(ctx: HandlerContext, scheme: OAuth2Scheme): OAuthCli
         ? oauth.ClientSecretPost(scheme.clientSecret)
         : oauth.ClientSecretBasic(scheme.clientSecret);
   // defineToolkit allowed plain http only on loopback addresses; oauth4webapi must be told.
-  const insecure = oauthEndpoints(scheme).some((u) => new URL(u).protocol === "http:");
+  const insecure = oauthEndpoints(scheme).some((u) => new URL(fill(u)).protocol === "http:");
+  const base = (signal: AbortSignal | undefined, fetch: (url: string, init: RequestInit) => Promise<Response>) => ({
+    [oauth.customFetch]: fetch,
+    ...(insecure ? { [oauth.allowInsecureRequests]: true } : {}),
+    signal: signal ?? AbortSignal.timeout(ctx.timeouts.proxyMs),
+  });
   return {
     as,
     client: { client_id: scheme.clientId },
     clientAuth,
-    options(signal) {
-      return {
-        [oauth.customFetch]: (url: string, init: RequestInit) => ctx.fetch(url, init),
-        ...(insecure ? { [oauth.allowInsecureRequests]: true } : {}),
-        signal: signal ?? AbortSignal.timeout(ctx.timeouts.proxyMs),
-      };
-    },
+    options: (signal) => base(signal, (url, init) => ctx.fetch(url, init)),
+    tokenOptions: (answer, extra, signal) => ({
+      ...base(signal, async (url, init) => {
+        const response = await ctx.fetch(url, scheme.tokenRequestFormat === "json" ? asJsonBody(init) : init);
+        return normalizeTokenAnswer(response, scheme, answer);
+      }),
+      ...(extra && Object.keys(extra).length ? { additionalParameters: extra } : {}),
+    }),
   };
+}
+
+/** The same request with its form body sent as a JSON object (Notion's token endpoint). */
+function asJsonBody(init: RequestInit): RequestInit {
+  if (!(init.body instanceof URLSearchParams)) return init;
+  const headers = new Headers(init.headers);
+  headers.set("content-type", "application/json");
+  return { ...init, headers, body: JSON.stringify(Object.fromEntries(init.body)) };
 }

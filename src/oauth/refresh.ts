@@ -4,7 +4,7 @@ import { ToolsError } from "../core/errors.js";
 import type { Credential, OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { openCredential, sealCredential } from "../credentials/sealing.js";
 import type { ConnectionRecord } from "../store/types.js";
-import type { Toolkit } from "../toolkits/define.js";
+import { oauthMode, type Toolkit } from "../toolkits/define.js";
 import { randomId } from "../util/encoding.js";
 import { oauthClient } from "./client.js";
 
@@ -37,12 +37,13 @@ export async function freshCredential(
   staleAccessToken?: string,
 ): Promise<FreshCredential> {
   const credential = await openCredential(ctx, connection);
-  if (credential.type !== "oauth2" || toolkit.auth.type !== "oauth2") return { connection, credential };
+  const scheme = oauthMode(toolkit);
+  if (credential.type !== "oauth2" || !scheme) return { connection, credential };
   if (!needsRefresh(connection, credential, staleAccessToken)) return { connection, credential };
 
   let refresh = ctx.refreshes.get(connection.id);
   if (!refresh) {
-    refresh = refreshUnderLease(ctx, toolkit.auth, connection.id, staleAccessToken).finally(() => ctx.refreshes.delete(connection.id));
+    refresh = refreshUnderLease(ctx, scheme, connection.id, staleAccessToken).finally(() => ctx.refreshes.delete(connection.id));
     ctx.refreshes.set(connection.id, refresh);
   }
   return refresh;
@@ -117,15 +118,20 @@ async function refreshNow(
   if (!credential.refreshToken) {
     return expire(ctx, connection, "The provider gave no refresh token and the access token expired.");
   }
-  const { as, client, clientAuth, options } = oauthClient(ctx, scheme);
   let tokens: oauth.TokenEndpointResponse;
   try {
+    // The connection's config fills a templated token URL (a Shopify shop, a Microsoft tenant).
+    const { as, client, clientAuth, tokenOptions } = oauthClient(ctx, scheme, connection.params, "refresh");
     const response = await oauth.refreshTokenGrantRequest(
       as,
       client,
       clientAuth,
       credential.refreshToken,
-      options(AbortSignal.timeout(Math.min(REFRESH_REQUEST_MS, Math.floor(ctx.refreshLeaseMs * 0.75)))),
+      tokenOptions(
+        { raw: null },
+        scheme.refreshParams,
+        AbortSignal.timeout(Math.min(REFRESH_REQUEST_MS, Math.floor(ctx.refreshLeaseMs * 0.75))),
+      ),
     );
     tokens = await oauth.processRefreshTokenResponse(as, client, response);
   } catch (error) {
@@ -159,7 +165,7 @@ async function refreshNow(
     credentials: await sealCredential(ctx, connection.id, next),
     credentialsExpireAt: expiresAt,
     updatedAt: new Date(),
-    ...(tokens.scope ? { scopes: tokens.scope.split(" ").filter(Boolean) } : {}),
+    ...(tokens.scope ? { scopes: tokens.scope.split(scheme.scopeSeparator === "," ? /[\s,]+/ : /\s+/).filter(Boolean) } : {}),
   };
   const { saved, ours } = await saveRefreshed(ctx, connection, patch);
   if (!ours) {

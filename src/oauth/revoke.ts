@@ -1,34 +1,82 @@
 import * as oauth from "oauth4webapi";
 import type { HandlerContext } from "../context/context.js";
+import { basicAuthorization, type Credential, type OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { openCredential } from "../credentials/sealing.js";
+import { buildUpstreamHeaders } from "../outbound/headers.js";
 import type { ConnectionRecord } from "../store/types.js";
-import type { Toolkit } from "../toolkits/define.js";
+import { oauthMode, type Toolkit } from "../toolkits/define.js";
 import { oauthClient } from "./client.js";
+import { definitionUrl, fillHeaders } from "./values.js";
+
+type OAuthCredential = Extract<Credential, { type: "oauth2" }>;
 
 /**
- * Revokes the connection's tokens at the provider (RFC 7009) when its toolkit has a revocation
- * endpoint: the refresh token first (which ends the grant at most providers), then the access
- * token. Never throws: a failure is logged, and the caller deletes the connection locally either
- * way.
+ * Revokes the connection's tokens at the provider when its toolkit says how: RFC 7009 at its
+ * revocation endpoint (the refresh token first, which ends the grant at most providers, then the
+ * access token), or the provider's own request (`revocation`: GitHub's grant deletion, Slack's
+ * `auth.revoke`, Dropbox's token revoke). Never throws: a failure is logged, and the caller
+ * deletes the connection locally either way.
  */
 export async function revokeAtProvider(ctx: HandlerContext, toolkit: Toolkit | null, connection: ConnectionRecord): Promise<void> {
-  if (toolkit?.auth.type !== "oauth2" || !toolkit.auth.revocationUrl) return;
+  const scheme = toolkit ? oauthMode(toolkit) : undefined;
+  if (!toolkit || !scheme || !(scheme.revocationUrl || scheme.revocation)) return;
   let tokens: string[] = [];
   try {
     const credential = await openCredential(ctx, connection);
     if (credential.type !== "oauth2") return;
-    const { as, client, clientAuth, options } = oauthClient(ctx, toolkit.auth);
     tokens = [credential.refreshToken, credential.accessToken].filter((t): t is string => !!t);
+    if (scheme.revocation) return await revokeByRequest(ctx, toolkit, scheme, credential, connection.params);
+    const { as, client, clientAuth, options } = oauthClient(ctx, scheme, connection.params);
     for (const token of tokens) {
       const response = await oauth.revocationRequest(as, client, clientAuth, token, options());
       await oauth.processRevocationResponse(response);
     }
   } catch (error) {
-    ctx.logger.log(
-      "warn",
-      "token revocation failed; the connection is deleted locally anyway",
-      { connectionId: connection.id, error },
-      tokens,
+    ctx.logger.log("warn", "token revocation failed; the connection is deleted locally anyway", { connectionId: connection.id, error }, [
+      ...tokens,
+      ...(scheme.clientSecret ? [scheme.clientSecret] : []),
+    ]);
+  }
+}
+
+/** Sends the provider's own revocation request; a status other than 2xx or 404 (already gone) is an error. */
+async function revokeByRequest(
+  ctx: HandlerContext,
+  toolkit: Toolkit,
+  scheme: OAuth2Scheme,
+  credential: OAuthCredential,
+  config: Record<string, string>,
+): Promise<void> {
+  const request = scheme.revocation!;
+  const fill = (text: string) =>
+    text.replace(/\{(accessToken|refreshToken|clientId)\}/g, (_, name: string) =>
+      name === "clientId" ? scheme.clientId : name === "accessToken" ? credential.accessToken : (credential.refreshToken ?? ""),
     );
+  const template = request.url ?? scheme.revocationUrl!;
+  // The token fillers of a URL path (HubSpot's DELETE /oauth/v1/refresh-tokens/{refreshToken}) are encoded as one segment.
+  const path = template.replace(/\{(accessToken|refreshToken|clientId)\}/g, (placeholder) => encodeURIComponent(fill(placeholder)));
+  const url = definitionUrl(toolkit, path, config);
+  const defaults = fillHeaders(toolkit.headers, config);
+  const headers =
+    request.auth === "bearer"
+      ? buildUpstreamHeaders({}, scheme, credential, defaults)
+      : buildUpstreamHeaders({}, { type: "none" }, null, defaults);
+  if (request.auth === "client_basic") headers.set("authorization", basicAuthorization(scheme.clientId, scheme.clientSecret ?? ""));
+  let body: string | undefined;
+  if (request.body) {
+    const fields = Object.fromEntries(Object.entries(request.body).map(([name, value]) => [name, fill(value)]));
+    if (request.format === "json") {
+      headers.set("content-type", "application/json");
+      body = JSON.stringify(fields);
+    } else {
+      headers.set("content-type", "application/x-www-form-urlencoded");
+      body = new URLSearchParams(fields).toString();
+    }
+  }
+  const response = await ctx.fetch(url, { method: request.method, headers, body, signal: AbortSignal.timeout(ctx.timeouts.proxyMs) });
+  const text = await response.text().catch(() => "");
+  const slackRefusal = /"ok"\s*:\s*false/.test(text);
+  if ((!response.ok && response.status !== 404) || slackRefusal) {
+    throw new Error(`the provider's revocation request answered ${response.status}${slackRefusal ? " with ok: false" : ""}`);
   }
 }

@@ -5,6 +5,7 @@ import type { AgentPrincipal } from "../core/principal.js";
 import type { OAuth2Scheme } from "../credentials/auth-schemes.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { randomBytes, randomId, sha256Hex, toBase64Url } from "../util/encoding.js";
+import { oauthClient } from "./client.js";
 
 /** How long a started authorization waits for its callback. */
 export const AUTHORIZATION_TTL_MS = 10 * 60 * 1000;
@@ -13,6 +14,8 @@ export const AUTHORIZATION_TTL_MS = 10 * 60 * 1000;
 export interface AuthorizationSecrets {
   codeVerifier: string;
   nonce?: string;
+  /** The connection's config (a shop, a tenant), which the callback needs for the token URL. */
+  config?: Record<string, string>;
 }
 
 /** The exact redirect_uri: `publicUrl`'s origin, then basePath, then `/auth/callback`. */
@@ -34,23 +37,29 @@ export function isAllowedReturnUrl(ctx: HandlerContext, returnUrl: string): bool
 }
 
 /**
- * Starts an authorization-code flow with PKCE (S256): stores a single-use state (only its hash)
- * bound to the agent, toolkit, label and return URL, with an expiry, and returns the URL the
- * user opens in a browser.
+ * Starts an authorization-code flow with PKCE (S256, unless the scheme turns it off): stores a
+ * single-use state (only its hash) bound to the agent, toolkit, label, return URL and config, with
+ * an expiry, and returns the URL the user opens in a browser. A provider whose client the deployer
+ * has not configured is a 400 that says what to set.
  */
 export async function startAuthorization(
   ctx: HandlerContext,
   agent: AgentPrincipal,
   toolkit: Toolkit,
   scheme: OAuth2Scheme,
-  request: { label?: string; returnUrl?: string },
+  request: { label?: string; returnUrl?: string; config?: Record<string, string> },
 ): Promise<{ authorizationId: string; authorizationUrl: string; expiresAt: string }> {
+  if (scheme.unconfigured) throw new ToolsError("invalid_request", scheme.unconfigured);
   const callback = redirectUri(ctx);
   if (request.returnUrl && !isAllowedReturnUrl(ctx, request.returnUrl)) {
     throw new ToolsError("invalid_request", "returnUrl must be on this app's origin or one of its allowedReturnOrigins.");
   }
   const state = toBase64Url(randomBytes(32));
-  const secrets: AuthorizationSecrets = { codeVerifier: oauth.generateRandomCodeVerifier() };
+  const config = request.config ?? {};
+  const secrets: AuthorizationSecrets = {
+    codeVerifier: oauth.generateRandomCodeVerifier(),
+    ...(Object.keys(config).length ? { config } : {}),
+  };
   if (scheme.scopes.includes("openid")) secrets.nonce = oauth.generateRandomNonce();
   const id = randomId("auth_");
   const now = new Date();
@@ -78,13 +87,16 @@ export async function startAuthorization(
     response_type: "code",
     client_id: scheme.clientId,
     redirect_uri: callback,
-    scope: scheme.scopes.length ? scheme.scopes.join(" ") : undefined,
+    scope: scheme.scopes.length ? scheme.scopes.join(scheme.scopeSeparator ?? " ") : undefined,
     state,
-    code_challenge: await oauth.calculatePKCECodeChallenge(secrets.codeVerifier),
-    code_challenge_method: "S256",
+    code_challenge: scheme.pkce === false ? undefined : await oauth.calculatePKCECodeChallenge(secrets.codeVerifier),
+    code_challenge_method: scheme.pkce === false ? undefined : "S256",
     nonce: secrets.nonce,
+    ...(scheme.userScopes?.length
+      ? { [scheme.userScopesParam ?? "user_scope"]: scheme.userScopes.join(scheme.scopeSeparator ?? " ") }
+      : {}),
   };
-  const url = new URL(scheme.authorizationUrl);
+  const url = new URL(oauthClient(ctx, scheme, config).as.authorization_endpoint!);
   for (const [name, value] of Object.entries(scheme.authorizationParams ?? {}))
     if (!Object.hasOwn(own, name)) url.searchParams.set(name, value);
   for (const [name, value] of Object.entries(own)) if (value !== undefined) url.searchParams.set(name, value);

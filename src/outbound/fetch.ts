@@ -11,8 +11,11 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export interface OutboundOptions {
   fetch: typeof fetch;
-  /** Where requests may go (the toolkit's base URLs) and how the credential is sent. */
-  toolkit: { baseUrls: string[]; auth: AuthScheme };
+  /**
+   * Where requests may go (the toolkit's base URLs), how the credential is sent (the scheme of the
+   * connection's mode) and the headers the API requires on every request.
+   */
+  toolkit: { baseUrls: string[]; auth: AuthScheme; headers?: Record<string, string> };
   credential: Credential | null;
   /** Values of base URL placeholders, from the connection. */
   params: Record<string, string>;
@@ -51,7 +54,7 @@ export function createOutboundFetch(options: OutboundOptions) {
     let url = checkOutboundUrl(resolveAgainstBase(input, toolkit.baseUrls, params), toolkit.baseUrls, params);
     let method = (init.method ?? "GET").toUpperCase();
     let body = init.body ?? null;
-    let headers = withLength(buildUpstreamHeaders(init.headers, toolkit.auth, credential), body, init.contentLength);
+    let headers = withLength(buildUpstreamHeaders(init.headers, toolkit.auth, credential, toolkit.headers), body, init.contentLength);
     const signal = init.signal ? AbortSignal.any([init.signal, options.signal]) : options.signal;
     let retriedUnauthorized = false;
 

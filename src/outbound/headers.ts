@@ -1,5 +1,5 @@
 import { ToolsError } from "../core/errors.js";
-import { type AuthScheme, basicAuthorization, type Credential } from "../credentials/auth-schemes.js";
+import { type AuthScheme, basicAuthorization, type Credential, type CredentialPlacement } from "../credentials/auth-schemes.js";
 
 // Headers a caller may never send upstream: hop-by-hop headers (RFC 9110 7.6.1, plus the h2c
 // upgrade's), the proxy's own session and routing (`host`, `cookie`), and framing that fetch
@@ -35,11 +35,18 @@ function headerEntries(headers: HeadersInit | undefined): Array<[string, string]
  * Builds upstream request headers from the caller's. Every caller header is validated first: a
  * name that is not an HTTP token, or a value with CR, LF, NUL, another control character (tab
  * aside) or a character beyond Latin-1, is a `400 invalid_request`, even when the header would
- * have been dropped. Then forbidden headers, `proxy-*` headers, headers the caller's `Connection`
- * names, `authorization` and the scheme's own credential header (any case) are dropped, and the
- * credential is set last, so nothing the caller sends can override, duplicate or remove it.
+ * have been dropped. The toolkit's default headers (`defaults`, e.g. `Notion-Version`) come first
+ * and a caller's own value replaces them. Then forbidden headers, `proxy-*` headers, headers the
+ * caller's `Connection` names, `authorization` and the scheme's own credential header (any case)
+ * are dropped, and the credential is set last, so nothing the caller sends can override,
+ * duplicate or remove it.
  */
-export function buildUpstreamHeaders(callerHeaders: HeadersInit | undefined, scheme: AuthScheme, credential: Credential | null): Headers {
+export function buildUpstreamHeaders(
+  callerHeaders: HeadersInit | undefined,
+  scheme: AuthScheme,
+  credential: Credential | null,
+  defaults: Record<string, string> = {},
+): Headers {
   const entries = headerEntries(callerHeaders);
   for (const [name, value] of entries) {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[^\t\x20-\x7e\x80-\xff]/.test(value)) {
@@ -54,47 +61,78 @@ export function buildUpstreamHeaders(callerHeaders: HeadersInit | undefined, sch
   for (const [name, value] of entries) {
     if (name.toLowerCase() === "connection") for (const listed of value.split(",")) connectionListed.add(listed.trim().toLowerCase());
   }
-  const keyHeader = apiKeyHeader(scheme);
+  const keyHeader = credentialHeader(scheme);
   const headers = new Headers();
+  const callerNames = new Set(entries.map(([name]) => name.toLowerCase()));
+  for (const [name, value] of Object.entries(defaults)) {
+    const lower = name.toLowerCase();
+    if (!callerNames.has(lower) && lower !== "authorization" && lower !== keyHeader) headers.set(lower, value);
+  }
   for (const [callerName, value] of entries) {
     const name = callerName.toLowerCase();
     if (FORBIDDEN.has(name) || name.startsWith("proxy-") || connectionListed.has(name)) continue;
     if (name === "authorization" || name === keyHeader) continue;
     headers.append(name, value);
   }
-  applyCredentialHeader(headers, keyHeader, credential);
+  const sent = credentialValue(scheme, credential);
+  if (sent?.in === "header") headers.set(sent.name, sent.value);
   return headers;
 }
 
-/** The header an API key goes in, lowercased, or null when the scheme puts none in a header. */
-function apiKeyHeader(scheme: AuthScheme): string | null {
-  return scheme.type === "apiKey" && scheme.in === "header" ? scheme.name.toLowerCase() : null;
+/** Where a token of an OAuth or bearer scheme goes when the scheme does not say: `Authorization: Bearer`. */
+const BEARER: CredentialPlacement = { in: "header", name: "authorization", prefix: "Bearer " };
+
+/** Where the scheme puts its credential. */
+function placementOf(scheme: AuthScheme): CredentialPlacement | null {
+  switch (scheme.type) {
+    case "oauth2":
+    case "bearer":
+      return scheme.placement ?? BEARER;
+    case "apiKey":
+      return scheme.in === "header" ? { in: "header", name: scheme.name, prefix: scheme.prefix ?? "" } : { in: "query", name: scheme.name };
+    case "basic":
+      return { in: "header", name: "authorization" };
+    case "none":
+      return null;
+  }
 }
 
-function applyCredentialHeader(headers: Headers, keyHeader: string | null, credential: Credential | null): void {
-  if (!credential) return;
+/** The header the scheme's credential goes in, lowercased, or null when it goes in none. */
+export function credentialHeader(scheme: AuthScheme): string | null {
+  const placement = placementOf(scheme);
+  return placement?.in === "header" ? placement.name.toLowerCase() : null;
+}
+
+/** The credential as the scheme sends it: a header or a query parameter, its name and value. */
+export function credentialValue(
+  scheme: AuthScheme,
+  credential: Credential | null,
+): { in: "header" | "query"; name: string; value: string } | null {
+  if (!credential) return null;
+  // A credential stored under another scheme (the toolkit's auth changed since) goes the way its
+  // own type goes by default, never into the new scheme's key header or query parameter.
+  const placement = placementOf(credential.type === scheme.type ? scheme : ({ type: credential.type } as AuthScheme));
+  if (!placement || (credential.type === "apiKey" && scheme.type !== "apiKey")) return null;
+  const prefix = placement.in === "header" ? (placement.prefix ?? "") : "";
   switch (credential.type) {
     case "oauth2":
-      headers.set("authorization", `Bearer ${credential.accessToken}`);
-      break;
+      return { in: placement.in, name: placement.name, value: prefix + credential.accessToken };
     case "bearer":
-      headers.set("authorization", `Bearer ${credential.token}`);
-      break;
-    case "basic":
-      headers.set("authorization", basicAuthorization(credential.username, credential.password));
-      break;
+      return { in: placement.in, name: placement.name, value: prefix + credential.token };
     case "apiKey":
-      if (keyHeader) headers.set(keyHeader, credential.apiKey);
-      break;
+      return { in: placement.in, name: placement.name, value: prefix + credential.apiKey };
+    case "basic":
+      return { in: "header", name: "authorization", value: basicAuthorization(credential.username, credential.password) };
+    case "none":
+      return null;
   }
 }
 
-/** Sets a query-string API key on the URL (replacing any value the caller put there). */
+/** Sets a query-string credential on the URL (replacing any value the caller put there). */
 export function applyCredentialQuery(url: URL, scheme: AuthScheme, credential: Credential | null): URL {
-  if (credential?.type === "apiKey" && scheme.type === "apiKey" && scheme.in === "query") {
-    const withKey = new URL(url);
-    withKey.searchParams.set(scheme.name, credential.apiKey);
-    return withKey;
-  }
-  return url;
+  const sent = credentialValue(scheme, credential);
+  if (sent?.in !== "query") return url;
+  const withKey = new URL(url);
+  withKey.searchParams.set(sent.name, sent.value);
+  return withKey;
 }

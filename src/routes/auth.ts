@@ -6,14 +6,18 @@ import {
   ConnectionCreatedSchema,
   type CredentialsSchema,
 } from "../api/auth.js";
+import { checkConfig } from "../connections/config.js";
 import { createConnection } from "../connections/create.js";
 import { publicConnection } from "../connections/resolve.js";
+import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
 import { requireAgent } from "../core/principal.js";
-import { type Credential, credentialProblem } from "../credentials/auth-schemes.js";
+import { type AuthScheme, type Credential, credentialProblem, credentialSecrets } from "../credentials/auth-schemes.js";
 import { completeAuthorization } from "../oauth/callback.js";
 import { startAuthorization } from "../oauth/start.js";
+import { runLookups } from "../oauth/values.js";
+import type { Toolkit } from "../toolkits/define.js";
 import { requireToolkit } from "../toolkits/registry.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
@@ -35,27 +39,29 @@ export const authRoutes = [
     async handle({ body, principal }, ctx) {
       const agent = requireAgent(principal);
       const toolkit = await requireToolkit(ctx.registry, body.toolkit, ctx.basePath);
-      if (toolkit.auth.type === "oauth2") {
+      const scheme = chooseMode(toolkit, body.mode, body.credentials !== undefined);
+      const config = checkConfig(toolkit, scheme, body.config ?? body.params ?? {});
+      if (scheme.type === "oauth2") {
         if (body.credentials)
           throw new ToolsError(
             "invalid_request",
             `Toolkit "${toolkit.slug}" connects with OAuth 2: send no credentials, open the authorizationUrl instead.`,
           );
-        return json(await startAuthorization(ctx, agent, toolkit, toolkit.auth, body));
+        return json(await startAuthorization(ctx, agent, toolkit, scheme, { ...body, config }));
       }
-      const credential = toCredential(toolkit.auth.type, toolkit.slug, body.credentials);
-      const problem = credentialProblem(toolkit.auth, credential);
+      const credential = toCredential(scheme.type, toolkit.slug, body.credentials);
+      const problem = credentialProblem(scheme, credential);
       if (problem)
         throw new ToolsError("invalid_request", `credentials.${problem.field} ${problem.reason}. Check the value and send it again.`);
-      const params = checkParams(toolkit.baseUrls, body.params ?? {});
+      const account = await verifyCredential(ctx, toolkit, scheme, credential, config);
       const record = await createConnection(ctx, {
         workspaceId: agent.workspaceId,
         agentId: agent.agentId,
         toolkit,
         label: body.label,
-        remoteUser: body.remoteUser ?? "",
+        remoteUser: account.remoteUser ?? body.remoteUser ?? "",
         credential,
-        params,
+        params: { ...config, ...account.config },
       });
       return json({ connection: publicConnection(record) }, 201);
     },
@@ -114,14 +120,50 @@ function toCredential(type: string, toolkit: string, input: CredentialsInput): C
   }
 }
 
-/** Every placeholder of the toolkit's base URLs must get a value, and nothing else may be sent. */
-function checkParams(baseUrls: string[], params: Record<string, string>): Record<string, string> {
-  const names = new Set(baseUrls.flatMap((b) => [...b.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]!)));
-  for (const name of names) {
-    if (!params[name]) throw new ToolsError("invalid_request", `This toolkit's URL needs "params": { "${name}": "..." }.`);
+/**
+ * The way to connect: the mode asked for, else the first that fits the request (a mode taking
+ * credentials when they are sent, else the toolkit's first).
+ */
+function chooseMode(toolkit: Toolkit, mode: string | undefined, withCredentials: boolean): AuthScheme {
+  if (mode) {
+    const chosen = toolkit.authModes.find((m) => m.type === mode);
+    if (chosen) return chosen;
+    const modes = toolkit.authModes.map((m) => m.type).join(", ");
+    throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" cannot connect with mode "${mode}"; its modes: ${modes}.`);
   }
-  for (const name of Object.keys(params)) {
-    if (!names.has(name)) throw new ToolsError("invalid_request", `params.${name} is not a placeholder of this toolkit's base URL.`);
+  if (withCredentials) return toolkit.authModes.find((m) => m.type !== "oauth2") ?? toolkit.auth;
+  return toolkit.auth;
+}
+
+/**
+ * Asks the provider who the credential belongs to, when the scheme declares a "who am I"
+ * request: a refusal (401, 403) is a 400 before anything is stored; a provider that cannot be
+ * reached or answers oddly is a 503, so the caller can retry.
+ */
+async function verifyCredential(
+  ctx: HandlerContext,
+  toolkit: Toolkit,
+  scheme: AuthScheme,
+  credential: Credential,
+  config: Record<string, string>,
+): Promise<{ remoteUser?: string; config: Record<string, string> }> {
+  if (scheme.type === "none" || scheme.type === "oauth2" || !scheme.identify) return { config: {} };
+  try {
+    const account = await runLookups(ctx, toolkit, scheme, credential, scheme.identify, config);
+    if (account.refused) {
+      throw new ToolsError("invalid_request", `${toolkit.name} refused these credentials (401 or 403). Check them and send them again.`);
+    }
+    return account;
+  } catch (error) {
+    if (error instanceof ToolsError) throw error;
+    ctx.logger.log(
+      "warn",
+      "could not verify a credential with its provider",
+      { toolkit: toolkit.slug, error },
+      credentialSecrets(credential),
+    );
+    throw new ToolsError("unavailable", `${toolkit.name} could not be asked whether these credentials work; try again shortly.`, {
+      retryAfter: 5,
+    });
   }
-  return params;
 }

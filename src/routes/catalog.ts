@@ -43,8 +43,10 @@ export const catalogRoutes = [
           description: t.description,
           icon: t.icon,
           authScheme: t.auth.type,
+          authSchemes: t.authModes.map((mode) => mode.type),
           toolCount: t.tools.length,
           connected: connected.has(t.slug),
+          configured: isConfigured(t),
         })),
         nextCursor,
       });
@@ -71,6 +73,10 @@ export const catalogRoutes = [
         icon: toolkit.icon,
         authScheme: toolkit.auth.type,
         auth: publicAuth(toolkit.auth),
+        authModes: toolkit.authModes.map(publicAuth),
+        inputs: toolkit.inputs,
+        categories: toolkit.categories,
+        ...(toolkit.docsUrl ? { docsUrl: toolkit.docsUrl } : {}),
         baseUrls: toolkit.baseUrls,
         tools: page.map(publicTool),
         nextCursor,
@@ -98,9 +104,15 @@ export const catalogRoutes = [
 
 /** What a caller may know of a toolkit's auth scheme: its type and where a key goes, never a client id or secret. */
 function publicAuth(auth: AuthScheme) {
-  if (auth.type === "apiKey") return { type: auth.type, in: auth.in, name: auth.name };
-  if (auth.type === "oauth2") return { type: auth.type, scopes: auth.scopes };
-  return { type: auth.type };
+  const about = { ...(auth.label ? { label: auth.label } : {}), ...(auth.helpUrl ? { helpUrl: auth.helpUrl } : {}) };
+  if (auth.type === "apiKey") return { type: auth.type, in: auth.in, name: auth.name, ...about };
+  if (auth.type === "oauth2") return { type: auth.type, scopes: auth.scopes, configured: !auth.unconfigured, ...about };
+  return { type: auth.type, ...about };
+}
+
+/** Whether every OAuth mode of the toolkit has its client configured. */
+function isConfigured(toolkit: Toolkit): boolean {
+  return toolkit.authModes.every((mode) => mode.type !== "oauth2" || !mode.unconfigured);
 }
 
 /** The tool as agents see it. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { STAGED_FILE_FORMAT, STAGING_KEY_PATTERN } from "../api/staged-file.js";
 import type { Awaitable, Principal } from "../core/principal.js";
-import type { AuthScheme } from "../credentials/auth-schemes.js";
+import type { AuthScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
 import { baseUrlTemplateProblem } from "../outbound/url-policy.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
@@ -295,4 +295,17 @@ function assertBaseUrl(slug: string, base: string): void {
   }
   const problem = baseUrlTemplateProblem(base);
   if (problem) throw new TypeError(`Toolkit "${slug}": baseUrl "${base}" ${problem}`);
+}
+
+/**
+ * The scheme a connection uses: the toolkit's mode of its credential's type (a GitHub connection
+ * made with a personal token uses the bearer mode), else the toolkit's first.
+ */
+export function schemeFor(toolkit: Pick<Toolkit, "auth" | "authModes">, type: AuthScheme["type"] | undefined): AuthScheme {
+  return toolkit.authModes.find((mode) => mode.type === type) ?? toolkit.auth;
+}
+
+/** The toolkit's OAuth 2 mode, if it has one. */
+export function oauthMode(toolkit: Pick<Toolkit, "authModes">): OAuth2Scheme | undefined {
+  return toolkit.authModes.find((mode): mode is OAuth2Scheme => mode.type === "oauth2");
 }

@@ -37,6 +37,7 @@ const lookup = z.strictObject({
   url: pathOrUrl,
   method: z.enum(["GET", "POST"]).optional(),
   headers: stringMap.optional(),
+  body: z.unknown().optional(),
   remoteUser: text.optional(),
   config: z.record(text, valueRule).optional(),
 });

@@ -27,6 +27,7 @@ describe("POST /auth with credentials", () => {
     const connection = res.json.connection;
     expect(Object.keys(connection).sort()).toEqual([
       "agentId",
+      "config",
       "createdAt",
       "id",
       "label",
@@ -35,7 +36,7 @@ describe("POST /auth with credentials", () => {
       "statusReason",
       "toolkit",
     ]);
-    expect(connection).toMatchObject({ toolkit, label, remoteUser: "", status: "active", statusReason: null });
+    expect(connection).toMatchObject({ toolkit, label, remoteUser: "", status: "active", statusReason: null, config: {} });
     expect(connection.id).toMatch(/^conn_/);
     expect(new Date(connection.createdAt).toISOString()).toBe(connection.createdAt);
     for (const value of Object.values(credentials)) if (value !== CREDENTIALS.basicUser) expect(res.text).not.toContain(value);
@@ -103,18 +104,26 @@ describe("POST /auth with credentials", () => {
 
   it("requires a value for each base URL placeholder, and only those", async () => {
     const credentials = { token: CREDENTIALS.bearerToken };
-    expectError(await auth({ toolkit: "tenant", credentials }), 400, "invalid_request", /"params": \{ "tenant"/);
+    expectError(await auth({ toolkit: "tenant", credentials }), 400, "invalid_request", /"config": \{ "tenant"/);
     expectError(
-      await auth({ toolkit: "tenant", credentials, params: { tenant: "acme", region: "eu" } }),
+      await auth({ toolkit: "tenant", credentials, config: { tenant: "acme", region: "eu" } }),
       400,
       "invalid_request",
-      /params\.region/,
+      /config\.region is not an input of toolkit "tenant" \(its inputs: tenant\)/,
     );
-    expectError(await auth({ toolkit: "tenant", credentials, params: { tenant: "a/b" } }), 400, "invalid_request", /body\.params\.tenant/);
-    expectError(await auth({ toolkit: "notes", credentials, params: { tenant: "acme" } }), 400, "invalid_request", /params\.tenant/);
-    const ok = await auth({ toolkit: "tenant", credentials, params: { tenant: "acme" } });
+    for (const bad of ["a/b", "evil.com", "a.b", "", "-".repeat(64)]) {
+      const res = await auth({ toolkit: "tenant", credentials, config: { tenant: bad } });
+      expectError(res, 400, "invalid_request", bad === "" ? /needs "config"/ : /config\.tenant is not valid: it must be one DNS label/);
+    }
+    expectError(await auth({ toolkit: "notes", credentials, config: { tenant: "acme" } }), 400, "invalid_request", /config\.tenant/);
+    const ok = await auth({ toolkit: "tenant", credentials, config: { tenant: "acme" } });
     expect(ok.status).toBe(201);
+    expect(ok.json.connection.config).toEqual({ tenant: "acme" });
     expect((await h.store.getConnection(ok.json.connection.id))!.params).toEqual({ tenant: "acme" });
+    // The name the first release used still works.
+    const old = await auth({ toolkit: "tenant", credentials, label: "Old name", params: { tenant: "acme" } });
+    expect(old.status).toBe(201);
+    expect(old.json.connection.config).toEqual({ tenant: "acme" });
   });
 });
 
@@ -122,7 +131,15 @@ describe("GET /connections and DELETE /connections/{id}", () => {
   it("lists the caller's connections oldest first, filtered by toolkit", async () => {
     const all = await h.call("GET", "/connections", { key });
     expect(all.status).toBe(200);
-    expect(all.json.connections.map((c: { toolkit: string }) => c.toolkit)).toEqual(["acme", "notes", "vault", "notes", "notes", "tenant"]);
+    expect(all.json.connections.map((c: { toolkit: string }) => c.toolkit)).toEqual([
+      "acme",
+      "notes",
+      "vault",
+      "notes",
+      "notes",
+      "tenant",
+      "tenant",
+    ]);
     const notes = await h.call("GET", "/connections?toolkit=notes", { key });
     expect(notes.json.connections.map((c: { label: string }) => c.label)).toEqual(["Notes", "Notes 2", "Work notes"]);
     expect((await h.call("GET", "/connections?toolkit=nope", { key })).json.connections).toEqual([]);

@@ -212,7 +212,7 @@ describe("what a caller needs to know", () => {
     expect(notes).toMatchObject({ authScheme: "bearer", auth: { type: "bearer" }, baseUrls: [`${h.upstream.origin}/v1`] });
     expect((await h.call("GET", "/toolkit/acmeq", { key })).json.auth).toEqual({ type: "apiKey", in: "query", name: "api_key" });
     const mail = (await h.call("GET", "/toolkit/mail", { key })).json;
-    expect(mail.auth).toEqual({ type: "oauth2", scopes: ["mail.read"] });
+    expect(mail.auth).toEqual({ type: "oauth2", scopes: ["mail.read"], configured: true });
     expect(JSON.stringify(mail)).not.toContain("mail-client");
     expect((await h.call("GET", "/toolkit/tenant", { key })).json.baseUrls).toEqual([`${h.upstream.origin}/t/{tenant}`]);
   });

@@ -1,0 +1,72 @@
+import { ToolsError } from "../core/errors.js";
+import type { AuthScheme } from "../credentials/auth-schemes.js";
+import type { ConnectionInput, Toolkit } from "../toolkits/define.js";
+
+/** What a config value may be: one DNS label, so that a templated host can never point elsewhere. */
+export const CONFIG_VALUE = /^[A-Za-z0-9-]{1,63}$/;
+
+const PLACEHOLDER = /\{([A-Za-z0-9_]+)\}/g;
+
+/** The config names the provider fills itself with this scheme (from its token answer, callback or account lookups). */
+export function providedNames(scheme: AuthScheme): Set<string> {
+  const names = new Set<string>();
+  const add = (rules: Record<string, unknown> | undefined) => {
+    for (const name of Object.keys(rules ?? {})) names.add(name);
+  };
+  if (scheme.type === "oauth2") {
+    add(scheme.tokenConfig);
+    add(scheme.callbackConfig);
+  }
+  if (scheme.type !== "none" && typeof scheme.identify === "object") for (const lookup of [scheme.identify].flat()) add(lookup.config);
+  return names;
+}
+
+/** The placeholders of the toolkit's base URLs and of the scheme's OAuth endpoints. */
+function placeholders(toolkit: Toolkit, scheme: AuthScheme): Set<string> {
+  const urls = [...toolkit.baseUrls];
+  if (scheme.type === "oauth2") urls.push(scheme.authorizationUrl, scheme.tokenUrl, scheme.refreshUrl ?? "", scheme.revocationUrl ?? "");
+  return new Set(urls.flatMap((url) => [...url.matchAll(PLACEHOLDER)].map((m) => m[1]!)));
+}
+
+/**
+ * Checks the config a caller sends with `POST /auth` against what the toolkit needs with this
+ * scheme: every declared input and every URL placeholder the provider does not fill itself, each
+ * one DNS label matching its input's pattern, and nothing else. Errors name the input and its rule.
+ */
+export function checkConfig(toolkit: Toolkit, scheme: AuthScheme, config: Record<string, string>): Record<string, string> {
+  const provided = providedNames(scheme);
+  const inputs = new Map<string, ConnectionInput>(toolkit.inputs.map((input) => [input.name, input]));
+  // An input the provider fills itself with this scheme (Mailchimp's data centre, read by its
+  // OAuth lookup) is not asked for; with another scheme (an API key) it is.
+  const needed = new Set([...inputs.keys(), ...placeholders(toolkit, scheme)].filter((name) => !provided.has(name)));
+  for (const name of needed) {
+    const value = config[name];
+    const input = inputs.get(name);
+    const rule = describeRule(input);
+    if (value === undefined || value === "") {
+      const what = input ? `${input.label} (${rule})` : rule;
+      throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" needs "config": { "${name}": "..." }: ${what}.`);
+    }
+    const matchesPattern = input?.pattern === undefined || new RegExp(input.pattern, "u").test(value);
+    if (!CONFIG_VALUE.test(value) || !matchesPattern) {
+      throw new ToolsError("invalid_request", `config.${name} is not valid: it must be ${rule}. Fix it and send the request again.`);
+    }
+  }
+  for (const name of Object.keys(config)) {
+    if (!needed.has(name)) {
+      const known = [...needed].join(", ") || "none";
+      throw new ToolsError(
+        "invalid_request",
+        `config.${name} is not an input of toolkit "${toolkit.slug}" (its inputs: ${known}); remove it.`,
+      );
+    }
+  }
+  return config;
+}
+
+function describeRule(input: ConnectionInput | undefined): string {
+  const label = "one DNS label: letters, digits and -, at most 63 characters";
+  const pattern = input?.pattern ? `, matching ${input.pattern}` : "";
+  const example = input?.example ? `, e.g. "${input.example}"` : "";
+  return `${label}${pattern}${example}`;
+}
