@@ -3,6 +3,11 @@ import { githubTools } from "./github.js";
 import { gmailTools } from "./gmail.js";
 import { googleCalendarTools } from "./google-calendar.js";
 import { googleDriveTools } from "./google-drive.js";
+import { hubspotTools } from "./hubspot.js";
+import { jiraTools } from "./jira.js";
+import { linearTools } from "./linear.js";
+import { notionTools } from "./notion.js";
+import { outlookTools } from "./outlook.js";
 import { slackTools } from "./slack.js";
 
 /** Curated tools, by provider slug. */
@@ -11,5 +16,10 @@ export const curatedTools: Record<string, Tool[]> = {
   gmail: gmailTools,
   "google-calendar": googleCalendarTools,
   "google-drive": googleDriveTools,
+  hubspot: hubspotTools,
+  jira: jiraTools,
+  linear: linearTools,
+  notion: notionTools,
+  outlook: outlookTools,
   slack: slackTools,
 };
