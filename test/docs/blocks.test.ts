@@ -7,7 +7,8 @@
  *   relative import in it must be shown on the same page too, so the page stands alone.
  * - a `ts` block is type-checked as a module of its own against the sources
  *   (`<!-- name: x.ts -->` names it, so that another block of the page can import `./x.js`);
- * - a `json` block is a toolkit file: `parseToolkitFile` must accept it;
+ * - a `json` block is a toolkit file: `loadToolkitFile` (the catalog's, which also reads
+ *   `{ "provider": ... }` entries) must accept it;
  * - an `sh` block may only hold commands the checker knows (see shell.ts): `npx tools-proxy` with
  *   commands and flags that `--help` lists, `curl` to routes of the OpenAPI document, npm scripts
  *   and packages of package.json, files of the repository;
@@ -21,7 +22,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize, posix } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createToolsHandler, parseToolkitFile } from "../../src/index.js";
+import { loadToolkitFile } from "../../src/catalog/index.js";
+import { createToolsHandler } from "../../src/index.js";
 import { missingBuild } from "../support/serve-process.js";
 import { readCliHelp } from "./cli-help.js";
 import { anchors, type CodeBlock, codeBlocks, docFiles, isUserFacing, links, prose, ROOT, readDoc } from "./markdown.js";
@@ -136,7 +138,7 @@ describe("docs: every code block is checked", () => {
     const json = blocks.filter((block) => block.lang === "json" && !block.marker);
     expect(json.length).toBeGreaterThan(1);
     for (const block of json) {
-      expect(() => parseToolkitFile(block.code, { env, source: where(block) }), where(block)).not.toThrow();
+      expect(() => loadToolkitFile(block.code, { env, source: where(block) }), where(block)).not.toThrow();
     }
   });
 
