@@ -17,12 +17,13 @@ describe.skipIf(missingBuild)(skip, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function searchAll(serve: ServeProcess): Promise<Array<{ slug: string; configured: boolean; toolCount: number }>> {
-    const found = [];
+  type Found = { slug: string; configured: boolean; toolCount: number };
+  async function searchAll(serve: ServeProcess): Promise<Found[]> {
+    const found: Found[] = [];
     let cursor: string | null = null;
     do {
       const query: string = `/search?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-      const page = (await (await callApi(serve.api, serve.key!, query)).json()) as { toolkits: never[]; nextCursor: string | null };
+      const page = (await (await callApi(serve.api, serve.key!, query)).json()) as { toolkits: Found[]; nextCursor: string | null };
       found.push(...page.toolkits);
       cursor = page.nextCursor;
     } while (cursor);
