@@ -17,7 +17,8 @@ const MAX_ANSWER_BYTES = 1024 * 1024;
  * - an error sent with a 2xx status (Slack's `{ ok: false, error }`, GitHub's `error` with 200)
  *   becomes a 400 with `error`;
  * - the tokens under `tokensAt` (Slack's user token under `authed_user`) are lifted to the top;
- * - `expires_in` sent as a string becomes a number; a `token_type` other than bearer or DPoP
+ * - `expires_in` sent as a string becomes a number, and `expires_in: 0` or `scope: null`
+ *   (Mailchimp's never-expiring tokens) are left out; a `token_type` other than bearer or DPoP
  *   (Slack's `bot` and `user`), or none, becomes `bearer`: the token is sent the way the scheme's
  *   placement says, whatever the provider calls it.
  * The answer as sent is kept in `answer.raw`. Anything else (an HTML error page) is left as it is.
@@ -40,7 +41,10 @@ export async function normalizeTokenAnswer(response: Response, scheme: OAuth2Sch
   const tokens: Record<string, unknown> =
     nested !== null && typeof nested === "object" && !Array.isArray(nested) ? { ...(nested as Record<string, unknown>) } : { ...fields };
   if (typeof tokens.expires_in === "string" && /^\d+$/.test(tokens.expires_in)) tokens.expires_in = Number(tokens.expires_in);
-  if (tokens.expires_in === null || tokens.expires_in === "") delete tokens.expires_in;
+  // Mailchimp's tokens never expire, and it says so with `expires_in: 0` and `scope: null`: a
+  // lifetime of zero seconds is no lifetime, and a null scope no scope.
+  if (tokens.expires_in === null || tokens.expires_in === "" || tokens.expires_in === 0) delete tokens.expires_in;
+  if (tokens.scope === null) delete tokens.scope;
   const type = typeof tokens.token_type === "string" ? tokens.token_type.toLowerCase() : "";
   if (type !== "bearer" && type !== "dpop") tokens.token_type = "bearer";
   return jsonAnswer(response.status, tokens);
