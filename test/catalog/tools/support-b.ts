@@ -4,7 +4,9 @@
  * reaches instead of the network (recording every request), and a harness with one agent and one
  * bearer connection that executes tools through `POST /execute`.
  */
+
 import { afterEach, expect } from "vitest";
+import { catalogToolkit } from "../../../src/catalog/index.js";
 import { bearer, defineToolkit, type Tool } from "../../../src/index.js";
 import { CREDENTIALS, createHarness, type Harness, multipart } from "../../support/harness.js";
 
@@ -80,14 +82,19 @@ afterEach(async () => {
  */
 export async function setupToolkit(setup: ToolkitSetup) {
   const emulation = emulate(new URL(setup.baseUrl.replace(/\{[^}]+\}/g, "x")).origin, setup.routes);
+  // The catalog's own base URL, default headers and tools, with a bearer connection in place of OAuth.
+  const catalog = catalogToolkit(setup.slug);
+  expect(catalog.baseUrls, "the test's base URL is the catalog's").toEqual([setup.baseUrl]);
+  expect(catalog.headers, "the test's headers are the catalog's").toEqual(setup.headers ?? {});
+  expect(catalog.tools.map((t) => t.slug)).toEqual(setup.tools.map((t) => t.slug));
   const toolkit = defineToolkit({
     slug: setup.slug,
     name: setup.slug,
     description: `Curated ${setup.slug} tools under test.`,
-    baseUrl: setup.baseUrl,
+    baseUrl: catalog.baseUrls,
     auth: bearer(),
-    ...(setup.headers ? { headers: setup.headers } : {}),
-    tools: setup.tools,
+    headers: catalog.headers,
+    tools: catalog.tools,
   });
   const harness = await createHarness({ fetch: emulation.fetch, extraToolkits: () => [toolkit] });
   open.push(harness);

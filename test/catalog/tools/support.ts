@@ -2,7 +2,9 @@
  * Runs a curated toolkit's tools through the real handler (`POST /execute`), with the handler's
  * outbound `fetch` answered by an in-test emulation of the provider's API at its real base URLs.
  */
+
 import { expect } from "vitest";
+import { catalogToolkit } from "../../../src/catalog/index.js";
 import { bearer, defineToolkit, type Tool } from "../../../src/index.js";
 import { CREDENTIALS, createHarness, type Harness, multipart } from "../../support/harness.js";
 
@@ -71,13 +73,18 @@ export interface ToolkitUnderTest {
  */
 export async function toolkitHarness(toolkit: ToolkitUnderTest) {
   const api = emulatedApi();
+  // The catalog's own base URLs, default headers and tools, with a bearer connection in place of OAuth.
+  const catalog = catalogToolkit(toolkit.slug);
+  expect(catalog.baseUrls, "the test's base URLs are the catalog's").toEqual([toolkit.baseUrl].flat());
+  expect(catalog.tools.map((t) => t.slug)).toEqual(toolkit.tools.map((t) => t.slug));
   const definition = defineToolkit({
     slug: toolkit.slug,
     name: toolkit.name,
     description: `${toolkit.name}, with its curated tools.`,
-    baseUrl: toolkit.baseUrl,
+    baseUrl: catalog.baseUrls,
+    headers: catalog.headers,
     auth: bearer(),
-    tools: toolkit.tools,
+    tools: catalog.tools,
   });
   const h: Harness = await createHarness({ fetch: api.fetch, extraToolkits: () => [definition] });
   const { key } = await h.issueAgentKey("agent-tools");

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { catalogToolkit } from "../../src/catalog/index.js";
+import { STAGED_FILE_FORMAT } from "../../src/index.js";
+
+/** The ten apps agents use most each have curated tools a model can act on. */
+
+const APPS = ["github", "slack", "gmail", "google-calendar", "google-drive", "notion", "linear", "jira", "hubspot", "outlook"];
+/** Apps where files go in or out, and so a tool takes or gives a staged file. */
+const FILE_APPS = ["slack", "gmail", "google-drive", "outlook"];
+
+describe.each(APPS)("%s's curated tools", (slug) => {
+  const toolkit = catalogToolkit(slug, { clientId: "id" });
+
+  it("has at least six, reads and writes, each named after its toolkit", () => {
+    expect(toolkit.tools.length).toBeGreaterThanOrEqual(6);
+    expect(toolkit.tools.some((t) => t.annotations?.readOnly === true)).toBe(true);
+    expect(toolkit.tools.some((t) => t.annotations?.readOnly === false)).toBe(true);
+    const prefix = slug.replace(/-/g, "").toUpperCase();
+    for (const tool of toolkit.tools) expect(tool.slug.startsWith(`${prefix}_`), tool.slug).toBe(true);
+  });
+
+  it("describes each tool and each argument, and says whether it only reads", () => {
+    for (const tool of toolkit.tools) {
+      expect(tool.description.length, `${tool.slug}'s description`).toBeGreaterThanOrEqual(40);
+      expect(typeof tool.annotations?.readOnly, `${tool.slug} says whether it only reads`).toBe("boolean");
+      const properties = (tool.inputParameters.properties ?? {}) as Record<string, { description?: string }>;
+      for (const [name, schema] of Object.entries(properties)) {
+        expect(schema.description, `${tool.slug}.${name} has a description`).toBeTruthy();
+      }
+    }
+  });
+
+  it("pages its lists: a tool that lists or searches takes a cursor or page token", () => {
+    const lists = toolkit.tools.filter((t) => /_(LIST|SEARCH|QUERY|HISTORY)/.test(t.slug));
+    expect(lists.length).toBeGreaterThan(0);
+    for (const tool of lists) {
+      const names = Object.keys((tool.inputParameters.properties ?? {}) as object);
+      expect(
+        names.some((n) => /cursor|page/i.test(n)),
+        `${tool.slug} takes a cursor (it has ${names.join(", ")})`,
+      ).toBe(true);
+    }
+  });
+
+  it.runIf(FILE_APPS.includes(slug))("takes a staged file where files go in", () => {
+    const takesFile = toolkit.tools.some((tool) => JSON.stringify(tool.inputParameters).includes(STAGED_FILE_FORMAT));
+    expect(takesFile).toBe(true);
+  });
+});
