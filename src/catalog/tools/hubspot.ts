@@ -97,7 +97,11 @@ function searchTool(type: ObjectType, slug: string, noun: string, example: strin
       "nextCursor back as cursor for the next page. Records created or changed in the last seconds may not be found yet.",
     input: z.object({
       query: z.string().max(500).optional().describe("Free text to look for."),
-      filters: z.array(filterArgument).max(6).optional(),
+      filters: z
+        .array(filterArgument)
+        .max(6)
+        .optional()
+        .describe("Property filters, all of which must match, e.g. [{ propertyName: 'email', operator: 'EQ', value: 'a@b.com' }]."),
       sort: z
         .object({ propertyName: z.string().min(1).max(100), direction: z.enum(["ASCENDING", "DESCENDING"]) })
         .optional()
@@ -183,7 +187,9 @@ const createDeal = defineTool({
     "Creates a deal (dealname required; amount, dealstage such as 'appointmentscheduled', pipeline such as 'default', " +
     "closedate as an ISO date) and links it to contacts and a company. Returns { id, properties, createdAt, updatedAt }.",
   input: z.object({
-    properties: propertyValues.and(z.object({ dealname: z.string().min(1) })),
+    properties: propertyValues
+      .and(z.object({ dealname: z.string().min(1) }))
+      .describe("The deal's properties by internal name: dealname (required), and e.g. amount, dealstage, pipeline, closedate."),
     contactIds: z.array(z.string().min(1).max(100)).max(100).default([]).describe("Contacts to link the deal to."),
     companyId: z.string().min(1).max(100).optional().describe("The company to link the deal to, as its primary company."),
   }),
@@ -211,10 +217,10 @@ const associate = defineTool({
     "Links two records with HubSpot's default association for their types (e.g. a contact to a company, a deal to a contact). " +
     "Linking twice changes nothing. Returns { from, to } as linked.",
   input: z.object({
-    fromType: objectType,
-    fromId: z.string().min(1).max(100),
-    toType: objectType,
-    toId: z.string().min(1).max(100),
+    fromType: objectType.describe("The kind of the first record: contacts, companies or deals."),
+    fromId: z.string().min(1).max(100).describe("The first record's id."),
+    toType: objectType.describe("The kind of the record to link it to: contacts, companies or deals."),
+    toId: z.string().min(1).max(100).describe("The id of the record to link it to."),
   }),
   annotations: { readOnly: false, destructive: false, idempotent: true },
   async run(args, ctx) {

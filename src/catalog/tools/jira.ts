@@ -136,7 +136,11 @@ const getIssue = defineTool({
 });
 
 const description = z.string().max(30_000).optional().describe("Plain text; blank lines separate paragraphs.");
-const labels = z.array(z.string().min(1).max(255).regex(/^\S+$/, "must have no spaces")).max(50).optional();
+const labels = z
+  .array(z.string().min(1).max(255).regex(/^\S+$/, "must have no spaces"))
+  .max(50)
+  .optional()
+  .describe("Labels, each one word without spaces; on an update they replace the issue's labels.");
 
 const createIssue = defineTool({
   slug: "JIRA_CREATE_ISSUE",
@@ -146,7 +150,7 @@ const createIssue = defineTool({
     "self } (self: its REST URL). A project may require more fields; Jira's answer then names them.",
   input: z.object({
     projectKey: z.string().min(1).max(100).describe("The project's key, e.g. 'PROJ'."),
-    summary: z.string().min(1).max(255),
+    summary: z.string().min(1).max(255).describe("The issue's one-line title."),
     issueType: z.string().min(1).max(100).default("Task").describe("The issue type's name, e.g. Task, Bug, Story, Epic."),
     description,
     assigneeAccountId: z.string().min(1).max(128).optional().describe("The assignee's accountId (JIRA_FIND_USERS)."),
@@ -175,10 +179,10 @@ const updateIssue = defineTool({
     "change. To change its status, use JIRA_TRANSITION_ISSUE. Returns { key, updated: [field names] }.",
   input: z.object({
     issue: issueKey,
-    summary: z.string().min(1).max(255).optional(),
+    summary: z.string().min(1).max(255).optional().describe("A new one-line title."),
     description,
     assigneeAccountId: z.string().min(1).max(128).nullable().optional().describe("The assignee's accountId, or null to unassign."),
-    priority: z.string().min(1).max(100).optional(),
+    priority: z.string().min(1).max(100).optional().describe("A new priority, by name, e.g. High."),
     labels,
   }),
   annotations: { readOnly: false, destructive: false, idempotent: true },
@@ -201,7 +205,10 @@ const addComment = defineTool({
   slug: "JIRA_ADD_COMMENT",
   name: "Comment on a Jira issue",
   description: "Adds a comment (plain text; blank lines separate paragraphs) to an issue. Returns { id, author, created }.",
-  input: z.object({ issue: issueKey, body: z.string().min(1).max(30_000) }),
+  input: z.object({
+    issue: issueKey,
+    body: z.string().min(1).max(30_000).describe("The comment as plain text; blank lines separate paragraphs."),
+  }),
   annotations: { readOnly: false, destructive: false },
   async run(args, ctx) {
     const comment = await call(ctx, `/issue/${segment(args.issue)}/comment`, { method: "POST", body: { body: textToAdf(args.body) } });
@@ -270,7 +277,11 @@ const listProjects = defineTool({
   description:
     "Lists the projects the connection can see, optionally those whose key or name contains `query`: { results: [{ id, key, " +
     "name, type }], nextCursor }; pass nextCursor back as cursor for more.",
-  input: z.object({ query: z.string().max(200).optional(), cursor: cursorArgument, limit: pageSize(100, 50) }),
+  input: z.object({
+    query: z.string().max(200).optional().describe("Only projects whose key or name contains this text."),
+    cursor: cursorArgument,
+    limit: pageSize(100, 50),
+  }),
   annotations: { readOnly: true },
   async run(args, ctx) {
     const startAt = args.cursor === undefined ? 0 : Number(args.cursor);
@@ -297,7 +308,7 @@ const findUsers = defineTool({
   description:
     "Finds users whose name or email starts with `query`: { results: [{ accountId, displayName, emailAddress }] } (the email " +
     "only when the user's privacy settings show it). Use accountId to assign issues.",
-  input: z.object({ query: z.string().min(1).max(200), limit: pageSize(100, 20) }),
+  input: z.object({ query: z.string().min(1).max(200).describe("Part of the person's name or email address."), limit: pageSize(100, 20) }),
   annotations: { readOnly: true },
   async run(args, ctx) {
     const users = (await requestJson(ctx, JIRA, "/rest/api/3/user/search", {

@@ -182,7 +182,7 @@ const getIssue = defineTool({
 });
 
 const issueFields = {
-  title: z.string().min(1).max(255),
+  title: z.string().min(1).max(255).describe("The issue's one-line title."),
   description: z.string().max(100_000).optional().describe("The description, in markdown."),
   assigneeId: optionalId("The assignee's user id (LINEAR_LIST_USERS)."),
   stateId: optionalId("The workflow state's id (LINEAR_LIST_WORKFLOW_STATES)."),

@@ -136,7 +136,10 @@ const getMessage = defineTool({
   description:
     "Reads a message: subject, from, to, cc, date, body (plain text unless bodyFormat is html), and its attachments " +
     "({ id, name, contentType, size, isInline }); fetch one with OUTLOOK_GET_ATTACHMENT.",
-  input: z.object({ messageId, bodyFormat: z.enum(["text", "html"]).default("text") }),
+  input: z.object({
+    messageId,
+    bodyFormat: z.enum(["text", "html"]).default("text").describe("The body as plain text (default) or as the message's HTML."),
+  }),
   annotations: { readOnly: true },
   async run(args, ctx) {
     const path = `/me/messages/${segment(args.messageId)}`;
@@ -194,14 +197,18 @@ const sendMail = defineTool({
     "3 MB in all at most). It is saved in Sent Items unless saveToSentItems is false. Returns { sent: true } once Outlook " +
     "accepted it.",
   input: z.object({
-    to: z.array(email).min(1).max(100),
-    cc: z.array(email).max(100).optional(),
-    bcc: z.array(email).max(100).optional(),
-    subject: z.string().max(1000),
-    body: z.string().max(1_000_000),
-    bodyFormat: z.enum(["text", "html"]).default("text"),
-    attachments: z.array(stagedFile("Staging key of a file to attach.")).max(20).default([]),
-    saveToSentItems: z.boolean().default(true),
+    to: z.array(email).min(1).max(100).describe("Recipients' email addresses."),
+    cc: z.array(email).max(100).optional().describe("Addresses to copy."),
+    bcc: z.array(email).max(100).optional().describe("Addresses to copy without the others seeing them."),
+    subject: z.string().max(1000).describe("The subject line."),
+    body: z.string().max(1_000_000).describe("The message, as plain text or HTML (see bodyFormat)."),
+    bodyFormat: z.enum(["text", "html"]).default("text").describe("Whether body is plain text (default) or HTML."),
+    attachments: z
+      .array(stagedFile("Staging key of a file to attach."))
+      .max(20)
+      .default([])
+      .describe("Files to attach, each a staging key from POST /upload; 3 MB in all at most."),
+    saveToSentItems: z.boolean().default(true).describe("Keep a copy in Sent Items (default true)."),
   }),
   annotations: { readOnly: false, destructive: false, openWorld: true },
   async run(args, ctx) {
@@ -228,7 +235,7 @@ const reply = defineTool({
   input: z.object({
     messageId,
     comment: z.string().min(1).max(1_000_000).describe("The reply's text."),
-    replyAll: z.boolean().default(false),
+    replyAll: z.boolean().default(false).describe("Reply to every recipient, not only the sender (default false)."),
   }),
   annotations: { readOnly: false, destructive: false, openWorld: true },
   async run(args, ctx) {
@@ -333,14 +340,14 @@ const createEvent = defineTool({
     "Creates an event in the connected user's calendar; attendees get an invitation. Times are local to timeZone. With " +
     "isOnlineMeeting, Outlook adds a Teams meeting (work accounts). Returns the event ({ id, subject, start, end, joinUrl, webLink, ... }).",
   input: z.object({
-    subject: z.string().min(1).max(255),
+    subject: z.string().min(1).max(255).describe("The event's title."),
     start: localTime,
     end: localTime,
     timeZone: timeZone.default("UTC"),
     body: z.string().max(100_000).optional().describe("The event's description, plain text."),
-    location: z.string().max(255).optional(),
+    location: z.string().max(255).optional().describe("Where it takes place, as shown to attendees."),
     attendees: z.array(email).max(100).default([]).describe("Email addresses to invite as required attendees."),
-    isOnlineMeeting: z.boolean().default(false),
+    isOnlineMeeting: z.boolean().default(false).describe("Add a Teams meeting link (default false)."),
   }),
   annotations: { readOnly: false, destructive: false, openWorld: true },
   async run(args, ctx) {
