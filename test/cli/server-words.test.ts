@@ -9,7 +9,8 @@ import { demoToolkit } from "../../src/cli/demo-toolkit.js";
 import { inCliWords } from "../../src/cli/server-words.js";
 import { apiKey, createToolsHandler, defineToolkit, issueApiKey, memoryStore } from "../../src/index.js";
 
-const HTTP_WORDS = /\b(GET|POST) \/|connection_id|"params"|\bparams\.\w|bodyFile|"body"|nextCursor|\b(query|body)\.\w/;
+const HTTP_WORDS =
+  /\b(GET|POST) \/|connection_id|"params"|\bparams\.\w|"config"|\bconfig\.\w|bodyFile|"body"|nextCursor|\b(query|body)\.\w/;
 
 async function setup() {
   const store = memoryStore();
@@ -69,10 +70,14 @@ describe("the server's sentences in the CLI's words", () => {
       ],
       [await call("GET", `/files/stg_${"A".repeat(43)}`), 'upload it again with "tools-proxy upload FILE".'],
       [await call("GET", "/search?cursor=garbage"), "pass a cursor that an earlier page printed, unchanged."],
-      [await call("POST", "/auth", { toolkit: "shop", credentials: { apiKey: "k" } }), "needs --param shop=VALUE."],
+      [await call("POST", "/auth", { toolkit: "shop", credentials: { apiKey: "k" } }), "needs --param shop=VALUE:"],
       [
-        await call("POST", "/auth", { toolkit: "shop", credentials: { apiKey: "k" }, params: { shop: "a", other: "b" } }),
-        "--param other is not a placeholder",
+        await call("POST", "/auth", { toolkit: "shop", credentials: { apiKey: "k" }, config: { shop: "a", other: "b" } }),
+        "--param other is not an input",
+      ],
+      [
+        await call("POST", "/auth", { toolkit: "shop", credentials: { apiKey: "k" }, config: { shop: "a.b" } }),
+        "--param shop is not valid",
       ],
       [stagedBodyFile, "--body-file: "],
       [getWithBodyFile, "or leave out --body-file."],

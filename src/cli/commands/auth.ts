@@ -55,7 +55,7 @@ export function registerAuth(program: Command): void {
       const credentials = (await credentialsFromOptions(start, opts)) ?? (await credentialsForScheme(client, toolkit, opts, signal));
       if (credentials) {
         const { connection } = await client.connect(
-          { toolkit, label: opts.label, params: params(start, opts.param), credentials },
+          { toolkit, label: opts.label, config: params(start, opts.param), credentials },
           { signal },
         );
         if (opts.json) return printJson({ connection });
