@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { basicPair, type EmulatedRequest, type Flow, form, mint, startFlow } from "./emulation.js";
+import { basicPair, type EmulatedAnswer, type EmulatedRequest, type Flow, form, mint, startFlow } from "./emulation.js";
 
 /*
  * Dropbox, as its documentation describes OAuth with short-lived tokens:
@@ -29,7 +29,7 @@ function newAccessToken(refresh: string): string {
   return token;
 }
 
-function emulate(request: EmulatedRequest) {
+function emulate(request: EmulatedRequest): EmulatedAnswer {
   const { host, method, path } = request;
   if (host === "www.dropbox.com" && path === "/oauth2/authorize") {
     const q = request.query;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogToolkit } from "../../../src/catalog/index.js";
-import { basicPair, type EmulatedRequest, type Flow, form, mint, startFlow } from "./emulation.js";
+import { basicPair, type EmulatedAnswer, type EmulatedRequest, type Flow, form, mint, startFlow } from "./emulation.js";
 
 /*
  * Gmail through Google's OAuth 2.0 for web server applications, as Google documents it:
@@ -67,7 +67,7 @@ function newAccessToken(refresh: string): string {
   return token;
 }
 
-function emulate(request: EmulatedRequest) {
+function emulate(request: EmulatedRequest): EmulatedAnswer {
   const { host, method, path } = request;
   if (host === "accounts.google.com" && path === "/o/oauth2/v2/auth") {
     const q = request.query;

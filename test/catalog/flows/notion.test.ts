@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authorize, basicPair, type EmulatedRequest, type Flow, jsonBody, mint, startFlow } from "./emulation.js";
+import { authorize, basicPair, type EmulatedAnswer, type EmulatedRequest, type Flow, jsonBody, mint, startFlow } from "./emulation.js";
 
 /*
  * Notion, as its documentation describes a public connection and an internal integration:
@@ -56,7 +56,7 @@ function notionError(status: number, code: string, message: string) {
   return { status, body: { object: "error", status, code, message } };
 }
 
-function emulate(request: EmulatedRequest) {
+function emulate(request: EmulatedRequest): EmulatedAnswer {
   const { host, method, path } = request;
   if (host !== "api.notion.com") return { status: 404, body: "not found" };
   if (path === "/v1/oauth/authorize") {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { basicPair, type EmulatedRequest, type Flow, form, mint, startFlow } from "./emulation.js";
+import { basicPair, type EmulatedAnswer, type EmulatedRequest, type Flow, form, mint, startFlow } from "./emulation.js";
 
 /*
  * Outlook through Microsoft Graph and the Microsoft identity platform (v2.0), as Microsoft documents it:
@@ -55,7 +55,7 @@ function aadError(code: number, error: string, description: string) {
   };
 }
 
-function emulate(request: EmulatedRequest) {
+function emulate(request: EmulatedRequest): EmulatedAnswer {
   const { host, method, path } = request;
   if (host === "login.microsoftonline.com") {
     const match = /^\/([^/]+)\/oauth2\/v2\.0\/(authorize|token)$/.exec(path);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authorize, basicPair, type EmulatedRequest, type Flow, form, mint, startFlow } from "./emulation.js";
+import { authorize, basicPair, type EmulatedAnswer, type EmulatedRequest, type Flow, form, mint, startFlow } from "./emulation.js";
 
 /*
  * Salesforce, as its documentation describes a connected app's web server flow:
@@ -49,7 +49,7 @@ function tokenAnswer(accessToken: string) {
   };
 }
 
-function emulate(request: EmulatedRequest) {
+function emulate(request: EmulatedRequest): EmulatedAnswer {
   const { host, method, path } = request;
   if (host === "login.salesforce.com") {
     if (path === "/services/oauth2/authorize") {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authorize, basicPair, type EmulatedRequest, type Flow, form, mint, startFlow } from "./emulation.js";
+import { authorize, basicPair, type EmulatedAnswer, type EmulatedRequest, type Flow, form, mint, startFlow } from "./emulation.js";
 
 /*
  * Slack, as its documentation describes an app installed with OAuth v2:
@@ -38,7 +38,7 @@ function issue(): Record<string, unknown> {
   return { access_token: accessToken, expires_in: lifetimeSeconds, refresh_token: refreshToken };
 }
 
-function emulate(request: EmulatedRequest) {
+function emulate(request: EmulatedRequest): EmulatedAnswer {
   const { host, method, path } = request;
   if (host !== "slack.com") return { status: 404, body: "not found" };
   if (path === "/oauth/v2/authorize") {

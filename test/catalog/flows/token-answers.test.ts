@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineToolkit, oauth2 } from "../../../src/index.js";
-import { authorize, type EmulatedRequest, type Flow, form, mint, startFlow } from "./emulation.js";
+import { authorize, type EmulatedAnswer, type EmulatedRequest, type Flow, form, mint, startFlow } from "./emulation.js";
 
 /*
  * Token answers no catalog provider gives, through a full flow: `expires_in` sent as a string and
@@ -39,7 +39,7 @@ function issue() {
   return answer({ access_token: access, token_type: "Bearer", expires_in: "1", refresh_token: refresh, scope: "read" });
 }
 
-function emulate(request: EmulatedRequest) {
+function emulate(request: EmulatedRequest): EmulatedAnswer {
   const { host, method, path } = request;
   if (host === "login.legacy.example" && path === "/authorize") {
     return authorize(request, { clientId: flow.clientId, redirectUri: flow.callbackUrl }, (code) => codes.add(code));
