@@ -10,7 +10,9 @@ import { authorize, basicPair, type EmulatedAnswer, type EmulatedRequest, type F
  *   token sits under authed_user; errors come as HTTP 200 with { ok: false, error })
  * - https://docs.slack.dev/authentication/using-token-rotation (with rotation on, the answer adds
  *   expires_in and refresh_token; oauth.v2.access with grant_type=refresh_token gives a new access
- *   token and a new refresh token, the old one is revoked; an expired token gets token_expired)
+ *   token and a new refresh token, the old one is revoked). That an expired token is answered like
+ *   other errors, 200 with token_expired, is this emulation's assumption (the entry lists it as
+ *   unconfirmed); the handler must refresh from expires_in before use, as no 401 ever comes.
  * - https://docs.slack.dev/reference/methods/auth.test (who a token belongs to; url is the workspace)
  * - https://docs.slack.dev/reference/methods/auth.revoke (revokes the token it is called with)
  */
