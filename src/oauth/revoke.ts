@@ -27,9 +27,15 @@ export async function revokeAtProvider(ctx: HandlerContext, toolkit: Toolkit | n
     tokens = [credential.refreshToken, credential.accessToken].filter((t): t is string => !!t);
     if (scheme.revocation) return await revokeByRequest(ctx, toolkit, scheme, credential, connection.params);
     const { as, client, clientAuth, options } = oauthClient(ctx, scheme, connection.params);
-    for (const token of tokens) {
-      const response = await oauth.revocationRequest(as, client, clientAuth, token, options());
-      await oauth.processRevocationResponse(response);
+    for (const [index, token] of tokens.entries()) {
+      try {
+        await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, token, options()));
+      } catch (error) {
+        // Revoking the refresh token ended the grant (RFC 7009 2.1): Google and Salesforce then
+        // refuse its access token with 400 invalid_token, as already gone, which is no failure.
+        const alreadyGone = index > 0 && error instanceof oauth.ResponseBodyError && error.error === "invalid_token";
+        if (!alreadyGone) throw error;
+      }
     }
   } catch (error) {
     ctx.logger.log("warn", "token revocation failed; the connection is deleted locally anyway", { connectionId: connection.id, error }, [

@@ -4,6 +4,7 @@ import { expect } from "vitest";
 import { toNodeHandler } from "../../../adapters/node.js";
 import { catalogToolkit } from "../../../src/catalog/index.js";
 import { createToolsHandler, issueApiKey, memoryStore, type ToolsHandler } from "../../../src/index.js";
+import type { Toolkit } from "../../../src/toolkits/define.js";
 
 /**
  * Local emulations of real providers, for end-to-end flows through the handler over real HTTP.
@@ -80,6 +81,8 @@ export interface FlowOptions {
   clientSecret?: string;
   /** Overrides of the catalog's URLs, as a deployer would give them. */
   overrides?: Parameters<typeof catalogToolkit>[1];
+  /** A toolkit to serve instead of the catalog's (a generic provider built with defineToolkit), given the client. */
+  toolkit?: (client: { clientId: string; clientSecret: string }) => Toolkit;
 }
 
 /**
@@ -135,7 +138,9 @@ export async function startFlow(options: FlowOptions) {
 
   const clientId = options.clientId ?? mint("client-");
   const clientSecret = options.clientSecret ?? mint("secret-");
-  const toolkit = catalogToolkit(options.provider, { clientId, clientSecret, ...options.overrides });
+  const toolkit = options.toolkit
+    ? options.toolkit({ clientId, clientSecret })
+    : catalogToolkit(options.provider, { clientId, clientSecret, ...options.overrides });
   const store = memoryStore();
   const logs: string[] = [];
   const record = (level: string) => (message: string, fields?: Record<string, unknown>) =>

@@ -1,0 +1,221 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authorize, basicPair, type EmulatedAnswer, type EmulatedRequest, type Flow, form, mint, startFlow } from "./emulation.js";
+
+/*
+ * Slack, as its documentation describes an app installed with OAuth v2:
+ * - https://docs.slack.dev/authentication/installing-with-oauth (scopes and user_scope, comma-separated,
+ *   on https://slack.com/oauth/v2/authorize)
+ * - https://docs.slack.dev/reference/methods/oauth.v2.access (client id and secret preferably as HTTP
+ *   Basic; the answer's top level holds the bot token with token_type "bot" and team.id, the user
+ *   token sits under authed_user; errors come as HTTP 200 with { ok: false, error })
+ * - https://docs.slack.dev/authentication/using-token-rotation (with rotation on, the answer adds
+ *   expires_in and refresh_token; oauth.v2.access with grant_type=refresh_token gives a new access
+ *   token and a new refresh token, the old one is revoked). That an expired token is answered like
+ *   other errors, 200 with token_expired, is this emulation's assumption (the entry lists it as
+ *   unconfirmed); the handler must refresh from expires_in before use, as no 401 ever comes.
+ * - https://docs.slack.dev/reference/methods/auth.test (who a token belongs to; url is the workspace)
+ * - https://docs.slack.dev/reference/methods/auth.revoke (revokes the token it is called with)
+ */
+
+let flow: Flow;
+const codes = new Set<string>();
+/** Access token → when it stops working (ms since epoch, Infinity without rotation). */
+const tokens = new Map<string, number>();
+const refreshTokens = new Set<string>();
+const userTokens: string[] = [];
+const revoked: string[] = [];
+const pasted = mint("xoxb-");
+tokens.set(pasted, Number.POSITIVE_INFINITY);
+/** Token rotation is a per-app setting: tests switch it on. */
+let rotation = false;
+/** The lifetime Slack gives a rotating token (12 hours); shortened so that a test sees it end. */
+let lifetimeSeconds = 43200;
+
+function issue(): Record<string, unknown> {
+  const accessToken = rotation ? mint("xoxe.xoxb-1-") : mint("xoxb-");
+  tokens.set(accessToken, rotation ? Date.now() + lifetimeSeconds * 1000 : Number.POSITIVE_INFINITY);
+  if (!rotation) return { access_token: accessToken };
+  const refreshToken = mint("xoxe-1-");
+  refreshTokens.add(refreshToken);
+  return { access_token: accessToken, expires_in: lifetimeSeconds, refresh_token: refreshToken };
+}
+
+function emulate(request: EmulatedRequest): EmulatedAnswer {
+  const { host, method, path } = request;
+  if (host !== "slack.com") return { status: 404, body: "not found" };
+  if (path === "/oauth/v2/authorize") {
+    return authorize(request, { clientId: flow.clientId, redirectUri: flow.callbackUrl }, (code) => codes.add(code));
+  }
+  if (method === "POST" && path === "/api/oauth.v2.access") {
+    const fields = form(request);
+    const pair = basicPair(request);
+    if (!pair || pair[0] !== flow.clientId || pair[1] !== flow.clientSecret) return { body: { ok: false, error: "invalid_client_id" } };
+    if (fields.grant_type === "refresh_token") {
+      if (!refreshTokens.delete(fields.refresh_token ?? "")) return { body: { ok: false, error: "invalid_refresh_token" } };
+      return { body: { ok: true, ...issue(), token_type: "bot", scope: "channels:read,chat:write", team: { id: "T9TK3CUKW" } } };
+    }
+    // Slack's documented answer to a wrong or used code: status 200, ok false.
+    if (!codes.delete(fields.code ?? "")) return { body: { ok: false, error: "invalid_code" } };
+    if (fields.redirect_uri !== flow.callbackUrl) return { body: { ok: false, error: "bad_redirect_uri" } };
+    const userToken = mint("xoxp-");
+    userTokens.push(userToken);
+    return {
+      body: {
+        ok: true,
+        ...issue(),
+        token_type: "bot",
+        scope: "channels:read,channels:history,chat:write",
+        bot_user_id: "U0KRQLJ9H",
+        app_id: "A0KRD7HC3",
+        team: { name: "Slack Softball Team", id: "T9TK3CUKW" },
+        enterprise: null,
+        authed_user: { id: "U1234", scope: "search:read", access_token: userToken, token_type: "user" },
+      },
+    };
+  }
+  // Every Web API method answers 200; a bad token is { ok: false, error }.
+  const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1] ?? "";
+  const until = tokens.get(token);
+  if (until === undefined) return { body: { ok: false, error: "invalid_auth" } };
+  if (until < Date.now()) return { body: { ok: false, error: "token_expired" } };
+  if (path === "/api/auth.test") {
+    return {
+      body: {
+        ok: true,
+        url: "https://softball.slack.com/",
+        team: "Slack Softball Team",
+        user: "bot",
+        team_id: "T9TK3CUKW",
+        user_id: "U0KRQLJ9H",
+      },
+    };
+  }
+  if (path === "/api/auth.revoke") {
+    tokens.delete(token);
+    revoked.push(token);
+    return { body: { ok: true, revoked: true } };
+  }
+  if (path === "/api/conversations.list") return { body: { ok: true, channels: [{ id: "C012AB3CD", name: "general" }] } };
+  return { body: { ok: false, error: "unknown_method" } };
+}
+
+beforeAll(async () => {
+  flow = await startFlow({ provider: "slack", hosts: ["slack.com"], emulate });
+});
+afterAll(() => flow?.close());
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function listChannels(connectionId: string) {
+  return flow.call("POST", "/proxy", {
+    toolkit: "slack",
+    method: "GET",
+    url: "https://slack.com/api/conversations.list",
+    connection_id: connectionId,
+  });
+}
+
+describe("Slack OAuth v2, end to end", () => {
+  let connectionId: string;
+  let botToken: string;
+
+  it("connects: comma-joined scopes and user_scope, Basic client auth, the bot token kept, team.id in config", async () => {
+    const { authorizationUrl, connection } = await flow.connect();
+    expect(authorizationUrl.origin + authorizationUrl.pathname).toBe("https://slack.com/oauth/v2/authorize");
+    expect(authorizationUrl.searchParams.get("scope")).toBe(
+      "channels:read,channels:history,groups:read,groups:history,im:history,chat:write,users:read,reactions:write",
+    );
+    expect(authorizationUrl.searchParams.get("user_scope")).toBe("search:read");
+    const exchange = flow.at("slack.com", "/api/oauth.v2.access").at(-1)!;
+    expect(basicPair(exchange)).toEqual([flow.clientId, flow.clientSecret]);
+    expect(form(exchange)).toMatchObject({ grant_type: "authorization_code", redirect_uri: flow.callbackUrl });
+    expect(form(exchange).client_secret).toBeUndefined();
+    expect(connection.remoteUser).toBe("https://softball.slack.com/");
+    expect(connection.config).toEqual({ teamId: "T9TK3CUKW" });
+    // auth.test was asked with the new bot token, the way the toolkit sends it.
+    const lookup = flow.at("slack.com", "/api/auth.test").at(-1)!;
+    botToken = /^Bearer (xoxb-.+)$/.exec(lookup.headers.authorization ?? "")![1]!;
+    expect(lookup.method).toBe("POST");
+    connectionId = connection.id;
+  });
+
+  it("proxies with the bot token (token_type bot), not the user token under authed_user", async () => {
+    const res = await listChannels(connectionId);
+    expect(res.json).toMatchObject({ successful: true, data: { ok: true, channels: [{ name: "general" }] } });
+    const sent = flow.at("slack.com", "/api/conversations.list").at(-1)!;
+    expect(sent.headers.authorization).toBe(`Bearer ${botToken}`);
+    expect(userTokens).not.toContain(botToken);
+  });
+
+  it("Slack's 200 with ok: false for a used code ends the authorization without a connection", async () => {
+    const started = await flow.call("POST", "/auth", { toolkit: "slack" });
+    const first = await flow.consent(started.json.authorizationUrl);
+    expect(first.status).toBe(200);
+    const before = (await flow.call("GET", "/connections?toolkit=slack")).json.connections.length;
+    const again = await flow.call("POST", "/auth", { toolkit: "slack" });
+    const replay = new URL(first.callback);
+    replay.searchParams.set("state", new URL(again.json.authorizationUrl).searchParams.get("state")!);
+    const res = await fetch(replay, { headers: { accept: "application/json" } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      code: "invalid_request",
+      error: "The provider refused the code exchange (invalid_code). Start the connection again.",
+    });
+    expect((await flow.call("GET", `/auth/${again.json.authorizationId}`)).json.status).toBe("failed");
+    expect((await flow.call("GET", "/connections?toolkit=slack")).json.connections.length).toBe(before);
+  });
+
+  it("with token rotation, an expiring token is refreshed at oauth.v2.access before use, and the refresh token rotates", async () => {
+    rotation = true;
+    lifetimeSeconds = 1;
+    try {
+      const { connection } = await flow.connect();
+      const exchangeAnswerTokens = [...tokens.keys()].filter((t) => t.startsWith("xoxe.xoxb-"));
+      const firstRefresh = [...refreshTokens][0]!;
+      await sleep(1100); // The token has expired: Slack would answer token_expired (HTTP 200).
+      const res = await listChannels(connection.id);
+      expect(res.json, res.text).toMatchObject({ successful: true, data: { ok: true } });
+      const refreshes = flow.at("slack.com", "/api/oauth.v2.access").filter((r) => form(r).grant_type === "refresh_token");
+      expect(refreshes).toHaveLength(1);
+      expect(basicPair(refreshes[0]!)).toEqual([flow.clientId, flow.clientSecret]);
+      expect(form(refreshes[0]!)).toEqual({ grant_type: "refresh_token", refresh_token: firstRefresh });
+      const sent = flow.at("slack.com", "/api/conversations.list").at(-1)!;
+      expect(exchangeAnswerTokens).not.toContain(/^Bearer (.+)$/.exec(sent.headers.authorization!)![1]);
+
+      // The second refresh must use the refresh token the first one returned: the old one is gone.
+      const secondRefresh = [...refreshTokens][0]!;
+      expect(secondRefresh).not.toBe(firstRefresh);
+      await sleep(1100);
+      expect((await listChannels(connection.id)).json).toMatchObject({ successful: true });
+      const again = flow.at("slack.com", "/api/oauth.v2.access").filter((r) => form(r).grant_type === "refresh_token");
+      expect(again.map((r) => form(r).refresh_token)).toEqual([firstRefresh, secondRefresh]);
+      expect((await flow.call("DELETE", `/connections/${connection.id}`)).status).toBe(204);
+    } finally {
+      rotation = false;
+      lifetimeSeconds = 43200;
+    }
+  });
+
+  it("deleting the connection calls auth.revoke with the token itself", async () => {
+    revoked.length = 0;
+    expect((await flow.call("DELETE", `/connections/${connectionId}`)).status).toBe(204);
+    expect(revoked).toEqual([botToken]);
+    const call = flow.at("slack.com", "/api/auth.revoke").at(-1)!;
+    expect(call.method).toBe("POST");
+    expect(call.headers.authorization).toBe(`Bearer ${botToken}`);
+  });
+
+  it("a pasted token is checked with auth.test: Slack's 200 with invalid_auth refuses it", async () => {
+    const bad = await flow.call("POST", "/auth", { toolkit: "slack", mode: "bearer", credentials: { token: mint("xoxb-") } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error).toBe("Slack refused these credentials (401 or 403). Check them and send them again.");
+    const good = await flow.call("POST", "/auth", { toolkit: "slack", credentials: { token: pasted } });
+    expect(good.status, good.text).toBe(201);
+    expect(good.json.connection.remoteUser).toBe("https://softball.slack.com/");
+    expect((await listChannels(good.json.connection.id)).json).toMatchObject({ successful: true });
+  });
+
+  it("nothing secret reached an answer or a log line", () => {
+    flow.assertNoLeaks([...tokens.keys(), ...revoked, ...userTokens, ...refreshTokens, flow.clientSecret, ...codes]);
+  });
+});
