@@ -168,16 +168,9 @@ const getMessage = defineTool({
     const body = plain ? bodyText(plain) : html ? htmlToText(bodyText(html)) : "";
     const headers = headersOf(message.payload);
     return {
-      id: message.id,
-      threadId: message.threadId,
-      labelIds: message.labelIds ?? [],
-      from: headers.From ?? null,
-      to: headers.To ?? null,
+      ...summary(message),
       cc: headers.Cc ?? null,
-      subject: headers.Subject ?? null,
-      date: headers.Date ?? null,
       messageIdHeader: headers["Message-ID"] ?? null,
-      snippet: message.snippet ?? "",
       bodyFormat: plain ? "text" : html ? "html-as-text" : "none",
       body: body.length > args.maxBodyChars ? body.slice(0, args.maxBodyChars) : body,
       bodyTruncated: body.length > args.maxBodyChars,
