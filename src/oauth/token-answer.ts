@@ -40,6 +40,8 @@ export async function normalizeTokenAnswer(response: Response, scheme: OAuth2Sch
   const nested = scheme.tokensAt ? readPath(fields, scheme.tokensAt) : undefined;
   const tokens: Record<string, unknown> =
     nested !== null && typeof nested === "object" && !Array.isArray(nested) ? { ...(nested as Record<string, unknown>) } : { ...fields };
+  // A list of scopes (some providers send one) is read as RFC 6749's space-separated string.
+  if (Array.isArray(tokens.scope) && tokens.scope.every((scope) => typeof scope === "string")) tokens.scope = tokens.scope.join(" ");
   if (typeof tokens.expires_in === "string" && /^\d+$/.test(tokens.expires_in)) tokens.expires_in = Number(tokens.expires_in);
   // Mailchimp's tokens never expire, and it says so with `expires_in: 0` and `scope: null`: a
   // lifetime of zero seconds is no lifetime, and a null scope no scope.
