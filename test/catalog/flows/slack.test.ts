@@ -123,7 +123,7 @@ describe("Slack OAuth v2, end to end", () => {
     const { authorizationUrl, connection } = await flow.connect();
     expect(authorizationUrl.origin + authorizationUrl.pathname).toBe("https://slack.com/oauth/v2/authorize");
     expect(authorizationUrl.searchParams.get("scope")).toBe(
-      "channels:read,channels:history,groups:read,groups:history,im:history,chat:write,users:read,reactions:write",
+      "channels:read,channels:history,groups:read,groups:history,im:history,chat:write,users:read,reactions:write,files:write",
     );
     expect(authorizationUrl.searchParams.get("user_scope")).toBe("search:read");
     const exchange = flow.at("slack.com", "/api/oauth.v2.access").at(-1)!;
