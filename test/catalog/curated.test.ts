@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { catalogToolkit } from "../../src/catalog/index.js";
 import { STAGED_FILE_FORMAT } from "../../src/index.js";
+import type { ToolContext } from "../../src/toolkits/define.js";
 
 /** The ten apps agents use most each have curated tools a model can act on. */
 
@@ -53,5 +54,22 @@ describe.each(FILE_APPS)("%s, where files go in", (slug) => {
   it("has a tool that takes a staged file", () => {
     const takesFile = catalogToolkit(slug).tools.some((tool) => JSON.stringify(tool.inputParameters).includes(STAGED_FILE_FORMAT));
     expect(takesFile).toBe(true);
+  });
+});
+
+describe("identifiers in paths", () => {
+  it('an argument of "." or ".." is refused before anything is sent, since it would climb the path', async () => {
+    const tool = catalogToolkit("github").tools.find((t) => t.slug === "GITHUB_GET_ISSUE")!;
+    const sent: string[] = [];
+    const ctx = {
+      fetch: async (url: string | URL) => {
+        sent.push(String(url));
+        return Response.json({});
+      },
+    } as unknown as ToolContext;
+    for (const owner of [".", ".."]) {
+      await expect(tool.run({ owner, repo: "hello", issueNumber: 1 }, ctx)).rejects.toMatchObject({ code: "invalid_arguments" });
+    }
+    expect(sent).toEqual([]);
   });
 });

@@ -14,10 +14,8 @@ export function query(values: Record<string, string | number | boolean | string[
   return text ? `?${text}` : "";
 }
 
-/** A path segment from a value an agent gave: encoded, so it cannot add segments or a query. */
-export function segment(value: string | number): string {
-  return encodeURIComponent(String(value));
-}
+// One path-segment encoder for every curated tool: it also refuses "." and "..".
+export { segment } from "./requests.js";
 
 /** What to do about an upstream failure, by status, in the words an agent can act on. */
 function hintFor(status: number, app: string): string {

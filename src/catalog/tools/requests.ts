@@ -59,11 +59,11 @@ export function withQuery(path: string, query: ApiRequest["query"] = {}): string
 }
 
 /** A value for one path segment, encoded; "." and ".." are refused, as they would climb the path. */
-export function segment(value: string): string {
+export function segment(value: string | number): string {
   if (value === "." || value === "..") {
     throw new ToolRunError(`"${value}" is not an id; pass the id the provider gave the object.`, { code: "invalid_arguments" });
   }
-  return encodeURIComponent(value);
+  return encodeURIComponent(String(value));
 }
 
 const NEXT_STEP: Record<number, string> = {
