@@ -8,6 +8,8 @@ import { authenticate } from "./credentials/api-keys.js";
 import { createCredentialCipher } from "./credentials/cipher.js";
 import { createCursors } from "./credentials/cursors.js";
 import { createSigner } from "./credentials/signer.js";
+import { enforceLimits } from "./limits/enforce.js";
+import { mcpRoutes } from "./mcp/route.js";
 import { type ResolvedOptions, resolveOptions, type ToolsHandlerOptions } from "./options.js";
 import { resolveRetryPolicy } from "./outbound/retry.js";
 import { createRoutes } from "./routes/index.js";
@@ -48,7 +50,7 @@ export interface ToolsHandler {
 export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHandler {
   const resolved = resolveOptions(options);
   const context = resolveContext(resolved);
-  const router = createRouter(createRoutes(), context.basePath);
+  const router = createRouter([...createRoutes(), ...mcpRoutes], context.basePath);
   const cors = resolved.cors ? createCors(resolved.cors) : null;
   const sweeper = createSweeper(context, context.logger, resolved.sweepIntervalMs);
 
@@ -103,23 +105,9 @@ async function serve(
   context: HandlerContext,
 ): Promise<Response> {
   const principal = route.public ? null : await authenticate(context.store, request.headers);
-  if (principal && context.limits) {
-    const decision = await context.limits({ principal, route: `${route.method} ${route.path}`, method: request.method });
-    if (decision && !decision.allow) {
-      if (decision.reason === "rate_limited") {
-        throw new ToolsError(
-          "rate_limited",
-          decision.message ?? "Too many requests for this API key; wait for the Retry-After seconds and retry.",
-          {
-            retryAfter: decision.retryAfterSeconds,
-          },
-        );
-      }
-      throw new ToolsError(
-        "insufficient_credits",
-        decision.message ?? "The workspace has no credits left for this request; add credits and retry.",
-      );
-    }
+  // A route that checks limits itself (MCP: one check per message, named by what it does) is left to it.
+  if (principal && context.limits && !route.ownLimits) {
+    await enforceLimits(context.limits, { principal, route: `${route.method} ${route.path}`, method: request.method });
   }
   if (request.bodyUsed) {
     throw new ToolsError(
@@ -186,6 +174,13 @@ function resolveContext(options: ResolvedOptions): HandlerContext {
     basePath: options.basePath,
     publicUrl: options.publicUrl ? new URL(options.publicUrl) : null,
     allowedReturnOrigins: options.allowedReturnOrigins.map((o) => new URL(o).origin),
+    browserOrigins:
+      options.cors?.origins === "*"
+        ? "*"
+        : [
+            ...(options.publicUrl ? [new URL(options.publicUrl).origin] : []),
+            ...(options.cors?.origins ?? []).map((o) => new URL(o).origin),
+          ],
     logger,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     timeouts: options.timeouts,

@@ -64,6 +64,11 @@ export interface HandlerContext {
   basePath: string;
   publicUrl: URL | null;
   allowedReturnOrigins: string[];
+  /**
+   * Origins whose pages may call the API from a browser: `publicUrl`'s and the `cors` option's,
+   * or `"*"` when `cors` allows any. The MCP route refuses a request from any other `Origin`.
+   */
+  browserOrigins: string[] | "*";
   logger: SafeLogger;
   /** The outbound fetch (the `fetch` option, or the global one). */
   fetch: typeof fetch;

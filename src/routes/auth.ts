@@ -12,7 +12,7 @@ import { publicConnection } from "../connections/resolve.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
-import { requireAgent } from "../core/principal.js";
+import { type AgentPrincipal, requireAgent } from "../core/principal.js";
 import { type AuthScheme, type Credential, credentialProblem, credentialSecrets } from "../credentials/auth-schemes.js";
 import { completeAuthorization } from "../oauth/callback.js";
 import { startAuthorization } from "../oauth/start.js";
@@ -37,33 +37,8 @@ export const authRoutes = [
       ...errors(400, 401, 404),
     },
     async handle({ body, principal }, ctx) {
-      const agent = requireAgent(principal);
-      const toolkit = await requireToolkit(ctx.registry, body.toolkit, ctx.basePath);
-      const scheme = chooseMode(toolkit, body.mode, body.credentials !== undefined);
-      const config = checkConfig(toolkit, scheme, body.config ?? body.params ?? {});
-      if (scheme.type === "oauth2") {
-        if (body.credentials)
-          throw new ToolsError(
-            "invalid_request",
-            `Toolkit "${toolkit.slug}" connects with OAuth 2: send no credentials, open the authorizationUrl instead.`,
-          );
-        return json(await startAuthorization(ctx, agent, toolkit, scheme, { ...body, config }));
-      }
-      const credential = toCredential(scheme.type, toolkit.slug, body.credentials);
-      const problem = credentialProblem(scheme, credential);
-      if (problem)
-        throw new ToolsError("invalid_request", `credentials.${problem.field} ${problem.reason}. Check the value and send it again.`);
-      const account = await verifyCredential(ctx, toolkit, scheme, credential, config);
-      const record = await createConnection(ctx, {
-        workspaceId: agent.workspaceId,
-        agentId: agent.agentId,
-        toolkit,
-        label: body.label,
-        remoteUser: account.remoteUser ?? body.remoteUser ?? "",
-        credential,
-        params: { ...config, ...account.config },
-      });
-      return json({ connection: publicConnection(record) }, 201);
+      const connected = await connectToolkit(ctx, requireAgent(principal), body);
+      return "connection" in connected ? json(connected, 201) : json(connected);
     },
   }),
   defineRoute({
@@ -99,6 +74,45 @@ export const authRoutes = [
     },
   }),
 ];
+
+/**
+ * Connects a toolkit for an agent, as `POST /auth` does (and the MCP server's connect tool): an
+ * OAuth toolkit gets a started authorization (`{ authorizationId, authorizationUrl, expiresAt }`),
+ * any other the connection made at once from `credentials` (`{ connection }`). Throws the 400 or
+ * 404 that the route answers.
+ */
+export async function connectToolkit(
+  ctx: HandlerContext,
+  agent: AgentPrincipal,
+  body: z.output<typeof AuthBodySchema>,
+): Promise<z.output<typeof AuthorizationStartedSchema> | z.output<typeof ConnectionCreatedSchema>> {
+  const toolkit = await requireToolkit(ctx.registry, body.toolkit, ctx.basePath);
+  const scheme = chooseMode(toolkit, body.mode, body.credentials !== undefined);
+  const config = checkConfig(toolkit, scheme, body.config ?? body.params ?? {});
+  if (scheme.type === "oauth2") {
+    if (body.credentials)
+      throw new ToolsError(
+        "invalid_request",
+        `Toolkit "${toolkit.slug}" connects with OAuth 2: send no credentials, open the authorizationUrl instead.`,
+      );
+    return startAuthorization(ctx, agent, toolkit, scheme, { ...body, config });
+  }
+  const credential = toCredential(scheme.type, toolkit.slug, body.credentials);
+  const problem = credentialProblem(scheme, credential);
+  if (problem)
+    throw new ToolsError("invalid_request", `credentials.${problem.field} ${problem.reason}. Check the value and send it again.`);
+  const account = await verifyCredential(ctx, toolkit, scheme, credential, config);
+  const record = await createConnection(ctx, {
+    workspaceId: agent.workspaceId,
+    agentId: agent.agentId,
+    toolkit,
+    label: body.label,
+    remoteUser: account.remoteUser ?? body.remoteUser ?? "",
+    credential,
+    params: { ...config, ...account.config },
+  });
+  return { connection: publicConnection(record) };
+}
 
 type CredentialsInput = z.output<typeof CredentialsSchema> | undefined;
 

@@ -46,6 +46,11 @@ interface RouteMeta<Q extends z.ZodType, B extends z.ZodType, Path extends strin
   /** Request body description for non-JSON bodies, e.g. multipart (OpenAPI only). */
   requestBody?: { contentType: string; schema: Record<string, unknown> };
   responses: Record<number, RouteResponse>;
+  /**
+   * Set when the route calls the `limits` hook itself (the MCP route, once per message with the
+   * route it stands for); otherwise the handler calls it once per request, after the key check.
+   */
+  ownLimits?: boolean;
 }
 
 type Handle<Q extends z.ZodType, B extends z.ZodType, Path extends string, Caller extends Principal | null> = (

@@ -18,6 +18,8 @@ export const PUBLIC_URL = "https://app.test";
 export const RETURN_ORIGIN = "https://dashboard.test";
 /** Largest staged file the apps accept (`uploads.maxBytes`). */
 export const MAX_UPLOAD_BYTES = 80 * 1024 * 1024;
+/** Tools of the `bulk` toolkit: more than one MCP tools/list page. */
+export const BULK_TOOLS = 120;
 export const SCOPES = ["openid", "profile", "email", "offline_access", "notes:read"];
 
 export interface Fixtures {
@@ -59,6 +61,40 @@ export async function startFixtures(): Promise<Fixtures> {
         revocationUrl: as.endpoints.revocation,
       },
       tools: [{ slug: "NOTES_ME", name: "Me", description: "Reads the account behind the token.", method: "GET", path: "/me" }],
+    },
+    {
+      // For the MCP checks: more tools than a tools/list page, and one whose upstream fails.
+      slug: "bulk",
+      name: "Bulk",
+      description: "Many tools on the recording upstream, without auth.",
+      baseUrl: `${upstream.origin}/v1`,
+      auth: { type: "none" },
+      tools: [
+        ...Array.from({ length: BULK_TOOLS - 1 }, (_, i) => ({
+          slug: `BULK_${i}`,
+          name: `Bulk ${i}`,
+          description: `Echo number ${i}.`,
+          method: "GET",
+          path: "/echo",
+        })),
+        { slug: "BULK_FAIL", name: "Fail", description: "Gets an upstream 503.", method: "GET", path: "/status/503" },
+      ],
+    },
+    {
+      // For the MCP checks: an OAuth toolkit that no test connects, so a call needs a connection.
+      slug: "drafts",
+      name: "Drafts",
+      description: "The OpenID Connect fixture again, never connected.",
+      baseUrl: as.apiBaseUrl,
+      auth: {
+        type: "oauth2",
+        authorizationUrl: as.endpoints.authorization,
+        tokenUrl: as.endpoints.token,
+        clientId: as.clientId,
+        clientSecret: "${NOTES_CLIENT_SECRET}",
+        scopes: SCOPES,
+      },
+      tools: [{ slug: "DRAFTS_ME", name: "Me", description: "Reads the account behind the token.", method: "GET", path: "/me" }],
     },
   ];
   return {

@@ -4,9 +4,11 @@
  * goes through every route, a streamed upload and download, the OAuth callback, and the error
  * answers, all under the app's basePath.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppProcess } from "./app-process.js";
-import { type Fixtures, MAX_UPLOAD_BYTES, PUBLIC_URL, RETURN_ORIGIN, startFixtures } from "./fixtures.js";
+import { BULK_TOOLS, type Fixtures, MAX_UPLOAD_BYTES, PUBLIC_URL, RETURN_ORIGIN, startFixtures } from "./fixtures.js";
 import { requireDist } from "./runtimes.js";
 import { generatedSha256, streamDownload, streamUpload } from "./streams.js";
 
@@ -101,6 +103,44 @@ export function adapterSuite(target: AdapterTarget): void {
       const res = await call("GET", "/connections", { key: null, headers: { authorization: `Bearer ${key}` } });
       expect(res.status, res.text).toBe(200);
       expect(res.json).toEqual({ connections: [] });
+    });
+
+    it("serves MCP at /mcp to the MCP SDK's client: list, paginate, call, a failing call, a call needing a connection, 401", async () => {
+      const open = async (query: string, headers: Record<string, string>) => {
+        const client = new Client({ name: "adapter-suite", version: "1.0.0" });
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp${query}`), { requestInit: { headers } }));
+        return client;
+      };
+      await expect(open("", {})).rejects.toMatchObject({ code: 401 });
+      await expect(open("", { authorization: `Bearer pak_${"x".repeat(43)}` })).rejects.toMatchObject({ code: 401 });
+      const meta = await open("", { authorization: `Bearer ${key}` });
+      const direct = await open("?toolkits=bulk,drafts", { "x-api-key": key });
+      try {
+        expect((await meta.listTools()).tools.map((t) => t.name)).toContain("execute_tool");
+        const first = await direct.listTools();
+        const second = await direct.listTools({ cursor: first.nextCursor });
+        expect(second.nextCursor).toBeUndefined();
+        const names = [...first.tools, ...second.tools].map((t) => t.name);
+        expect(names).toHaveLength(BULK_TOOLS + 1);
+        expect(names.slice(-2)).toEqual(["BULK_FAIL", "DRAFTS_ME"]);
+
+        const called = await direct.callTool({ name: "BULK_7", arguments: {} });
+        expect(called).toMatchObject({ structuredContent: { ok: true, method: "GET", path: "/v1/echo" } });
+        expect(called.isError).toBeFalsy();
+        const failed = await meta.callTool({ name: "execute_tool", arguments: { tool: "BULK_FAIL" } });
+        expect(failed).toMatchObject({
+          isError: true,
+          structuredContent: { code: "upstream_error", upstreamStatus: 503, retryable: true },
+        });
+        const needs = await direct.callTool({ name: "DRAFTS_ME", arguments: {} });
+        expect(needs.isError).toBe(true);
+        const { authorizationUrl } = needs.structuredContent as { authorizationUrl: string };
+        expect((needs.content as Array<{ text: string }>)[0]!.text).toContain(authorizationUrl);
+        expect(new URL(authorizationUrl).searchParams.get("redirect_uri")).toBe(`${PUBLIC_URL}${target.basePath}/auth/callback`);
+        await expect(direct.callTool({ name: "NO_SUCH_TOOL", arguments: {} })).rejects.toMatchObject({ code: -32602 });
+      } finally {
+        await Promise.all([meta.close(), direct.close()]);
+      }
     });
 
     it("searches toolkits, with the query string exactly as sent", async () => {
