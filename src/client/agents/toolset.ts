@@ -39,8 +39,9 @@ export interface ToolSelection extends ToolsetOptions {
   /** Single tools by slug, per toolkit: `{ github: ["GITHUB_CREATE_ISSUE"] }`. */
   tools?: Record<string, string[]>;
   /**
-   * Tools found by a search: the best toolkits for `query` (`GET /search`), then the best tools of
-   * each (`GET /toolkit/{toolkit}/search`). A string is `{ query }`.
+   * Tools found by a search: the best toolkits for `query` (`GET /search`, 3 by default), then the
+   * best tools of each (`GET /toolkit/{toolkit}/search`, 5 by default; a toolkit none of whose
+   * tools match gives its first ones). A string is `{ query }`.
    */
   search?: string | { query: string; toolkits?: number; toolsPerToolkit?: number };
   /** Stops loading. */
@@ -99,9 +100,11 @@ export async function loadTools(source: ToolsSource, selection: ToolSelection): 
   if (selection.search) {
     const search = typeof selection.search === "string" ? { query: selection.search } : selection.search;
     const { toolkits } = await client.search({ keywords: search.query, limit: search.toolkits ?? 3 }, { signal });
+    const limit = search.toolsPerToolkit ?? 5;
     for (const toolkit of toolkits) {
-      const { tools } = await client.searchTools(toolkit.slug, { query: search.query, limit: search.toolsPerToolkit ?? 5 }, { signal });
-      add(toolkit.slug, tools);
+      const { tools } = await client.searchTools(toolkit.slug, { query: search.query, limit }, { signal });
+      // The words matched the toolkit but no tool of it: its first tools, rather than none.
+      add(toolkit.slug, tools.length > 0 ? tools : (await client.getToolkit(toolkit.slug, { limit }, { signal })).tools);
     }
   }
   return createToolset(
