@@ -70,7 +70,9 @@ describe("toStrictSchema", () => {
       first: { $ref: "#/$defs/Item" },
       rest: { type: ["array", "null"], items: { $ref: "#/$defs/Item" } },
     });
-    expect(result.$defs).toEqual({ Item: { type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false } });
+    expect(result.$defs).toEqual({
+      Item: { type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false },
+    });
     const oneOf = strict({ type: "object", properties: { v: { oneOf: [{ type: "string" }, { type: "integer" }] } }, required: ["v"] });
     expect(oneOf.properties).toEqual({ v: { anyOf: [{ type: "string" }, { type: "integer" }] } });
   });

@@ -13,7 +13,17 @@
  */
 import { z } from "zod";
 import { createToolsClient, type ToolsClient } from "../../src/client/index.js";
-import { apiKey, createToolsHandler, oauth2, defineTool, defineToolkit, issueApiKey, memoryStore, none, ToolRunError } from "../../src/index.js";
+import {
+  apiKey,
+  createToolsHandler,
+  defineTool,
+  defineToolkit,
+  issueApiKey,
+  memoryStore,
+  none,
+  oauth2,
+  ToolRunError,
+} from "../../src/index.js";
 import { type ApiServer, startApiServer } from "../client/server.js";
 
 export interface AgentServer {
@@ -54,7 +64,12 @@ export async function startAgentServer(): Promise<AgentServer> {
     input: z.object({ region: z.string() }),
     run: async (args) => {
       received.push({ tool: "WEATHER_ALERTS", args });
-      throw new ToolRunError("The alerts service answered 503.", { code: "upstream_error", retryable: true, upstreamStatus: 503, retryAfterMs: 2000 });
+      throw new ToolRunError("The alerts service answered 503.", {
+        code: "upstream_error",
+        retryable: true,
+        upstreamStatus: 503,
+        retryAfterMs: 2000,
+      });
     },
   });
   const addNote = defineTool({
@@ -87,9 +102,19 @@ export async function startAgentServer(): Promise<AgentServer> {
     name: "Mail",
     description: "Send email.",
     baseUrl: "https://mail.invalid",
-    auth: oauth2({ authorizationUrl: "https://auth.mail.invalid/authorize", tokenUrl: "https://auth.mail.invalid/token", clientId: "client-1" }),
+    auth: oauth2({
+      authorizationUrl: "https://auth.mail.invalid/authorize",
+      tokenUrl: "https://auth.mail.invalid/token",
+      clientId: "client-1",
+    }),
     tools: [
-      defineTool({ slug: "MAIL_SEND", name: "Send", description: "Sends an email.", input: z.object({ to: z.string() }), run: async () => ({ sent: true }) }),
+      defineTool({
+        slug: "MAIL_SEND",
+        name: "Send",
+        description: "Sends an email.",
+        input: z.object({ to: z.string() }),
+        run: async () => ({ sent: true }),
+      }),
     ],
   });
   const server = await startApiServer();

@@ -5,8 +5,8 @@
  * and the API key never in what the model sees.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createToolsClient } from "../../src/client/index.js";
 import { createToolset, isToolFailure, loadTools, TOOL_NAME_PATTERN } from "../../src/client/agents/index.js";
+import { createToolsClient } from "../../src/client/index.js";
 import { type AgentServer, executeRequests, startAgentServer } from "./server.js";
 
 let s: AgentServer;
@@ -96,7 +96,10 @@ describe("run", () => {
       ok: false,
       output: { code: "invalid_request", error: "The arguments are not valid JSON: send one JSON object." },
     });
-    expect(await toolset.run("WEATHER_FORECAST", "[1]")).toMatchObject({ ok: false, output: { error: "The arguments must be one JSON object." } });
+    expect(await toolset.run("WEATHER_FORECAST", "[1]")).toMatchObject({
+      ok: false,
+      output: { error: "The arguments must be one JSON object." },
+    });
     expect(await toolset.run("WEATHER_RADAR", {})).toMatchObject({
       ok: false,
       output: { code: "not_found", error: 'No tool is named "WEATHER_RADAR". The tools are: WEATHER_FORECAST, WEATHER_ALERTS.' },
@@ -166,6 +169,8 @@ describe("run", () => {
 
   it("rejects when its signal aborts, so that the framework stops", async () => {
     const toolset = await loadTools(s.client, { toolkits: ["weather"] });
-    await expect(toolset.run("WEATHER_FORECAST", { city: "Oslo" }, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
+    await expect(toolset.run("WEATHER_FORECAST", { city: "Oslo" }, { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: "AbortError",
+    });
   });
 });

@@ -43,9 +43,10 @@ export interface OpenAIChatToolMessage {
 /** An item of a response's `output`; the `function_call` ones are run, the others skipped. */
 export interface OpenAIResponseItem {
   type: string;
-  call_id?: string;
-  name?: string;
-  arguments?: string;
+  call_id?: string | null;
+  name?: string | null;
+  /** A JSON string for a `function_call`. */
+  arguments?: unknown;
 }
 
 /** The answer to a `function_call` item, to send as `input` of the next request. */
