@@ -53,6 +53,23 @@ export default defineConfig([
     target: "es2022",
   },
   {
+    // The agent tool adapters, apart from the client so that its files stay as they are. No
+    // shared chunks: each subpath is one file. The frameworks are optional peers, imported only
+    // by their own subpath; tools-proxy/client/agents imports nothing.
+    entry: {
+      "client/agents": "src/client/agents/index.ts",
+      "client/ai-sdk": "src/client/agents/ai-sdk.ts",
+      "client/langchain": "src/client/agents/langchain.ts",
+      "client/openai-agents": "src/client/agents/openai-agents.ts",
+    },
+    format: ["esm", "cjs"],
+    splitting: false,
+    external: ["ai", "@langchain/core", "@openai/agents"],
+    dts: true,
+    sourcemap: true,
+    target: "es2022",
+  },
+  {
     // Its own folder: the chunks of the commands loaded on demand (serve, keys, migrate) stay beside it.
     entry: { main: "src/cli/main.ts" },
     outDir: "dist/cli",

@@ -18,4 +18,8 @@ export const SUBPATH_SOURCES: Record<string, string> = {
   "tools-proxy/catalog": "src/catalog/index.ts",
   "tools-proxy/client": "src/client/index.ts",
   "tools-proxy/client/node": "src/client/node.ts",
+  "tools-proxy/client/agents": "src/client/agents/index.ts",
+  "tools-proxy/client/ai-sdk": "src/client/agents/ai-sdk.ts",
+  "tools-proxy/client/langchain": "src/client/agents/langchain.ts",
+  "tools-proxy/client/openai-agents": "src/client/agents/openai-agents.ts",
 };
