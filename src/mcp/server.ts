@@ -94,8 +94,20 @@ interface ToolkitTools {
   byName: Map<string, { toolkit: Toolkit; tool: Tool }>;
 }
 
-/** The tools of `toolkits` as MCP tools, in order, each under its MCP name (see `mcpToolNames`). */
+/**
+ * The tools of `toolkits` as MCP tools, in order, each under its MCP name (see `mcpToolNames`).
+ * Built once per handler and list of toolkits, and kept while the registry hands out the same
+ * toolkit objects: a `tools/call` then finds its tool without describing a thousand others.
+ */
 function toolkitTools(ctx: HandlerContext, toolkits: Toolkit[]): ToolkitTools {
+  let cache = built.get(ctx);
+  if (!cache) {
+    cache = new Map();
+    built.set(ctx, cache);
+  }
+  const key = toolkits.map((t) => t.slug).join(",");
+  const hit = cache.get(key);
+  if (hit && hit.toolkits.length === toolkits.length && hit.toolkits.every((t, i) => t === toolkits[i])) return hit.tools;
   const pairs = toolkits.flatMap((toolkit) => toolkit.tools.map((tool) => ({ toolkit, tool })));
   const { nameOf } = mcpToolNames(pairs.map((p) => p.tool.slug));
   const byName = new Map<string, { toolkit: Toolkit; tool: Tool }>();
@@ -104,8 +116,15 @@ function toolkitTools(ctx: HandlerContext, toolkits: Toolkit[]): ToolkitTools {
     byName.set(name, { toolkit, tool });
     return mcpTool(ctx, toolkit, tool, name);
   });
-  return { list, byName };
+  const tools = { list, byName };
+  // A few lists per handler: drop the oldest past that (a Map keeps insertion order).
+  if (cache.size >= MAX_CACHED_LISTS) cache.delete(cache.keys().next().value!);
+  cache.set(key, { toolkits: [...toolkits], tools });
+  return tools;
 }
+
+const MAX_CACHED_LISTS = 64;
+const built = new WeakMap<HandlerContext, Map<string, { toolkits: Toolkit[]; tools: ToolkitTools }>>();
 
 function instructions(toolkits: Toolkit[] | null): string {
   if (toolkits) {

@@ -17,6 +17,7 @@ import {
   none,
   oauth2,
   stagedFile,
+  type ToolkitRegistry,
   ToolRunError,
   type ToolsEvents,
 } from "../../src/index.js";
@@ -381,5 +382,52 @@ describe("MCP server: keys, Origin, methods and limits", () => {
       code: 429,
       message: expect.stringMatching(/rate_limited/),
     });
+  });
+});
+
+describe("a registry that changes its toolkits", () => {
+  it("tools/list and tools/call follow the registry's current toolkit, not a copy made for an earlier request", async () => {
+    let version = 1;
+    const current = () =>
+      defineToolkit({
+        slug: "live",
+        name: "Live",
+        description: "Its tools change.",
+        auth: { type: "none" },
+        tools: [
+          defineTool({
+            slug: `LIVE_V${version}`,
+            name: `Version ${version}`,
+            description: "Answers its version.",
+            inputParameters: { type: "object", properties: {} },
+            run: () => ({ version }),
+          }),
+        ],
+      });
+    const registry: ToolkitRegistry = {
+      list: () => [current()],
+      get: (slug) => (slug === "live" ? current() : null),
+      getTool: (slug) => {
+        const toolkit = current();
+        const tool = toolkit.tools.find((t) => t.slug === slug);
+        return tool ? { toolkit, tool } : null;
+      },
+    };
+    const store = memoryStore();
+    const tools = createToolsHandler({ store, secret: SECRET, publicUrl: PUBLIC_URL, toolkits: registry });
+    const { key } = await issueApiKey(store, { workspaceId: "w", agentId: "agent-1" });
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("http://tools.test/proxy/tools/mcp?toolkits=live"), {
+        fetch: (url, init) => tools(new Request(url, init)),
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
+    opened.push(client);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["LIVE_V1"]);
+    version = 2;
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["LIVE_V2"]);
+    const result = await client.callTool({ name: "LIVE_V2", arguments: {} });
+    expect(result.structuredContent).toEqual({ version: 2 });
   });
 });
