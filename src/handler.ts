@@ -1,4 +1,5 @@
 import { memoryBlobStore } from "./blob/memory.js";
+import { connectPageSettings } from "./context/connect-page.js";
 import type { HandlerContext, ToolsEvents } from "./context/context.js";
 import { createCors } from "./core/cors.js";
 import { errorResponse, ToolsError, toToolsError } from "./core/errors.js";
@@ -171,6 +172,8 @@ function resolveContext(options: ResolvedOptions): HandlerContext {
     blobStore,
     cipher: createCredentialCipher(secret),
     cursors: createCursors(createSigner(secret, "cursor")),
+    forms: createSigner(secret, "connect-form"),
+    connectPage: connectPageSettings(options.connectPage),
     basePath: options.basePath,
     publicUrl: options.publicUrl ? new URL(options.publicUrl) : null,
     allowedReturnOrigins: options.allowedReturnOrigins.map((o) => new URL(o).origin),

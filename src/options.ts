@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BLOB_STORE_METHODS, type BlobStore } from "./blob/types.js";
+import { type ConnectTextName, DEFAULT_CONNECT_TEXTS } from "./context/connect-page.js";
 import type { ToolsHooks } from "./context/context.js";
 import type { Logger } from "./core/logger.js";
 import type { LimitsHook } from "./limits/types.js";
@@ -177,6 +178,28 @@ const optionsShape = {
       origins: z.union([z.literal("*"), z.array(origin("https://app.example.com"))]),
       /** How long a browser may cache a preflight answer, in seconds. Default 600. */
       maxAgeSeconds: z.number().int().min(0).max(86_400).default(600),
+    })
+    .optional(),
+  /**
+   * The connect page a person opens from a connect link (`POST /auth` without credentials): the
+   * app's name shown on it (`appName`, default "This app"), the colour of its button and links
+   * (`accentColor`, `#rrggbb`), and any of its `texts` replaced (see docs/guide/connect-link.md).
+   */
+  connectPage: z
+    .strictObject({
+      appName: z.string().min(1).max(100).optional(),
+      accentColor: z
+        .string()
+        .regex(/^#[0-9a-fA-F]{6}$/, "must be a colour such as #1d4ed8")
+        .optional(),
+      texts: z
+        .strictObject(
+          Object.fromEntries(Object.keys(DEFAULT_CONNECT_TEXTS).map((name) => [name, z.string().min(1).max(1000).optional()])) as Record<
+            ConnectTextName,
+            z.ZodOptional<z.ZodString>
+          >,
+        )
+        .optional(),
     })
     .optional(),
 };

@@ -63,6 +63,8 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
   // Outside the exchange's try: a server without publicUrl is the operator's to fix, so it is logged.
   const callback = redirectUri(ctx);
   const secrets = JSON.parse(await ctx.cipher.decrypt(authorization.secrets, authorization.id)) as AuthorizationSecrets;
+  // A connect link's state sent here instead of to its page: it has no code verifier to use.
+  if (!secrets.codeVerifier) throw new CallbackError("This link belongs to a connect page, not to an OAuth sign-in.");
   const config = secrets.config ?? {};
   const { as, client, clientAuth, tokenOptions } = oauthClient(ctx, scheme, config);
 
