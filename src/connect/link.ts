@@ -2,7 +2,7 @@ import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import type { AgentPrincipal } from "../core/principal.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
-import { isAllowedReturnUrl } from "../oauth/start.js";
+import { isAllowedReturnUrl, redirectUri } from "../oauth/start.js";
 import type { AuthorizationRecord } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { randomBytes, randomId, sha256Hex, timingSafeEqual, toBase64Url } from "../util/encoding.js";
@@ -41,7 +41,8 @@ export function connectPageUrl(ctx: Pick<HandlerContext, "basePath" | "publicUrl
 }
 
 /**
- * Starts a connect link: stores an authorization (only the hash of its random state, single use,
+ * Starts a connect link (for an apiKey, bearer or basic scheme, or an OAuth scheme whose inputs
+ * the person gives first): stores an authorization (only the hash of its random state, single use,
  * expiring, bound to the agent, toolkit, label, return URL, mode and config) and returns the URL a
  * person opens to type the credential, in the shape `POST /auth` answers for OAuth.
  */
@@ -52,6 +53,11 @@ export async function startConnectLink(
   scheme: AuthScheme,
   request: { label?: string | undefined; returnUrl?: string | undefined; config: Record<string, string>; remoteUser?: string | undefined },
 ): Promise<{ authorizationId: string; authorizationUrl: string; expiresAt: string }> {
+  // An OAuth sign-in continued from the page must be startable once the inputs are known.
+  if (scheme.type === "oauth2") {
+    if (scheme.unconfigured) throw new ToolsError("invalid_request", scheme.unconfigured);
+    redirectUri(ctx);
+  }
   if (!ctx.publicUrl) {
     throw new ToolsError(
       "invalid_request",

@@ -88,8 +88,11 @@ ${rows.join("\n")}
 <button type="submit">${html(submit)}</button>
 </form>
 </main>`;
-  const returnOrigin = link.authorization.returnUrl ? new URL(link.authorization.returnUrl).origin : null;
-  return page(ctx, options.status ?? 200, text(ctx, "title", words), body, returnOrigin ? [returnOrigin] : []);
+  // The form's answer redirects: to the return URL, or to the provider's sign-in, whose host may
+  // hold an input ({shop}.myshopify.com). CSP's form-action applies to those redirects too.
+  const targets = link.authorization.returnUrl ? [new URL(link.authorization.returnUrl).origin] : [];
+  if (scheme.type === "oauth2") targets.push(sourceOf(scheme.authorizationUrl));
+  return page(ctx, options.status ?? 200, text(ctx, "title", words), body, targets);
 }
 
 /** A page with a title and one message: done, or a link that does not work. */
@@ -129,6 +132,17 @@ ${body}
       "x-frame-options": "DENY",
     },
   });
+}
+
+/**
+ * A CSP source for a URL template: its origin, with a placeholder leftmost label as `*`
+ * (`https://*.myshopify.com`), or only its scheme when a placeholder is elsewhere in the host.
+ */
+function sourceOf(template: string): string {
+  const [, scheme = "https", host = ""] = /^(https?):\/\/([^/?#]*)/.exec(template) ?? [];
+  if (!host.includes("{")) return `${scheme}://${host}`;
+  const wildcard = /^\{[A-Za-z0-9_]+\}(\.[^{}]+)$/.exec(host);
+  return wildcard ? `${scheme}://*${wildcard[1]}` : `${scheme}:`;
 }
 
 /** The toolkit's icon when this handler serves it (a catalog icon), else a monogram: nothing is loaded from elsewhere. */

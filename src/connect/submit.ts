@@ -2,8 +2,8 @@ import { checkConfig } from "../connections/config.js";
 import { createConnection } from "../connections/create.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
-import { type Credential, credentialProblem } from "../credentials/auth-schemes.js";
-import { isAllowedReturnUrl } from "../oauth/start.js";
+import { type Credential, credentialProblem, type OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { isAllowedReturnUrl, startAuthorization } from "../oauth/start.js";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 import { sha256Hex } from "../util/encoding.js";
 import { type ClosedLink, checkFormToken, formToken, type OpenLink, openConnectLink } from "./link.js";
@@ -79,6 +79,7 @@ async function connect(ctx: HandlerContext, link: OpenLink, fields: FormField[],
   );
   const { toolkit, scheme } = link;
   const config = checkConfig(toolkit, scheme, { ...link.config, ...typed });
+  if (scheme.type === "oauth2") return continueToProvider(ctx, link, scheme, config);
   const credential = toCredential(scheme.type, values);
   const problem = credential && credentialProblem(scheme, credential);
   if (problem) {
@@ -127,6 +128,35 @@ async function connect(ctx: HandlerContext, link: OpenLink, fields: FormField[],
     });
   }
   return messagePage(ctx, 200, text(ctx, "doneTitle", { toolkit: toolkit.name }), text(ctx, "done", { toolkit: toolkit.name }));
+}
+
+/**
+ * The inputs are known: the link is taken once and an OAuth sign-in starts with them, linked to
+ * it so that `GET /auth/{authorizationId}` of the link reports the sign-in's outcome.
+ */
+async function continueToProvider(
+  ctx: HandlerContext,
+  link: OpenLink,
+  scheme: OAuth2Scheme,
+  config: Record<string, string>,
+): Promise<Response> {
+  const authorization = await ctx.store.consumeAuthorization(await sha256Hex(link.state), new Date());
+  if (!authorization) return closedPage(ctx, "used");
+  const started = await startAuthorization(ctx, authorization, link.toolkit, scheme, {
+    label: authorization.label,
+    returnUrl: authorization.returnUrl,
+    config,
+    linkedTo: authorization.id,
+  });
+  return new Response(null, {
+    status: 303,
+    headers: {
+      location: started.authorizationUrl,
+      "cache-control": "no-store",
+      "referrer-policy": "no-referrer",
+      "x-content-type-options": "nosniff",
+    },
+  });
 }
 
 function toCredential(type: string, values: Record<string, string>): Credential | null {

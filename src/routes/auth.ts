@@ -8,7 +8,7 @@ import {
 } from "../api/auth.js";
 import { startConnectLink } from "../connect/link.js";
 import { verifyCredential } from "../connect/verify.js";
-import { checkConfig } from "../connections/config.js";
+import { checkConfig, neededInputs } from "../connections/config.js";
 import { createConnection } from "../connections/create.js";
 import { publicConnection } from "../connections/resolve.js";
 import type { HandlerContext } from "../context/context.js";
@@ -81,7 +81,8 @@ export const authRoutes = [
 /**
  * Connects a toolkit for an agent, as `POST /auth` does (and the MCP server's connect tool): an
  * OAuth toolkit gets a started authorization (`{ authorizationId, authorizationUrl, expiresAt }`),
- * an apiKey, bearer or basic toolkit without `credentials` a connect link in the same shape, and
+ * an apiKey, bearer or basic toolkit without `credentials` (or an OAuth toolkit whose inputs are
+ * missing) a connect link in the same shape, and
  * with `credentials` the connection made at once (`{ connection }`). Throws the 400 or 404 that
  * the route answers.
  */
@@ -103,6 +104,13 @@ export async function connectToolkit(
       config,
       remoteUser: body.remoteUser,
     });
+  }
+  if (scheme.type === "oauth2" && !body.credentials) {
+    const missing = neededInputs(toolkit, scheme).some(({ name }) => !given[name]);
+    if (missing) {
+      const config = checkConfig(toolkit, scheme, given, { partial: true });
+      return startConnectLink(ctx, agent, toolkit, scheme, { label: body.label, returnUrl: body.returnUrl, config });
+    }
   }
   const config = checkConfig(toolkit, scheme, given);
   if (scheme.type === "oauth2") {

@@ -254,6 +254,51 @@ describe("a connect link with connection inputs, and basic credentials", () => {
   });
 });
 
+describe("a connect link for an OAuth toolkit that needs inputs", () => {
+  it("asks for the inputs, then sends the person to the provider; the link reports the sign-in's outcome", async () => {
+    const link = await startLink({ toolkit: "shopauth", returnUrl: RETURN });
+    const page = await h.call("GET", link.authorizationUrl);
+    expect(page.text).toContain('<label for="f-input-shop">Shop name</label>');
+    expect(page.text).toContain("Continue to Shop Auth");
+    expect(page.text).not.toContain('type="password"');
+    expect(page.headers.get("content-security-policy")).toContain("form-action 'self' https://app.test https://*.shop.test;");
+
+    const sent = await submit(link.authorizationUrl, { csrf: csrfOf(page), "input.shop": "acme" });
+    expect(sent.status, sent.text).toBe(303);
+    const provider = new URL(sent.headers.get("location")!);
+    expect(provider.origin + provider.pathname).toBe("https://acme.shop.test/oauth/authorize");
+    expect(provider.searchParams.get("redirect_uri")).toBe(`${BASE}/proxy/tools/auth/callback`);
+    expect((await h.call("GET", link.authorizationUrl)).status).toBe(410);
+    expect(await status(link.authorizationId)).toEqual({ status: "pending" });
+
+    // The person refuses at the provider: the callback fails the sign-in, and the link says so.
+    const state = provider.searchParams.get("state")!;
+    const back = await h.call(
+      "GET",
+      `/auth/callback?state=${state}&error=access_denied&iss=${encodeURIComponent("https://acme.shop.test")}`,
+    );
+    expect(back.status).toBe(303);
+    expect(await status(link.authorizationId)).toEqual({
+      status: "failed",
+      error: "Access was denied at the provider, so no connection was made.",
+    });
+  });
+
+  it("starts OAuth at once when the inputs are given", async () => {
+    const res = await h.call("POST", "/auth", { key, body: { toolkit: "shopauth", config: { shop: "acme" } } });
+    expect(res.status).toBe(200);
+    expect(new URL(res.json.authorizationUrl).host).toBe("acme.shop.test");
+  });
+
+  it("refuses a connect link's state at the OAuth callback", async () => {
+    const link = await startLink({ toolkit: "keyed" });
+    const state = link.authorizationUrl.split(".").pop()!;
+    const back = await h.call("GET", `/auth/callback?state=${state}&code=x`, { headers: { accept: "text/html" } });
+    expect(back.status).toBe(400);
+    expect(await status(link.authorizationId)).toMatchObject({ status: "failed" });
+  });
+});
+
 describe("the connectPage option", () => {
   it("replaces texts and the accent colour, and refuses a wrong option with its name", async () => {
     const themed = await createHarness({

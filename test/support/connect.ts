@@ -4,7 +4,7 @@
  */
 import type { ServerResponse } from "node:http";
 import { z } from "zod";
-import { apiKey, defineTool, defineToolkit, type Toolkit } from "../../src/index.js";
+import { apiKey, defineTool, defineToolkit, oauth2, type Toolkit } from "../../src/index.js";
 import { type RecordedRequest, startServer, type TestServer } from "./upstream.js";
 
 const reply = (res: ServerResponse, status: number, value: unknown) =>
@@ -19,7 +19,10 @@ export function startKeyedUpstream(goodKey: string): Promise<TestServer> {
   });
 }
 
-/** `keyed`: an API key checked by a "who am I" request. `shopkey`: an API key and a shop input. */
+/**
+ * `keyed`: an API key checked by a "who am I" request. `shopkey`: an API key and a shop input.
+ * `shopauth`: OAuth at a host named by the shop input (`https://{shop}.shop.test`).
+ */
 export function connectToolkits(origin: string): Toolkit[] {
   return [
     defineToolkit({
@@ -52,6 +55,21 @@ export function connectToolkits(origin: string): Toolkit[] {
       baseUrl: `${origin}/t/{shop}`,
       inputs: [{ name: "shop", label: "Shop name", pattern: "^[a-z][a-z0-9-]*$", example: "acme" }],
       auth: apiKey({ in: "header", name: "X-Key" }),
+      tools: [],
+    }),
+    defineToolkit({
+      slug: "shopauth",
+      name: "Shop Auth",
+      description: "OAuth at the shop's own host.",
+      baseUrl: "https://{shop}.shop.test/api",
+      inputs: [{ name: "shop", label: "Shop name", pattern: "^[a-z][a-z0-9-]*$", example: "acme" }],
+      auth: oauth2({
+        clientId: "shop-client",
+        clientSecret: "shop-client-secret",
+        authorizationUrl: "https://{shop}.shop.test/oauth/authorize",
+        tokenUrl: "https://{shop}.shop.test/oauth/token",
+        scopes: ["read"],
+      }),
       tools: [],
     }),
   ];
