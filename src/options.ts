@@ -187,11 +187,11 @@ const optionsShape = {
    */
   connectPage: z
     .strictObject({
-      appName: z.string().min(1).max(100).optional(),
+      appName: z.string().min(1).max(100).default("This app"),
       accentColor: z
         .string()
         .regex(/^#[0-9a-fA-F]{6}$/, "must be a colour such as #1d4ed8")
-        .optional(),
+        .default("#1d4ed8"),
       texts: z
         .strictObject(
           Object.fromEntries(Object.keys(DEFAULT_CONNECT_TEXTS).map((name) => [name, z.string().min(1).max(1000).optional()])) as Record<
@@ -201,7 +201,7 @@ const optionsShape = {
         )
         .optional(),
     })
-    .optional(),
+    .prefault({}),
 };
 
 /** The options of `createToolsHandler`, with their defaults: the one definition of each. */

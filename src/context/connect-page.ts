@@ -37,13 +37,13 @@ export interface ConnectPageSettings {
   texts: Record<ConnectTextName, string>;
 }
 
-/** The settings with the defaults filled in. */
-export function connectPageSettings(
-  option: { appName?: string | undefined; accentColor?: string | undefined; texts?: Partial<Record<ConnectTextName, string>> } = {},
-): ConnectPageSettings {
-  return {
-    appName: option.appName ?? "This app",
-    accentColor: option.accentColor ?? "#1d4ed8",
-    texts: { ...DEFAULT_CONNECT_TEXTS, ...option.texts },
-  };
+/** The settings from the resolved `connectPage` option: texts it does not replace keep their defaults. */
+export function connectPageSettings(option: {
+  appName: string;
+  accentColor: string;
+  texts?: Partial<Record<ConnectTextName, string | undefined>> | undefined;
+}): ConnectPageSettings {
+  const texts = { ...DEFAULT_CONNECT_TEXTS };
+  for (const [name, value] of Object.entries(option.texts ?? {})) if (value !== undefined) texts[name as ConnectTextName] = value;
+  return { appName: option.appName, accentColor: option.accentColor, texts };
 }
