@@ -57,7 +57,14 @@ export function createAccessLog(format: LogFormat, write: (line: string) => void
   };
 }
 
-/** The request target without its query string or fragment, with anything but visible ASCII percent-encoded. */
+/**
+ * The request target without its query string or fragment, with anything but visible ASCII
+ * percent-encoded, and a connect page's secret part left out (`/connect/auth_x.***`): the link
+ * works for whoever holds it.
+ */
 function pathOf(target: string): string {
-  return target.replace(/[?#].*$/s, "").replace(/[^\x21-\x7e]/g, (char) => encodeURIComponent(char));
+  return target
+    .replace(/[?#].*$/s, "")
+    .replace(/(\/connect\/auth_[A-Za-z0-9_-]+\.)[^/]*/g, "$1***")
+    .replace(/[^\x21-\x7e]/g, (char) => encodeURIComponent(char));
 }

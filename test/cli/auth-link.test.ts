@@ -44,6 +44,10 @@ describe.skipIf(missingBuild)(missingBuild ? `auth --link (skipped: ${missingBui
     expect(result.status, result.stderr).toBe(0);
     const finished = JSON.parse(result.stdout.trim().split("\n")[1]!);
     expect(finished).toEqual({ status: "connected", connectionId: expect.stringMatching(/^conn_/) });
+    // The access log names the page without the link's secret part.
+    const secret = new URL(started.authorizationUrl).pathname.split(".").pop()!;
+    expect(serve.stderr()).toContain(`POST /proxy/tools/connect/${started.authorizationId}.*** 200`);
+    expect(serve.stderr()).not.toContain(secret);
     const { connections } = await (await callApi(serve.api, serve.key!, "/connections")).json();
     expect(connections).toEqual(expect.arrayContaining([expect.objectContaining({ id: finished.connectionId, toolkit: "demo" })]));
   });
