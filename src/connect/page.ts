@@ -165,6 +165,7 @@ main{max-width:30rem;margin:0 auto;padding:2rem 1rem 3rem}
 header{display:flex;align-items:center;gap:.75rem}
 h1{font-size:1.5rem;line-height:1.25;margin:0}
 .icon{width:48px;height:48px;flex:none;border-radius:10px}
+img.icon{background:#fff;padding:4px;border:1px solid var(--line)}
 .monogram{display:inline-flex;align-items:center;justify-content:center;background:var(--accent);color:#fff;font-weight:700;font-size:1.5rem}
 .scheme{color:var(--muted);margin:.75rem 0 0}
 a{color:var(--link)}
