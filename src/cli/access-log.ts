@@ -10,6 +10,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { loggablePath } from "../core/http.js";
 import type { LimitsHook } from "../limits/types.js";
 
 export type LogFormat = "text" | "json";
@@ -63,8 +64,5 @@ export function createAccessLog(format: LogFormat, write: (line: string) => void
  * works for whoever holds it.
  */
 function pathOf(target: string): string {
-  return target
-    .replace(/[?#].*$/s, "")
-    .replace(/(\/connect\/auth_[A-Za-z0-9_-]+\.)[^/]*/g, "$1***")
-    .replace(/[^\x21-\x7e]/g, (char) => encodeURIComponent(char));
+  return loggablePath(target.replace(/[?#].*$/s, "")).replace(/[^\x21-\x7e]/g, (char) => encodeURIComponent(char));
 }
