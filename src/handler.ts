@@ -1,8 +1,9 @@
 import { memoryBlobStore } from "./blob/memory.js";
+import { connectPageSettings } from "./context/connect-page.js";
 import type { HandlerContext, ToolsEvents } from "./context/context.js";
 import { createCors } from "./core/cors.js";
 import { errorResponse, ToolsError, toToolsError } from "./core/errors.js";
-import { cut } from "./core/http.js";
+import { cut, loggablePath } from "./core/http.js";
 import { createSafeLogger, type SafeLogger } from "./core/logger.js";
 import { authenticate } from "./credentials/api-keys.js";
 import { createCredentialCipher } from "./credentials/cipher.js";
@@ -146,11 +147,11 @@ function failure(error: unknown, request: Request, logger: SafeLogger): Response
   const toolsError = toToolsError(error);
   if (request.signal.aborted) {
     // Nobody reads this answer: a client that went away is not a server fault.
-    logger.log("debug", "request aborted by the client", { method: request.method, path: new URL(request.url).pathname });
+    logger.log("debug", "request aborted by the client", { method: request.method, path: loggablePath(new URL(request.url).pathname) });
   } else if (toolsError.code === "internal" || toolsError.code === "unavailable") {
     // An unavailable dependency is expected to pass; a bug is not.
     const level = toolsError.code === "internal" ? "error" : "warn";
-    logger.log(level, "request failed", { method: request.method, path: new URL(request.url).pathname, error });
+    logger.log(level, "request failed", { method: request.method, path: loggablePath(new URL(request.url).pathname), error });
   }
   return errorResponse(toolsError);
 }
@@ -171,6 +172,8 @@ function resolveContext(options: ResolvedOptions): HandlerContext {
     blobStore,
     cipher: createCredentialCipher(secret),
     cursors: createCursors(createSigner(secret, "cursor")),
+    forms: createSigner(secret, "connect-form"),
+    connectPage: connectPageSettings(options.connectPage),
     basePath: options.basePath,
     publicUrl: options.publicUrl ? new URL(options.publicUrl) : null,
     allowedReturnOrigins: options.allowedReturnOrigins.map((o) => new URL(o).origin),

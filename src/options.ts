@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BLOB_STORE_METHODS, type BlobStore } from "./blob/types.js";
+import { type ConnectTextName, DEFAULT_CONNECT_TEXTS } from "./context/connect-page.js";
 import type { ToolsHooks } from "./context/context.js";
 import type { Logger } from "./core/logger.js";
 import type { LimitsHook } from "./limits/types.js";
@@ -179,6 +180,28 @@ const optionsShape = {
       maxAgeSeconds: z.number().int().min(0).max(86_400).default(600),
     })
     .optional(),
+  /**
+   * The connect page a person opens from a connect link (`POST /auth` without credentials): the
+   * app's name shown on it (`appName`, default "This app"), the colour of its button and links
+   * (`accentColor`, `#rrggbb`), and any of its `texts` replaced (see docs/guide/connect-link.md).
+   */
+  connectPage: z
+    .strictObject({
+      appName: z.string().min(1).max(100).default("This app"),
+      accentColor: z
+        .string()
+        .regex(/^#[0-9a-fA-F]{6}$/, "must be a colour such as #1d4ed8")
+        .default("#1d4ed8"),
+      texts: z
+        .strictObject(
+          Object.fromEntries(Object.keys(DEFAULT_CONNECT_TEXTS).map((name) => [name, z.string().min(1).max(1000).optional()])) as Record<
+            ConnectTextName,
+            z.ZodOptional<z.ZodString>
+          >,
+        )
+        .optional(),
+    })
+    .prefault({}),
 };
 
 /** The options of `createToolsHandler`, with their defaults: the one definition of each. */

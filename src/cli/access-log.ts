@@ -10,6 +10,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { loggablePath } from "../core/http.js";
 import type { LimitsHook } from "../limits/types.js";
 
 export type LogFormat = "text" | "json";
@@ -57,7 +58,11 @@ export function createAccessLog(format: LogFormat, write: (line: string) => void
   };
 }
 
-/** The request target without its query string or fragment, with anything but visible ASCII percent-encoded. */
+/**
+ * The request target without its query string or fragment, with anything but visible ASCII
+ * percent-encoded, and a connect page's secret part left out (`/connect/auth_x.***`): the link
+ * works for whoever holds it.
+ */
 function pathOf(target: string): string {
-  return target.replace(/[?#].*$/s, "").replace(/[^\x21-\x7e]/g, (char) => encodeURIComponent(char));
+  return loggablePath(target.replace(/[?#].*$/s, "")).replace(/[^\x21-\x7e]/g, (char) => encodeURIComponent(char));
 }

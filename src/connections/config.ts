@@ -29,21 +29,37 @@ function placeholders(toolkit: Toolkit, scheme: AuthScheme): Set<string> {
 }
 
 /**
+ * The inputs a connection with this scheme needs from the caller, in the toolkit's order: its
+ * declared inputs, then URL placeholders, without those the provider fills itself.
+ */
+export function neededInputs(toolkit: Toolkit, scheme: AuthScheme): Array<{ name: string; input: ConnectionInput | undefined }> {
+  const provided = providedNames(scheme);
+  const inputs = new Map<string, ConnectionInput>(toolkit.inputs.map((input) => [input.name, input]));
+  const names = new Set([...inputs.keys(), ...placeholders(toolkit, scheme)].filter((name) => !provided.has(name)));
+  return [...names].map((name) => ({ name, input: inputs.get(name) }));
+}
+
+/**
  * Checks the config a caller sends with `POST /auth` against what the toolkit needs with this
  * scheme: every declared input and every URL placeholder the provider does not fill itself, each
  * one DNS label matching its input's pattern, and nothing else. Errors name the input and its rule.
+ * `partial` lets inputs be missing (a connect page asks for them), but not wrong or unknown.
  */
-export function checkConfig(toolkit: Toolkit, scheme: AuthScheme, config: Record<string, string>): Record<string, string> {
-  const provided = providedNames(scheme);
-  const inputs = new Map<string, ConnectionInput>(toolkit.inputs.map((input) => [input.name, input]));
+export function checkConfig(
+  toolkit: Toolkit,
+  scheme: AuthScheme,
+  config: Record<string, string>,
+  options: { partial?: boolean } = {},
+): Record<string, string> {
   // An input the provider fills itself with this scheme (Mailchimp's data centre, read by its
   // OAuth lookup) is not asked for; with another scheme (an API key) it is.
-  const needed = new Set([...inputs.keys(), ...placeholders(toolkit, scheme)].filter((name) => !provided.has(name)));
-  for (const name of needed) {
+  const wanted = neededInputs(toolkit, scheme);
+  const needed = new Set(wanted.map((w) => w.name));
+  for (const { name, input } of wanted) {
     const value = config[name];
-    const input = inputs.get(name);
     const rule = describeRule(input);
     if (value === undefined || value === "") {
+      if (options.partial) continue;
       const what = input ? `${input.label} (${rule})` : rule;
       throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" needs "config": { "${name}": "..." }: ${what}.`);
     }
@@ -64,7 +80,8 @@ export function checkConfig(toolkit: Toolkit, scheme: AuthScheme, config: Record
   return config;
 }
 
-function describeRule(input: ConnectionInput | undefined): string {
+/** The rule an input's value follows, in words, e.g. for a page's hint. */
+export function describeRule(input: ConnectionInput | undefined): string {
   const label = "one DNS label: letters, digits and -, at most 63 characters";
   const pattern = input?.pattern ? `, matching ${input.pattern}` : "";
   const example = input?.example ? `, e.g. "${input.example}"` : "";

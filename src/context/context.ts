@@ -3,11 +3,13 @@ import type { SafeLogger } from "../core/logger.js";
 import type { Credential } from "../credentials/auth-schemes.js";
 import type { CredentialCipher } from "../credentials/cipher.js";
 import type { Cursors } from "../credentials/cursors.js";
+import type { Signer } from "../credentials/signer.js";
 import type { LimitsHook } from "../limits/types.js";
 import type { RetryPolicy } from "../outbound/retry.js";
 import type { LeaseStore } from "../store/leases.js";
 import type { ConnectionRecord, Principal, ToolsStore } from "../store/types.js";
 import type { ToolkitRegistry } from "../toolkits/registry.js";
+import type { ConnectPageSettings } from "./connect-page.js";
 
 /** Names of the events a handler reports through `hooks`. */
 export interface ToolsEvents {
@@ -61,6 +63,10 @@ export interface HandlerContext {
   cipher: CredentialCipher;
   /** Signs and checks the page cursors of list routes. */
   cursors: Cursors;
+  /** Signs and checks the connect page's anti-forgery field. */
+  forms: Signer;
+  /** The connect page's name, colour and texts (the `connectPage` option). */
+  connectPage: ConnectPageSettings;
   basePath: string;
   publicUrl: URL | null;
   allowedReturnOrigins: string[];

@@ -126,3 +126,11 @@ async function readText(request: Request, decoder: TextDecoder, maxBytes: number
     throw new ToolsError("invalid_request", `The request body is not valid ${decoder.encoding} text; send it as UTF-8 JSON.`);
   }
 }
+
+/**
+ * A request path as logs may show it: a connect page's secret part is left out
+ * (`/connect/auth_x.***`), since the link works for whoever holds it.
+ */
+export function loggablePath(path: string): string {
+  return path.replace(/(\/connect\/auth_[A-Za-z0-9_-]+\.)[^/]*/g, "$1***");
+}

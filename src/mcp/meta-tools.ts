@@ -153,9 +153,9 @@ export const META_TOOLS: MetaTool<z.ZodType>[] = [
     name: "connect_toolkit",
     title: "Connect a toolkit",
     description:
-      "Connects a toolkit for this agent. For an OAuth toolkit it answers an authorizationUrl: give it to the user, who opens it, " +
-      "signs in and approves; then list_connections shows the connection. For an API-key, token or password toolkit, pass " +
-      "credentials only when the user gave them to you for this purpose.",
+      "Connects a toolkit for this agent. Without credentials it answers an authorizationUrl: give it to the user, who opens it " +
+      "and signs in (OAuth) or types the key on the page, so you never see it; then list_connections shows the connection. " +
+      "Pass credentials only when the user gave them to you for this purpose.",
     input: AuthBodySchema.pick({ toolkit: true, label: true, mode: true, config: true, credentials: true }),
     readOnly: false,
     additive: true,
@@ -164,7 +164,7 @@ export const META_TOOLS: MetaTool<z.ZodType>[] = [
       const connected = await connectToolkit(ctx, agent, body);
       if ("connection" in connected) return connected;
       const text =
-        `Ask the user to open this URL in a browser, sign in and approve access (it works once, until ${connected.expiresAt}): ` +
+        `Ask the user to open this URL in a browser and connect there: sign in and approve, or type the key on the page (it works once, until ${connected.expiresAt}): ` +
         `${connected.authorizationUrl}\nThen check with list_connections.`;
       return { content: [{ type: "text", text }], structuredContent: connected };
     },

@@ -48,11 +48,11 @@ export function fromRefusal(error: ToolsError): McpCallResult {
 }
 
 /**
- * The tool error of a call that needs a connection the agent lacks. For an OAuth toolkit an
- * authorization is started for the agent, as `POST /auth` does, and its URL is in the text with
- * what to tell the user; for a toolkit whose credential a person types, the text says how to
- * connect it. When the authorization cannot start (no publicUrl, an unconfigured provider), its
- * reason is given instead.
+ * The tool error of a call that needs a connection the agent lacks. An authorization is started
+ * for the agent, as `POST /auth` without credentials does: an OAuth sign-in, or a connect link
+ * whose page asks the person for the key. Its URL is in the text with what to tell the user. When
+ * it cannot start (no publicUrl, an unconfigured provider), the reason is given instead, and for
+ * a credential a person types, the command that connects it.
  */
 export async function connectionNeeded(
   ctx: HandlerContext,
@@ -62,18 +62,22 @@ export async function connectionNeeded(
 ): Promise<McpCallResult> {
   const lines = [refusal.message];
   let authorizationUrl: string | undefined;
-  if (toolkit.auth.type === "oauth2") {
-    try {
-      const started = await connectToolkit(ctx, agent, { toolkit: toolkit.slug });
-      if ("authorizationUrl" in started) authorizationUrl = started.authorizationUrl;
-    } catch (error) {
-      lines.push(`Connecting ${toolkit.name} could not start: ${(error as Error).message}`);
+  let minutes = 10;
+  try {
+    const started = await connectToolkit(ctx, agent, { toolkit: toolkit.slug });
+    if ("authorizationUrl" in started) {
+      authorizationUrl = started.authorizationUrl;
+      minutes = Math.round((Date.parse(started.expiresAt) - Date.now()) / 60_000);
     }
+  } catch (error) {
+    if (toolkit.auth.type === "oauth2") lines.push(`Connecting ${toolkit.name} could not start: ${(error as Error).message}`);
   }
+  const oauth = authorizationUrl !== undefined && !new URL(authorizationUrl).pathname.startsWith(`${ctx.basePath}/connect/`);
   if (authorizationUrl) {
+    const act = oauth ? "sign in and approve" : `enter the ${toolkit.name} credential there`;
     lines.push(
-      `To connect ${toolkit.name}, the user opens this URL in a browser and approves access (it works once, for 10 minutes): ${authorizationUrl}`,
-      `Tell the user: "I need access to ${toolkit.name} to do this. Please open this link, sign in and approve, then tell me when you are done: ${authorizationUrl}". ` +
+      `To connect ${toolkit.name}, the user opens this URL in a browser and ${oauth ? "approves access" : "enters the credential"} (it works once, for ${minutes} minutes): ${authorizationUrl}`,
+      `Tell the user: "I need access to ${toolkit.name} to do this. Please open this link, ${act}, then tell me when you are done: ${authorizationUrl}". ` +
         "Then call the tool again.",
     );
   } else if (toolkit.auth.type !== "oauth2") {

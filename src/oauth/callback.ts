@@ -3,7 +3,7 @@ import { createConnection } from "../connections/create.js";
 import type { HandlerContext } from "../context/context.js";
 import { errorResponse, ToolsError } from "../core/errors.js";
 import { type Credential, credentialSecrets, type OAuth2Scheme } from "../credentials/auth-schemes.js";
-import type { AuthorizationRecord, ConnectionRecord } from "../store/types.js";
+import type { AuthorizationPatch, AuthorizationRecord, ConnectionRecord } from "../store/types.js";
 import { oauthMode, type Toolkit } from "../toolkits/define.js";
 import { sha256Hex } from "../util/encoding.js";
 import { oauthClient } from "./client.js";
@@ -31,29 +31,45 @@ export async function completeAuthorization(ctx: HandlerContext, request: Reques
     return wantsHtml(request) ? resultPage(400, "Connection failed", message) : errorResponse(new ToolsError("invalid_request", message));
   }
 
+  // A sign-in continued from a connect page reports to the link's authorization as well.
+  const linked = await linkedAuthorization(ctx, authorization);
+  const report = async (patch: AuthorizationPatch) => {
+    await ctx.store.updateAuthorization(authorization.id, patch);
+    if (linked) await ctx.store.updateAuthorization(linked, patch);
+  };
   let connection: ConnectionRecord;
   try {
     connection = await exchange(ctx, authorization, url);
   } catch (error) {
     const message = error instanceof CallbackError ? error.message : "The connection could not be completed. Start it again.";
     if (!(error instanceof CallbackError)) ctx.logger.log("error", "OAuth callback failed", { toolkit: authorization.toolkit, error });
-    await ctx.store.updateAuthorization(authorization.id, { status: "failed", error: message });
+    await report({ status: "failed", error: message });
     ctx.emit("auth.failed", {
-      authorizationId: authorization.id,
+      authorizationId: linked ?? authorization.id,
       toolkit: authorization.toolkit,
       agentId: authorization.agentId,
       error: message,
     });
     return finish(ctx, request, authorization, { status: "failed", error: message });
   }
-  await ctx.store.updateAuthorization(authorization.id, { status: "connected", connectionId: connection.id });
+  await report({ status: "connected", connectionId: connection.id });
   ctx.emit("auth.completed", {
-    authorizationId: authorization.id,
+    authorizationId: linked ?? authorization.id,
     toolkit: connection.toolkit,
     agentId: connection.agentId,
     connectionId: connection.id,
   });
   return finish(ctx, request, authorization, { status: "connected", connectionId: connection.id });
+}
+
+/** The connect link's authorization this one continues, if any. */
+async function linkedAuthorization(ctx: HandlerContext, authorization: AuthorizationRecord): Promise<string | undefined> {
+  try {
+    const secrets = JSON.parse(await ctx.cipher.decrypt(authorization.secrets, authorization.id)) as AuthorizationSecrets;
+    return secrets.linkedTo;
+  } catch {
+    return undefined; // the exchange reports an unreadable record
+  }
 }
 
 async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord, url: URL): Promise<ConnectionRecord> {
@@ -63,6 +79,8 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
   // Outside the exchange's try: a server without publicUrl is the operator's to fix, so it is logged.
   const callback = redirectUri(ctx);
   const secrets = JSON.parse(await ctx.cipher.decrypt(authorization.secrets, authorization.id)) as AuthorizationSecrets;
+  // A connect link's state sent here instead of to its page: it has no code verifier to use.
+  if (!secrets.codeVerifier) throw new CallbackError("This link belongs to a connect page, not to an OAuth sign-in.");
   const config = secrets.config ?? {};
   const { as, client, clientAuth, tokenOptions } = oauthClient(ctx, scheme, config);
 

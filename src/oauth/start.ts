@@ -16,6 +16,11 @@ export interface AuthorizationSecrets {
   nonce?: string;
   /** The connection's config (a shop, a tenant), which the callback needs for the token URL. */
   config?: Record<string, string>;
+  /**
+   * The connect link this sign-in continues (its page asked for the inputs): the callback reports
+   * its outcome on that authorization too, the one the agent waits on.
+   */
+  linkedTo?: string;
 }
 
 /** The exact redirect_uri: `publicUrl`'s origin, then basePath, then `/auth/callback`. */
@@ -44,10 +49,10 @@ export function isAllowedReturnUrl(ctx: HandlerContext, returnUrl: string): bool
  */
 export async function startAuthorization(
   ctx: HandlerContext,
-  agent: AgentPrincipal,
+  agent: Pick<AgentPrincipal, "workspaceId" | "agentId">,
   toolkit: Toolkit,
   scheme: OAuth2Scheme,
-  request: { label?: string; returnUrl?: string; config?: Record<string, string> },
+  request: { label?: string | null; returnUrl?: string | null; config?: Record<string, string>; linkedTo?: string },
 ): Promise<{ authorizationId: string; authorizationUrl: string; expiresAt: string }> {
   if (scheme.unconfigured) throw new ToolsError("invalid_request", scheme.unconfigured);
   const callback = redirectUri(ctx);
@@ -59,6 +64,7 @@ export async function startAuthorization(
   const secrets: AuthorizationSecrets = {
     codeVerifier: oauth.generateRandomCodeVerifier(),
     ...(Object.keys(config).length ? { config } : {}),
+    ...(request.linkedTo ? { linkedTo: request.linkedTo } : {}),
   };
   if (scheme.scopes.includes("openid")) secrets.nonce = oauth.generateRandomNonce();
   const id = randomId("auth_");

@@ -6,17 +6,18 @@ import {
   ConnectionCreatedSchema,
   type CredentialsSchema,
 } from "../api/auth.js";
-import { checkConfig } from "../connections/config.js";
+import { startConnectLink } from "../connect/link.js";
+import { verifyCredential } from "../connect/verify.js";
+import { checkConfig, neededInputs } from "../connections/config.js";
 import { createConnection } from "../connections/create.js";
 import { publicConnection } from "../connections/resolve.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
 import { type AgentPrincipal, requireAgent } from "../core/principal.js";
-import { type AuthScheme, type Credential, credentialProblem, credentialSecrets } from "../credentials/auth-schemes.js";
+import { type AuthScheme, type Credential, credentialProblem } from "../credentials/auth-schemes.js";
 import { completeAuthorization } from "../oauth/callback.js";
 import { startAuthorization } from "../oauth/start.js";
-import { runLookups } from "../oauth/values.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { requireToolkit } from "../toolkits/registry.js";
 import { defineRoute } from "./route.js";
@@ -26,11 +27,13 @@ export const authRoutes = [
   defineRoute({
     method: "POST",
     path: "/auth",
-    summary: "Connect a toolkit: start OAuth, or for apiKey, bearer and basic toolkits connect at once with credentials.",
+    summary:
+      "Connect a toolkit: start OAuth, make a connect link a person opens to type the credential, or for apiKey, bearer and basic toolkits connect at once with credentials.",
     body: AuthBodySchema,
     responses: {
       200: {
-        description: "OAuth started: open authorizationUrl in a browser, then wait on GET /auth/{authorizationId}.",
+        description:
+          "OAuth started, or a connect link made (no credentials sent): open authorizationUrl in a browser, then wait on GET /auth/{authorizationId}.",
         schema: AuthorizationStartedSchema,
       },
       201: { description: "The connection, created at once.", schema: ConnectionCreatedSchema },
@@ -78,8 +81,10 @@ export const authRoutes = [
 /**
  * Connects a toolkit for an agent, as `POST /auth` does (and the MCP server's connect tool): an
  * OAuth toolkit gets a started authorization (`{ authorizationId, authorizationUrl, expiresAt }`),
- * any other the connection made at once from `credentials` (`{ connection }`). Throws the 400 or
- * 404 that the route answers.
+ * an apiKey, bearer or basic toolkit without `credentials` (or an OAuth toolkit whose inputs are
+ * missing) a connect link in the same shape, and
+ * with `credentials` the connection made at once (`{ connection }`). Throws the 400 or 404 that
+ * the route answers.
  */
 export async function connectToolkit(
   ctx: HandlerContext,
@@ -88,7 +93,26 @@ export async function connectToolkit(
 ): Promise<z.output<typeof AuthorizationStartedSchema> | z.output<typeof ConnectionCreatedSchema>> {
   const toolkit = await requireToolkit(ctx.registry, body.toolkit, ctx.basePath);
   const scheme = chooseMode(toolkit, body.mode, body.credentials !== undefined);
-  const config = checkConfig(toolkit, scheme, body.config ?? body.params ?? {});
+  const given = body.config ?? body.params ?? {};
+  // A credential a person types, without credentials in the request: a connect link, where the
+  // person also gives any inputs still missing.
+  if (!body.credentials && (scheme.type === "apiKey" || scheme.type === "bearer" || scheme.type === "basic")) {
+    const config = checkConfig(toolkit, scheme, given, { partial: true });
+    return startConnectLink(ctx, agent, toolkit, scheme, {
+      label: body.label,
+      returnUrl: body.returnUrl,
+      config,
+      remoteUser: body.remoteUser,
+    });
+  }
+  if (scheme.type === "oauth2" && !body.credentials) {
+    const missing = neededInputs(toolkit, scheme).some(({ name }) => !given[name]);
+    if (missing) {
+      const config = checkConfig(toolkit, scheme, given, { partial: true });
+      return startConnectLink(ctx, agent, toolkit, scheme, { label: body.label, returnUrl: body.returnUrl, config });
+    }
+  }
+  const config = checkConfig(toolkit, scheme, given);
   if (scheme.type === "oauth2") {
     if (body.credentials)
       throw new ToolsError(
@@ -147,37 +171,4 @@ function chooseMode(toolkit: Toolkit, mode: string | undefined, withCredentials:
   }
   if (withCredentials) return toolkit.authModes.find((m) => m.type !== "oauth2") ?? toolkit.auth;
   return toolkit.auth;
-}
-
-/**
- * Asks the provider who the credential belongs to, when the scheme declares a "who am I"
- * request: a refusal (401, 403) is a 400 before anything is stored; a provider that cannot be
- * reached or answers oddly is a 503, so the caller can retry.
- */
-async function verifyCredential(
-  ctx: HandlerContext,
-  toolkit: Toolkit,
-  scheme: AuthScheme,
-  credential: Credential,
-  config: Record<string, string>,
-): Promise<{ remoteUser?: string; config: Record<string, string> }> {
-  if (scheme.type === "none" || scheme.type === "oauth2" || !scheme.identify) return { config: {} };
-  try {
-    const account = await runLookups(ctx, toolkit, scheme, credential, scheme.identify, config);
-    if (account.refused) {
-      throw new ToolsError("invalid_request", `${toolkit.name} refused these credentials (401 or 403). Check them and send them again.`);
-    }
-    return account;
-  } catch (error) {
-    if (error instanceof ToolsError) throw error;
-    ctx.logger.log(
-      "warn",
-      "could not verify a credential with its provider",
-      { toolkit: toolkit.slug, error },
-      credentialSecrets(credential),
-    );
-    throw new ToolsError("unavailable", `${toolkit.name} could not be asked whether these credentials work; try again shortly.`, {
-      retryAfter: 5,
-    });
-  }
 }

@@ -1,5 +1,6 @@
 import { authRoutes } from "./auth.js";
 import { catalogRoutes } from "./catalog.js";
+import { connectRoutes } from "./connect.js";
 import { connectionRoutes } from "./connections.js";
 import { executeRoutes } from "./execute.js";
 import { fileRoutes } from "./files.js";
@@ -14,6 +15,15 @@ import type { Route } from "./route.js";
  * from the handler's settings (its basePath, whether it has limits) on first request.
  */
 export function createRoutes(): Route[] {
-  const api = [...catalogRoutes, ...authRoutes, ...connectionRoutes, ...executeRoutes, ...proxyRoutes, ...fileRoutes, ...iconRoutes];
+  const api = [
+    ...catalogRoutes,
+    ...authRoutes,
+    ...connectionRoutes,
+    ...executeRoutes,
+    ...proxyRoutes,
+    ...fileRoutes,
+    ...iconRoutes,
+    ...connectRoutes,
+  ];
   return [...api, openApiRoute(api)];
 }

@@ -130,12 +130,12 @@ describe("run", () => {
     expect(auths()).toBe(before + 1);
   });
 
-  it("says how to connect a toolkit whose credential the user types (no link to give)", async () => {
+  it("gives a connect link for a toolkit whose credential the user types, whose page asks for the key", async () => {
     const toolset = await loadTools(s.client, { toolkits: ["notes"] });
     const failure = (await toolset.run("NOTES_ADD", { text: "hello" })).output as Record<string, unknown>;
     expect(failure).toMatchObject({ successful: false, code: "connection_required", retryable: false });
-    expect(failure.connectUrl).toBeUndefined();
-    expect(failure.hint).toBe('Ask the user to connect "notes" (for example with `npx tools-proxy auth notes`), then call the tool again.');
+    expect(failure.connectUrl).toMatch(/\/proxy\/tools\/connect\/auth_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+    expect(failure.hint).toBe(`Ask the user to open ${failure.connectUrl} to connect "notes", then call the tool again.`);
     expect(s.received.some((r) => r.tool === "NOTES_ADD")).toBe(false);
   });
 

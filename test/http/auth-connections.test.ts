@@ -62,7 +62,13 @@ describe("POST /auth with credentials", () => {
   });
 
   it("refuses missing or wrongly shaped credentials with 400", async () => {
-    expectError(await auth({ toolkit: "acme" }), 400, "invalid_request", /"credentials": \{ "apiKey": "\.\.\." \}/);
+    // Without credentials it would be a connect link, which needs publicUrl (test/connect/flow.test.ts).
+    expectError(
+      await auth({ toolkit: "acme" }),
+      400,
+      "invalid_request",
+      /publicUrl is not configured\. Send the credentials in the request/,
+    );
     expectError(await auth({ toolkit: "acme", credentials: { token: CREDENTIALS.bearerToken } }), 400, "invalid_request", /apiKey/);
     expectError(await auth({ toolkit: "notes", credentials: { apiKey: CREDENTIALS.headerKey } }), 400, "invalid_request", /"token"/);
     expectError(

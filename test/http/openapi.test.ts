@@ -30,6 +30,7 @@ const ROUTES: Record<string, string[]> = {
   "/proxy/tools/upload": ["post"],
   "/proxy/tools/files/{stagingKey}": ["get"],
   "/proxy/tools/icons/{slug}.svg": ["get"],
+  "/proxy/tools/connect/{token}": ["get", "post"],
   "/proxy/tools/openapi.json": ["get"],
 };
 
@@ -61,11 +62,17 @@ describe("GET /openapi.json", () => {
     for (const [path, methods] of Object.entries(ROUTES)) expect(Object.keys(doc.paths[path]), path).toEqual(methods);
   });
 
-  it("marks only the callback, the icons and the document itself as public", () => {
+  it("marks only the callback, the connect page, the icons and the document itself as public", () => {
     const open = Object.entries(ROUTES).flatMap(([path, methods]) =>
       methods.filter((m) => doc.paths[path][m].security?.length === 0).map((m) => `${m} ${path}`),
     );
-    expect(open.sort()).toEqual(["get /proxy/tools/auth/callback", "get /proxy/tools/icons/{slug}.svg", "get /proxy/tools/openapi.json"]);
+    expect(open.sort()).toEqual([
+      "get /proxy/tools/auth/callback",
+      "get /proxy/tools/connect/{token}",
+      "get /proxy/tools/icons/{slug}.svg",
+      "get /proxy/tools/openapi.json",
+      "post /proxy/tools/connect/{token}",
+    ]);
   });
 
   it("resolves every $ref to an existing component", () => {

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
+  apiKey,
   createToolsHandler,
   defineTool,
   defineToolkit,
@@ -96,6 +97,15 @@ const notes = defineToolkit({
   tools: [defineTool({ slug: "NOTES_LIST", name: "List notes", description: "Lists notes.", input: z.object({}), run: () => [] })],
 });
 
+const keyed = defineToolkit({
+  slug: "keyed",
+  name: "Keyed",
+  description: "An API-key toolkit.",
+  baseUrl: "https://keyed.test/api",
+  auth: apiKey({ in: "header", name: "X-Key" }),
+  tools: [defineTool({ slug: "KEYED_LIST", name: "List", description: "Lists.", input: z.object({}), run: () => [] })],
+});
+
 const opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((c) => c.close()));
@@ -108,7 +118,7 @@ async function setup(options: { limits?: LimitsHook } = {}) {
     store,
     secret: SECRET,
     publicUrl: PUBLIC_URL,
-    toolkits: [many, misc, notes],
+    toolkits: [many, misc, notes, keyed],
     limits: options.limits,
     hooks: { "tool.executed": (event) => void events.push(event) },
   });
@@ -233,6 +243,26 @@ describe("MCP server, default mode", () => {
     expect(state).toBeTruthy();
     const pending = await store.listConnections({ workspaceId: "w", agentId: "agent-1" });
     expect(pending).toEqual([]);
+  });
+
+  it("answers a call to an API-key toolkit without a connection with a connect link, and connect_toolkit makes one too", async () => {
+    const { connect, store, tools } = await setup();
+    const client = await connect();
+    const result = await client.callTool({ name: "execute_tool", arguments: { tool: "KEYED_LIST" } });
+    expect(result.isError).toBe(true);
+    const text = (result.content as Array<{ text: string }>)[0]!.text;
+    const url = /(https:\/\/app\.test\/proxy\/tools\/connect\/[A-Za-z0-9_.-]+)/.exec(text)?.[1];
+    expect(url, text).toBeDefined();
+    expect(text).toContain("(it works once, for 30 minutes)");
+    expect(result.structuredContent).toMatchObject({ code: "connection_required", authorizationUrl: url });
+    const page = await tools(new Request(url!));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("<h1>Connect Keyed</h1>");
+
+    const started = await client.callTool({ name: "connect_toolkit", arguments: { toolkit: "keyed" } });
+    const { authorizationUrl, authorizationId } = started.structuredContent as { authorizationUrl: string; authorizationId: string };
+    expect(authorizationUrl).toMatch(/^https:\/\/app\.test\/proxy\/tools\/connect\/auth_/);
+    expect(await store.getAuthorization(authorizationId)).toMatchObject({ agentId: "agent-1", toolkit: "keyed", status: "pending" });
   });
 
   it("refuses an unknown tool name with the JSON-RPC error -32602", async () => {

@@ -2,7 +2,8 @@
  * `auth <toolkit>`: connects a toolkit. API-key, bearer and basic toolkits connect at once from
  * the credential (an option, stdin, or a prompt that hides it); OAuth toolkits print the
  * authorization URL (and open it with --open), then wait with a spinner until the connection is
- * made, failed or expired. `auth status <id>` checks (or waits for) an authorization.
+ * made, failed or expired. With --link any toolkit does the same with a connect link, whose page
+ * asks the person for the credential. `auth status <id>` checks (or waits for) an authorization.
  */
 import type { Command } from "commander";
 import type { ToolsClient } from "../../client/client.js";
@@ -23,6 +24,7 @@ interface StartOptions {
   username?: string;
   password?: string;
   open?: boolean;
+  link?: boolean;
   wait: boolean;
   interval?: string;
   json?: boolean;
@@ -43,16 +45,20 @@ export function registerAuth(program: Command): void {
     .option("--token <token>", "for a bearer toolkit: the token (else read from stdin, or asked for without echo)")
     .option("--username <name>", "for a basic toolkit: the user name (the password from --password, stdin, or a hidden prompt)")
     .option("--password <password>", "for a basic toolkit: the password")
-    .option("--open", "OAuth: open the authorization URL in the browser ($BROWSER, open, xdg-open)")
-    .option("--no-wait", "OAuth: print the authorization URL and exit instead of waiting")
-    .option("--interval <ms>", "OAuth: milliseconds between two status checks (default 1000)")
+    .option("--link", "make a connect link instead: a person types the credential on a page of the server, never here")
+    .option("--open", "OAuth or --link: open the URL in the browser ($BROWSER, open, xdg-open)")
+    .option("--no-wait", "OAuth or --link: print the URL and exit instead of waiting")
+    .option("--interval <ms>", "OAuth or --link: milliseconds between two status checks (default 1000)")
     .addOption(jsonOption())
     .addOption(agentOption())
     .action(async (toolkit: string, opts: StartOptions) => {
       const interval = wholeNumber(start, "--interval", opts.interval, 100, 60_000);
       const { client } = openClient(opts);
       const signal = interruptSignal();
-      const credentials = (await credentialsFromOptions(start, opts)) ?? (await credentialsForScheme(client, toolkit, opts, signal));
+      const given = await credentialsFromOptions(start, opts);
+      if (given && opts.link)
+        throw usageError(start, "--link asks for the credential in the browser: leave out --api-key, --token and --username.");
+      const credentials = opts.link ? null : (given ?? (await credentialsForScheme(client, toolkit, opts, signal)));
       if (credentials) {
         const { connection } = await client.connect(
           { toolkit, label: opts.label, config: params(start, opts.param), credentials },
@@ -61,7 +67,7 @@ export function registerAuth(program: Command): void {
         if (opts.json) return printJson({ connection });
         return out(`Connected ${connection.toolkit}: ${connection.id} (${connection.status})`);
       }
-      const started = await client.startAuthorization({ toolkit, label: opts.label }, { signal });
+      const started = await client.startAuthorization({ toolkit, label: opts.label, config: params(start, opts.param) }, { signal });
       if (opts.json) out(JSON.stringify(started));
       else {
         note(`Open this URL in a browser to connect ${toolkit} (valid until ${new Date(started.expiresAt).toLocaleTimeString()}):`);
@@ -80,6 +86,7 @@ export function registerAuth(program: Command): void {
     start,
     "tools-proxy auth github --open",
     "tools-proxy auth demo --api-key demo-key",
+    "tools-proxy auth demo --link --open",
     'printf "%s" "$TOKEN" | tools-proxy auth acme --json',
   );
 

@@ -145,13 +145,12 @@ describe("Shopify, end to end", () => {
     expect(flow.requests.length).toBe(before);
   });
 
-  it("a missing shop is a 400 naming shop and its pattern, and reaches no URL", async () => {
+  it("a missing shop makes a connect link whose page asks for it, and reaches no URL", async () => {
     const before = flow.requests.length;
     for (const body of [{ toolkit: "shopify" }, { toolkit: "shopify", config: { shop: "" } }]) {
       const res = await flow.call("POST", "/auth", body);
-      expect(res.status).toBe(400);
-      expect(res.json.error).toContain('needs "config": { "shop": "..." }');
-      expect(res.json.error).toContain(PATTERN);
+      expect(res.status).toBe(200);
+      expect(res.json.authorizationUrl).toContain("/proxy/tools/connect/auth_");
     }
     expect(flow.requests.length).toBe(before);
   });
