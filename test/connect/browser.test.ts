@@ -6,7 +6,7 @@
  * desktop and phone widths go to test-results/connect/ and are checked for obvious breakage, and
  * axe-core finds no serious or critical violation, in light and dark mode.
  */
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -14,7 +14,7 @@ import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/node.js";
-import { createToolsHandler, issueApiKey, memoryStore } from "../../src/index.js";
+import { basic, bearer, createToolsHandler, defineToolkit, issueApiKey, memoryStore, type Toolkit } from "../../src/index.js";
 import { connectToolkits, startKeyedUpstream } from "../support/connect.js";
 import { TEST_SECRET } from "../support/harness.js";
 import { CHROMIUM_MISSING, chromiumAvailable, keepBrowserLocal, launchChromium } from "../support/oidc-browser.js";
@@ -54,7 +54,7 @@ beforeAll(async () => {
       secret: TEST_SECRET,
       publicUrl: origin,
       allowedReturnOrigins: [appOrigin],
-      toolkits: connectToolkits(keyed.origin),
+      toolkits: [...connectToolkits(keyed.origin), ...otherKinds(keyed.origin)],
       logger: { debug: record, info: record, warn: record, error: record },
       connectPage: { appName: "Acme Assistant" },
     }),
@@ -89,9 +89,42 @@ function pngSize(path: string): { width: number; height: number; bytes: number }
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20), bytes: png.length };
 }
 
+/**
+ * The other kinds of credential a person types: a bearer token with a `team` input in the URL (sent
+ * in X-Key, which the keyed upstream checks), and a username and password.
+ */
+function otherKinds(origin: string): Toolkit[] {
+  return [
+    defineToolkit({
+      slug: "teamtoken",
+      name: "Team Token",
+      description: "A token for one team.",
+      baseUrl: `${origin}/t/{team}`,
+      inputs: [{ name: "team", label: "Team", pattern: "^[a-z][a-z0-9-]*$", example: "acme" }],
+      auth: bearer({ placement: { in: "header", name: "X-Key" }, label: "Team token" }),
+      tools: [],
+    }),
+    defineToolkit({
+      slug: "passworded",
+      name: "Passworded",
+      description: "A username and password.",
+      baseUrl: `${origin}/v1`,
+      auth: basic(),
+      tools: [],
+    }),
+  ];
+}
+
+/** axe-core's findings on every page the tests looked at, by impact: written beside the screenshots. */
+const axeSummary: Array<{ page: string; passes: number; violations: Record<string, number> }> = [];
+
 /** Serious and critical axe-core violations on the page, as short strings. */
 async function seriousViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).analyze();
+  const violations: Record<string, number> = {};
+  for (const v of results.violations) violations[v.impact ?? "unknown"] = (violations[v.impact ?? "unknown"] ?? 0) + 1;
+  axeSummary.push({ page: new URL(page.url()).pathname.replace(/\.[^/]+$/, ".***"), passes: results.passes.length, violations });
+  writeFileSync(join(ARTIFACTS, "axe.json"), `${JSON.stringify(axeSummary, null, 2)}\n`);
   return results.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
@@ -182,4 +215,52 @@ describe("the connect page in a real browser", () => {
       await browser.close();
     }
   });
+
+  it.skipIf(!chromiumAvailable)(
+    chromiumAvailable
+      ? "a bearer token with an input, and a username and password: typed on the page with the keyboard, then used"
+      : `the other kinds of credential (${CHROMIUM_MISSING})`,
+    async () => {
+      const browser = await launchChromium();
+      try {
+        const cases = [
+          { toolkit: "teamtoken", fields: { "input.team": "acme", token: GOOD_KEY }, path: "/t/acme/echo" },
+          { toolkit: "passworded", fields: { username: "ada", password: `pw-${RUN}` }, path: "/v1/echo" },
+        ];
+        for (const { toolkit, fields, path } of cases) {
+          const started = await http("POST", "/auth", { toolkit, returnUrl: `${appOrigin}/done` });
+          expect(started.status, started.text).toBe(200);
+          const context = await browser.newContext({ viewport: { width: 375, height: 740 } });
+          await keepBrowserLocal(context);
+          const page = await context.newPage();
+          await page.goto(started.json.authorizationUrl);
+          expect(await seriousViolations(page)).toEqual([]);
+          const focused = () => page.evaluate(() => document.activeElement?.getAttribute("name") ?? document.activeElement?.tagName);
+          for (const [name, value] of Object.entries(fields)) {
+            for (let i = 0; i < 12 && (await focused()) !== name; i++) await page.keyboard.press("Tab");
+            expect(await focused()).toBe(name);
+            await page.keyboard.type(value);
+          }
+          await page.keyboard.press("Enter");
+          await page.waitForURL((landed) => landed.pathname === "/done", { timeout: 15_000 });
+          const landed = new URL(page.url());
+          expect(landed.searchParams.get("status")).toBe("connected");
+          await context.close();
+          const connection_id = landed.searchParams.get("connection_id");
+          const before = keyed.requests.length;
+          const proxied = await http("POST", "/proxy", { toolkit, method: "GET", url: `${keyed.origin}${path}`, connection_id });
+          expect(proxied.json).toMatchObject({ status: toolkit === "passworded" ? 401 : 200 });
+          const sent = keyed.requests.slice(before)[0]!;
+          if (toolkit === "passworded") {
+            // The keyed upstream knows only X-Key; what matters is the pair the page took, sent as Basic.
+            expect(sent.headers.authorization).toBe(`Basic ${Buffer.from(`ada:pw-${RUN}`).toString("base64")}`);
+          } else {
+            expect(sent.headers["x-key"]).toBe(GOOD_KEY);
+          }
+        }
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 });
