@@ -99,7 +99,12 @@ describe.skipIf(missingBuild)(missingBuild ? `MCP on serve (skipped: ${missingBu
     const direct = await connect("?toolkits=demo");
     const before = await direct.callTool({ name: "DEMO_LIST_NOTES", arguments: {} });
     expect(before.isError).toBe(true);
-    expect((before.content as Text)[0]!.text).toMatch(/No active connection to "demo".*npx tools-proxy auth demo/s);
+    // serve has a public URL, so the answer carries a connect link the user opens to type the key.
+    const link = /(http:\/\/\S+\/proxy\/tools\/connect\/\S+)/.exec((before.content as Text)[0]!.text)?.[1];
+    expect((before.content as Text)[0]!.text).toMatch(/No active connection to "demo"/);
+    expect(link, "a connect link").toBeDefined();
+    expect(new URL(link!).origin).toBe(serve.origin);
+    expect((await fetch(link!)).headers.get("content-type")).toMatch(/^text\/html/);
 
     const connected = await meta.callTool({ name: "connect_toolkit", arguments: { toolkit: "demo", credentials: { apiKey: "demo-key" } } });
     expect(connected.structuredContent).toMatchObject({ connection: { toolkit: "demo", status: "active" } });
