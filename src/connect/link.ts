@@ -2,10 +2,10 @@ import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import type { AgentPrincipal } from "../core/principal.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
-import { isAllowedReturnUrl, redirectUri } from "../oauth/start.js";
+import { isAllowedReturnUrl, redirectUri, storePendingAuthorization } from "../oauth/start.js";
 import type { AuthorizationRecord } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
-import { randomBytes, randomId, sha256Hex, timingSafeEqual, toBase64Url } from "../util/encoding.js";
+import { sha256Hex, timingSafeEqual } from "../util/encoding.js";
 
 /** How long a connect link stays usable: long enough to find a key in the provider's settings. */
 export const CONNECT_LINK_TTL_MS = 30 * 60 * 1000;
@@ -67,29 +67,10 @@ export async function startConnectLink(
   if (request.returnUrl && !isAllowedReturnUrl(ctx, request.returnUrl)) {
     throw new ToolsError("invalid_request", "returnUrl must be on this app's origin or one of its allowedReturnOrigins.");
   }
-  const state = toBase64Url(randomBytes(32));
-  const id = randomId("auth_");
-  const now = new Date();
-  const expiresAt = new Date(now.getTime() + CONNECT_LINK_TTL_MS);
   const secrets: ConnectSecrets = {
     connect: { mode: scheme.type, config: request.config, ...(request.remoteUser ? { remoteUser: request.remoteUser } : {}) },
   };
-  await ctx.store.createAuthorization({
-    id,
-    stateHash: await sha256Hex(state),
-    workspaceId: agent.workspaceId,
-    agentId: agent.agentId,
-    toolkit: toolkit.slug,
-    label: request.label ?? null,
-    returnUrl: request.returnUrl ?? null,
-    secrets: await ctx.cipher.encrypt(JSON.stringify(secrets), id),
-    status: "pending",
-    connectionId: null,
-    error: null,
-    createdAt: now,
-    expiresAt,
-    consumedAt: null,
-  });
+  const { id, state, expiresAt } = await storePendingAuthorization(ctx, agent, toolkit, request, secrets, CONNECT_LINK_TTL_MS);
   return { authorizationId: id, authorizationUrl: connectPageUrl(ctx, `${id}.${state}`), expiresAt: expiresAt.toISOString() };
 }
 

@@ -59,7 +59,6 @@ export async function startAuthorization(
   if (request.returnUrl && !isAllowedReturnUrl(ctx, request.returnUrl)) {
     throw new ToolsError("invalid_request", "returnUrl must be on this app's origin or one of its allowedReturnOrigins.");
   }
-  const state = toBase64Url(randomBytes(32));
   const config = request.config ?? {};
   const secrets: AuthorizationSecrets = {
     codeVerifier: oauth.generateRandomCodeVerifier(),
@@ -67,25 +66,7 @@ export async function startAuthorization(
     ...(request.linkedTo ? { linkedTo: request.linkedTo } : {}),
   };
   if (scheme.scopes.includes("openid")) secrets.nonce = oauth.generateRandomNonce();
-  const id = randomId("auth_");
-  const now = new Date();
-  const expiresAt = new Date(now.getTime() + AUTHORIZATION_TTL_MS);
-  await ctx.store.createAuthorization({
-    id,
-    stateHash: await sha256Hex(state),
-    workspaceId: agent.workspaceId,
-    agentId: agent.agentId,
-    toolkit: toolkit.slug,
-    label: request.label ?? null,
-    returnUrl: request.returnUrl ?? null,
-    secrets: await ctx.cipher.encrypt(JSON.stringify(secrets), id),
-    status: "pending",
-    connectionId: null,
-    error: null,
-    createdAt: now,
-    expiresAt,
-    consumedAt: null,
-  });
+  const { id, state, expiresAt } = await storePendingAuthorization(ctx, agent, toolkit, request, secrets, AUTHORIZATION_TTL_MS);
 
   // The library's own parameters, including those it leaves out (undefined): a toolkit's
   // authorizationParams can neither override nor add any of them.
@@ -107,4 +88,41 @@ export async function startAuthorization(
     if (!Object.hasOwn(own, name)) url.searchParams.set(name, value);
   for (const [name, value] of Object.entries(own)) if (value !== undefined) url.searchParams.set(name, value);
   return { authorizationId: id, authorizationUrl: url.href, expiresAt: expiresAt.toISOString() };
+}
+
+/**
+ * Stores a pending authorization (an OAuth sign-in or a connect link): a new id, a random
+ * single-use state kept only as its hash, bound to the agent, toolkit, label and return URL, its
+ * secrets encrypted with the id as associated data, expiring after `ttlMs`. Returns the state,
+ * which goes only into the URL the person opens.
+ */
+export async function storePendingAuthorization(
+  ctx: HandlerContext,
+  agent: Pick<AgentPrincipal, "workspaceId" | "agentId">,
+  toolkit: Pick<Toolkit, "slug">,
+  request: { label?: string | null; returnUrl?: string | null },
+  secrets: object,
+  ttlMs: number,
+): Promise<{ id: string; state: string; expiresAt: Date }> {
+  const state = toBase64Url(randomBytes(32));
+  const id = randomId("auth_");
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + ttlMs);
+  await ctx.store.createAuthorization({
+    id,
+    stateHash: await sha256Hex(state),
+    workspaceId: agent.workspaceId,
+    agentId: agent.agentId,
+    toolkit: toolkit.slug,
+    label: request.label ?? null,
+    returnUrl: request.returnUrl ?? null,
+    secrets: await ctx.cipher.encrypt(JSON.stringify(secrets), id),
+    status: "pending",
+    connectionId: null,
+    error: null,
+    createdAt: now,
+    expiresAt,
+    consumedAt: null,
+  });
+  return { id, state, expiresAt };
 }
