@@ -64,15 +64,16 @@ export function buildUpstreamHeaders(
   const keyHeader = credentialHeader(scheme);
   const headers = new Headers();
   const callerNames = new Set(entries.map(([name]) => name.toLowerCase()));
+  // The same rule for the toolkit's defaults and the caller's headers; a caller's own header replaces a default.
+  const dropped = (name: string) =>
+    FORBIDDEN.has(name) || name.startsWith("proxy-") || connectionListed.has(name) || name === "authorization" || name === keyHeader;
   for (const [name, value] of Object.entries(defaults)) {
     const lower = name.toLowerCase();
-    if (!callerNames.has(lower) && lower !== "authorization" && lower !== keyHeader) headers.set(lower, value);
+    if (!callerNames.has(lower) && !dropped(lower)) headers.set(lower, value);
   }
   for (const [callerName, value] of entries) {
     const name = callerName.toLowerCase();
-    if (FORBIDDEN.has(name) || name.startsWith("proxy-") || connectionListed.has(name)) continue;
-    if (name === "authorization" || name === keyHeader) continue;
-    headers.append(name, value);
+    if (!dropped(name)) headers.append(name, value);
   }
   const sent = credentialValue(scheme, credential);
   if (sent?.in === "header") headers.set(sent.name, sent.value);
