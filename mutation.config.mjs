@@ -23,6 +23,11 @@ const OAUTH = [
   "test/oauth/refreshed-token-redaction.test.ts",
   "test/http/auth-connections.test.ts",
   "test/security/credential-values.test.ts",
+  // Providers' quirks (scope separators, PKCE off, revocation requests) are proven end to end here.
+  "test/catalog/flows/*.test.ts",
+  "test/catalog/entries.test.ts",
+  "test/connect/flow.test.ts",
+  "test/oauth/token-answer-quirks.test.ts",
 ];
 const LOGS = [
   "test/redact.test.ts",
