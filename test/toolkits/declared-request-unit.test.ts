@@ -346,6 +346,12 @@ describe("buildRequest, exactly", () => {
     expect(built).toStrictEqual({ pathAndQuery: "/a", headers: { "content-type": "Text/Plain; charset=utf-8" }, body: "hi" });
   });
 
+  it("loads and uses a content type with a space before its parameters", async () => {
+    const { ctx, sent } = recording();
+    await bodyTool("text/plain ; charset=utf-8").run({ b: "hi" }, ctx);
+    expect(sent[0]!.init.body).toBe("hi");
+  });
+
   it("a form body leaves out null and absent fields", () => {
     const built = build(
       "/a",
@@ -422,6 +428,14 @@ describe("multipart and octet-stream edges", () => {
     await reader.read(); // the file's first bytes: the file is open
     await reader.cancel("stop");
     expect(cancelled).toBe(1);
+  });
+
+  it("cancelling the body before it is read opens no file and does not fail", async () => {
+    const { file, opened } = fakeFile();
+    const { ctx, sent } = recording();
+    await bodyTool("multipart/form-data").run({ b: { f: file } }, ctx);
+    await expect((sent[0]!.init.body as ReadableStream).cancel("stop")).resolves.toBeUndefined();
+    expect(opened()).toBe(0);
   });
 
   it.each(["text/plainx", "x-application/json", "application/json-seq"])("refuses the body type %s at load", (contentType) => {
