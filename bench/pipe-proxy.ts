@@ -27,7 +27,7 @@ export function pipeProxyListener(options: PipeProxyOptions): { listener: Reques
   const authorization = `Bearer ${options.token}`;
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const listener: RequestListener = (req, res) => {
-    const headers = { ...req.headers, host: target.host, authorization };
+    const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: target.host, authorization };
     delete headers.connection;
     delete headers["keep-alive"];
     const outbound = httpRequest(
