@@ -8,6 +8,7 @@ import { fillBaseUrl } from "../outbound/url-policy.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { requireToolkit } from "../toolkits/registry.js";
 import { defineRoute, type Route } from "./route.js";
+import { escapeRegExp } from "./router.js";
 import { errors } from "./schemas.js";
 
 /** Names the connection to use; without it, the agent's only active connection to the toolkit. */
@@ -69,7 +70,9 @@ export const passthroughRoutes: Route[] = [
         durationMs: outcome.durationMs,
       });
       if (!outcome.ok) throw upstreamFailure(outcome.failure);
-      return answer(outcome.value, outcome.secrets);
+      const routeBase = `${ctx.publicUrl?.origin ?? url.origin}${ctx.basePath}/passthrough/${encodeURIComponent(toolkit.slug)}`;
+      const base = fillBaseUrl(toolkit.baseUrls[0]!, outcome.connection?.params ?? {});
+      return answer(outcome.value, outcome.secrets, (link) => throughRoute(link, base, routeBase));
     },
   }),
 ];
@@ -117,9 +120,13 @@ function upstreamUrl(toolkit: Toolkit, path: string, params: Record<string, stri
   return `${base.origin}${basePath}${under}`;
 }
 
-/** The upstream's status, filtered headers and body as they came (a body the status forbids dropped). */
-function answer(upstream: Response, secrets: string[]): Response {
+/**
+ * The upstream's status, filtered headers and body as they came (a body the status forbids
+ * dropped). `Link` and `Location` are passed through `rewrite`.
+ */
+function answer(upstream: Response, secrets: string[], rewrite: (value: string) => string): Response {
   const headers = passedHeaders(upstream.headers, secrets);
+  for (const name of ["link", "location"]) if (headers[name] !== undefined) headers[name] = rewrite(headers[name]);
   // fetch decodes a compressed body, so the length the upstream declared is not the length sent.
   if (upstream.headers.has("content-encoding")) delete headers["content-length"];
   if (NULL_BODY_STATUSES.has(upstream.status)) {
@@ -127,6 +134,23 @@ function answer(upstream: Response, secrets: string[]): Response {
     return new Response(null, { status: upstream.status, statusText: upstream.statusText, headers });
   }
   return new Response(upstream.body, { status: upstream.status, statusText: upstream.statusText, headers });
+}
+
+/**
+ * A `Link` or `Location` value with every URL under the base URL (absolute, or a path under the
+ * base path) pointed at this route instead: an SDK that follows the next page (Octokit's
+ * `paginate`) comes back through the passthrough, rather than calling the API itself with the
+ * API key as its token. Other URLs are left as they are.
+ */
+function throughRoute(value: string, base: string, routeBase: string): string {
+  const trimmed = base.replace(/\/+$/, "");
+  const absolute = value.replace(new RegExp(`${escapeRegExp(trimmed)}(?=[/?#>]|$)`, "g"), routeBase);
+  if (absolute !== value || !value.startsWith("/") || value.startsWith("//")) return absolute;
+  // A path-absolute Location (`/v1/items/2`), under the base path.
+  const basePath = new URL(trimmed).pathname.replace(/\/+$/, "");
+  const rest = value.slice(basePath.length);
+  if (!value.startsWith(basePath) || !(rest === "" || /^[/?#]/.test(rest))) return value;
+  return `${new URL(routeBase).pathname}${rest}`;
 }
 
 /** A call that got no answer, as an error of this server: the upstream is away or too slow. */

@@ -52,6 +52,6 @@ function routePattern(basePath: string, path: string): RegExp {
   return new RegExp(`^${escapeRegExp(basePath)}${segments.join("/")}${rest ? "(?:/.*)?$" : "/*$"}`);
 }
 
-function escapeRegExp(text: string): string {
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

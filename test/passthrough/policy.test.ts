@@ -159,6 +159,17 @@ describe("URL and redirect policy", () => {
     expect(res.headers.get("location")).toBe(`${h.foreign.origin}/steal`);
   });
 
+  it.each([
+    ["an absolute URL under the base URL", (up: string) => `${up}/v1/items/2?x=1`, `${BASE}/proxy/tools/passthrough/notes/items/2?x=1`],
+    ["a path under the base path", () => "/v1/items/2", "/proxy/tools/passthrough/notes/items/2"],
+    ["a path outside the base path", () => "/v2/items", "/v2/items"],
+    ["the same origin outside the base path", (up: string) => `${up}/v10/items`, (up: string) => `${up}/v10/items`],
+  ])("points a Location at the route when it is %s", async (_, to, expected) => {
+    const res = await pass("POST", `notes/redirect?code=201&to=${encodeURIComponent(to(h.upstream.origin))}`);
+    expect(res.status).toBe(201);
+    expect(res.headers.get("location")).toBe(typeof expected === "string" ? expected : expected(h.upstream.origin));
+  });
+
   it("refuses a toolkit whose credential goes in the query string (an echoed URL could not be redacted)", async () => {
     const before = sentCount();
     expectError(await pass("GET", "acmeq/echo"), 400, "invalid_request", /POST \/proxy\/tools\/proxy/);
