@@ -158,7 +158,7 @@ describe("@slack/web-api with slackApiUrl set to the passthrough", () => {
 
     const names: string[] = [];
     for await (const page of client().paginate("conversations.list", { limit: 2 })) {
-      names.push(...(page as { channels: Array<{ name: string }> }).channels.map((c) => c.name));
+      names.push(...(page as unknown as { channels: Array<{ name: string }> }).channels.map((c) => c.name));
     }
     expect(names).toEqual(["general", "dev", "random"]);
 
