@@ -3,6 +3,7 @@ import { Octokit } from "@octokit/rest";
 import { LogLevel, WebClient } from "@slack/web-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogToolkit } from "../../src/catalog/index.js";
+import { createToolsClient } from "../../src/client/index.js";
 import { type Emulation, type Received, startEmulation, startToolsServer, type ToolsServer } from "./servers.js";
 
 /**
@@ -22,6 +23,9 @@ let github: Emulation;
 let slack: Emulation;
 let notion: Emulation;
 let tools: ToolsServer;
+
+/** The SDKs' base URL, as the client gives it. */
+const baseUrlOf = (toolkit: string) => createToolsClient({ baseUrl: tools.api, apiKey: tools.key }).passthroughUrl(toolkit);
 
 /** Every request an emulation received carries the credential and nothing of the API key. */
 function expectCredentialOnly(received: Received[], authorization: string): void {
@@ -120,7 +124,7 @@ afterAll(async () => {
 });
 
 describe("@octokit/rest with baseUrl set to the passthrough", () => {
-  const octokit = () => new Octokit({ auth: tools.key, baseUrl: `${tools.passthrough}/github`, request: { retries: 0 } });
+  const octokit = () => new Octokit({ auth: tools.key, baseUrl: baseUrlOf("github"), request: { retries: 0 } });
 
   it("reads a repository (GET with a query), creates an issue (POST JSON), follows pages and raises a 404", async () => {
     const repo = await octokit().request("GET /repos/{owner}/{repo}", { owner: "octo", repo: "hello", x: "a b&c" });
@@ -150,7 +154,7 @@ describe("@octokit/rest with baseUrl set to the passthrough", () => {
 
 describe("@slack/web-api with slackApiUrl set to the passthrough", () => {
   const client = () =>
-    new WebClient(tools.key, { slackApiUrl: `${tools.passthrough}/slack/`, retryConfig: { retries: 0 }, logLevel: LogLevel.ERROR });
+    new WebClient(tools.key, { slackApiUrl: `${baseUrlOf("slack")}/`, retryConfig: { retries: 0 }, logLevel: LogLevel.ERROR });
 
   it("posts a message (a form body), pages through a list by cursor and raises a platform error", async () => {
     const posted = await client().chat.postMessage({ channel: "C1", text: "héllo from the SDK" });
@@ -181,7 +185,7 @@ describe("@notionhq/client with baseUrl set to the passthrough", () => {
   const client = () =>
     new NotionClient({
       auth: tools.key,
-      baseUrl: `${tools.passthrough}/notion`,
+      baseUrl: baseUrlOf("notion"),
       notionVersion: "2022-06-28",
       logLevel: NotionLogLevel.ERROR,
     });

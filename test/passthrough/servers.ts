@@ -47,6 +47,8 @@ export async function startEmulation(route: (request: Received, url: URL) => Ans
 
 export interface ToolsServer {
   origin: string;
+  /** `{origin}{basePath}`, the client's base URL. */
+  api: string;
   /** `{origin}{basePath}/passthrough`: an SDK's base URL is this plus `/{toolkit}`. */
   passthrough: string;
   /** The agent's API key. */
@@ -65,6 +67,7 @@ export async function startToolsServer(toolkits: Toolkit[]): Promise<ToolsServer
   const { key } = await issueApiKey(store, { workspaceId: "ws", agentId: "agent" });
   return {
     origin,
+    api: `${origin}${tools.basePath}`,
     passthrough: `${origin}${tools.basePath}/passthrough`,
     key,
     async connect(body) {
