@@ -17,9 +17,16 @@ export const CONNECTION_HEADER = "x-connection-id";
 /**
  * Headers that speak to this server, never to the upstream: the API key (`x-api-key`; the
  * `Authorization` carrying it is replaced by the credential anyway), the agent a service key acts
- * for, and the connection to use.
+ * for, and the connection to use; and `Accept-Encoding`, replaced by `IDENTITY`.
  */
-const OWN_HEADERS = new Set(["x-api-key", "x-agent-id", CONNECTION_HEADER]);
+const OWN_HEADERS = new Set(["x-api-key", "x-agent-id", CONNECTION_HEADER, "accept-encoding"]);
+
+/**
+ * Asked of every upstream in place of the caller's `Accept-Encoding`: the answer is passed on as it
+ * comes, and whether a fetch decodes a compressed body differs (the global fetch does,
+ * `createUndiciFetch` does not), so the only encoding both pass on correctly is none.
+ */
+const IDENTITY: [string, string] = ["accept-encoding", "identity"];
 
 /** Statuses whose answer has no body, whatever the upstream sent. */
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
@@ -44,7 +51,7 @@ export const passthroughRoutes: Route[] = [
       const agent = requireAgent(principal);
       const toolkit = await requireToolkit(ctx.registry, params.toolkit, ctx.basePath);
       refuseQueryCredential(toolkit, ctx.basePath);
-      const headers = [...request.headers].filter(([name]) => !OWN_HEADERS.has(name));
+      const headers = [...[...request.headers].filter(([name]) => !OWN_HEADERS.has(name)), IDENTITY];
       const body = requestBody(request);
       let target = "";
       const outcome = await runCall(ctx, {

@@ -56,6 +56,11 @@ describe("forwarding", () => {
     expect(JSON.stringify(sent)).not.toContain(key);
   });
 
+  it("asks for the answer unencoded, whatever the caller accepts: it is passed on as it comes", async () => {
+    await pass("GET", "notes/echo", { headers: { "accept-encoding": "gzip, br" } });
+    expect(last().headers["accept-encoding"]).toBe("identity");
+  });
+
   it.each([
     ["Bearer", true],
     ["token", false],
