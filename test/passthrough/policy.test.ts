@@ -12,7 +12,7 @@ const sentCount = () => h.upstream.requests.length + h.foreign.requests.length;
 
 beforeAll(async () => {
   h = await createHarness({
-    timeouts: { proxyMs: 2_000 },
+    timeouts: { proxyMs: 5_000 },
     extraToolkits: () => [
       defineToolkit({
         slug: "closed",

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { createServer, request as httpRequest, type Server } from "node:http";
+import type { Readable, Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineToolkit } from "../../src/index.js";
 import { close, listen, startToolsServer, type ToolsServer } from "./servers.js";
@@ -53,6 +54,30 @@ const expectedDigest = (() => {
   return hash.digest("hex");
 })();
 
+/** Writes the body, never more than `WINDOW` bytes ahead of what the other end has counted. */
+async function writeAhead(out: Writable, received: Progress): Promise<void> {
+  for (let i = 0; i < TOTAL / CHUNK; i++) {
+    await received.reach(i * CHUNK - WINDOW);
+    if (!out.write(chunkAt(i))) await new Promise((resolve) => out.once("drain", resolve));
+  }
+  out.end();
+}
+
+/** Reads a body to its end, counting its bytes into `progress` as they arrive: its size and SHA-256. */
+function count(body: Readable, progress: Progress): Promise<{ size: number; sha256: string }> {
+  const hash = createHash("sha256");
+  let size = 0;
+  return new Promise((resolve, reject) => {
+    body.on("data", (chunk: Buffer) => {
+      hash.update(chunk);
+      size += chunk.length;
+      progress.add(chunk.length);
+    });
+    body.on("end", () => resolve({ size, sha256: hash.digest("hex") }));
+    body.on("error", reject);
+  });
+}
+
 let upstream: Server;
 let tools: ToolsServer;
 let uploaded: Progress;
@@ -63,29 +88,16 @@ beforeAll(async () => {
   upstream = createServer((req, res) => {
     seen.push({ url: req.url ?? "", authorization: req.headers.authorization, contentLength: req.headers["content-length"] });
     if (req.method === "POST" && req.url === "/v1/upload") {
-      const hash = createHash("sha256");
-      let size = 0;
-      req.on("data", (chunk: Buffer) => {
-        hash.update(chunk);
-        size += chunk.length;
-        uploaded.add(chunk.length);
-      });
-      req.on("end", () => {
+      void count(req, uploaded).then((counted) => {
         res.writeHead(201, { "content-type": "application/json" });
-        res.end(JSON.stringify({ size, sha256: hash.digest("hex") }));
+        res.end(JSON.stringify(counted));
       });
       return;
     }
     if (req.method === "GET" && req.url === "/v1/download") {
       req.resume();
       res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(TOTAL) });
-      void (async () => {
-        for (let i = 0; i < TOTAL / CHUNK; i++) {
-          await downloaded.reach(i * CHUNK - WINDOW);
-          if (!res.write(chunkAt(i))) await new Promise((resolve) => res.once("drain", resolve));
-        }
-        res.end();
-      })();
+      void writeAhead(res, downloaded);
       return;
     }
     res.writeHead(404).end();
@@ -130,13 +142,7 @@ describe("64 MiB through the passthrough", { timeout: 120_000 }, () => {
         },
       );
       req.on("error", reject);
-      void (async () => {
-        for (let i = 0; i < TOTAL / CHUNK; i++) {
-          await uploaded.reach(i * CHUNK - WINDOW);
-          if (!req.write(chunkAt(i))) await new Promise((resolve) => req.once("drain", resolve));
-        }
-        req.end();
-      })();
+      void writeAhead(req, uploaded);
     });
     expect(answer.status, answer.body).toBe(201);
     expect(JSON.parse(answer.body)).toEqual({ size: TOTAL, sha256: expectedDigest });
@@ -149,17 +155,10 @@ describe("64 MiB through the passthrough", { timeout: 120_000 }, () => {
     downloaded = new Progress();
     const result = await new Promise<{ status: number; length: string | undefined; size: number; sha256: string }>((resolve, reject) => {
       const req = httpRequest(`${tools.passthrough}/bulk/download`, { headers: { "x-api-key": tools.key } }, (res) => {
-        const hash = createHash("sha256");
-        let size = 0;
-        res.on("data", (chunk: Buffer) => {
-          hash.update(chunk);
-          size += chunk.length;
-          downloaded.add(chunk.length);
-        });
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, length: res.headers["content-length"], size, sha256: hash.digest("hex") }),
+        count(res, downloaded).then(
+          (counted) => resolve({ status: res.statusCode ?? 0, length: res.headers["content-length"], ...counted }),
+          reject,
         );
-        res.on("error", reject);
       });
       req.on("error", reject);
       req.end();
