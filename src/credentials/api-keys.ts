@@ -49,8 +49,8 @@ export async function revokeApiKey(store: ToolsStore, keyId: string): Promise<bo
 }
 
 /**
- * Reads the key from `x-api-key` or `Authorization: Bearer <key>` (or `token <key>`), or null when neither carries
- * one. Both may be present when they carry the same key, and an `Authorization` that does not
+ * Reads the key from `x-api-key` or `Authorization: Bearer <key>` (or `token <key>`), or null
+ * when neither carries one. Both may be present when they carry the same key, and an `Authorization` that does not
  * carry one of this library's keys (the embedding app's own session token) is left to the app
  * when `x-api-key` is there. Two different keys, a repeated `x-api-key`, or a Bearer value with
  * more after the key are refused, never resolved by picking one.

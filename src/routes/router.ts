@@ -10,8 +10,9 @@ export type RouteMatch =
 /**
  * Matches requests to routes under `basePath` (see `routePattern`; parameters stay
  * percent-encoded, trailing slashes are ignored). HEAD is served by a GET route, and a `*` route
- * takes every method but OPTIONS. Routes are tried in order, so fixed paths come before parameters. A path that exists with other methods gives their
- * list, for a 405 with `Allow` and for OPTIONS.
+ * takes every method but OPTIONS. Routes are tried in order, so fixed paths come before
+ * parameters. A path that exists with other methods gives their list, for a 405 with `Allow` and
+ * for OPTIONS.
  */
 export function createRouter(routes: Route[], basePath: string) {
   const compiled = routes.map((route) => ({ route, pattern: routePattern(basePath, route.path) }));
