@@ -13,9 +13,12 @@ export interface ChildServer extends ServerReady {
 const SERVERS = fileURLToPath(new URL("./servers.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-/** Forks `bench/servers.ts` under tsx with `execArgv` (e.g. --cpu-prof) and sends it `config`. */
-export async function startChild(config: ServerConfig, execArgv: string[] = []): Promise<ChildServer> {
-  const child: ChildProcess = fork(SERVERS, [], {
+/**
+ * Forks `script` (default `bench/servers.ts`) under tsx with `execArgv` (e.g. --cpu-prof) and
+ * sends it `config`.
+ */
+export async function startChild(config: ServerConfig | { role: string }, execArgv: string[] = [], script = SERVERS): Promise<ChildServer> {
+  const child: ChildProcess = fork(script, [], {
     cwd: ROOT,
     execArgv: ["--import", "tsx", ...execArgv],
     stdio: ["ignore", "inherit", "inherit", "ipc"],

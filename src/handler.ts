@@ -14,6 +14,7 @@ import { mcpRoutes } from "./mcp/route.js";
 import { type ResolvedOptions, resolveOptions, type ToolsHandlerOptions } from "./options.js";
 import { resolveRetryPolicy } from "./outbound/retry.js";
 import { createRoutes } from "./routes/index.js";
+import { passthroughRoutes } from "./routes/passthrough.js";
 import type { Route } from "./routes/route.js";
 import { createRouter } from "./routes/router.js";
 import { storeLeases } from "./store/leases.js";
@@ -51,7 +52,7 @@ export interface ToolsHandler {
 export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHandler {
   const resolved = resolveOptions(options);
   const context = resolveContext(resolved);
-  const router = createRouter([...createRoutes(), ...mcpRoutes], context.basePath);
+  const router = createRouter([...createRoutes(), ...mcpRoutes, ...passthroughRoutes], context.basePath);
   const cors = resolved.cors ? createCors(resolved.cors) : null;
   const sweeper = createSweeper(context, context.logger, resolved.sweepIntervalMs);
 

@@ -71,6 +71,12 @@ export interface ToolsClient {
   downloadFile(stagingKey: string, options?: T.CallOptions): Promise<DownloadedFile>;
   /** `GET /openapi.json`: the OpenAPI 3.1 document of the API. */
   openapi(options?: T.CallOptions): Promise<Record<string, unknown>>;
+  /**
+   * The passthrough's URL for `toolkit`, `{baseUrl}/passthrough/{toolkit}`: give it to the
+   * toolkit's own SDK as its base URL, with the API key as the SDK's token (see the passthrough
+   * guide). Makes no request.
+   */
+  passthroughUrl(toolkit: string): string;
 }
 
 /**
@@ -106,5 +112,6 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
     upload: (source, o) => uploadFile(t, source, o),
     downloadFile: (key, o) => downloadFile(t, key, o),
     openapi: (o) => t.json("GET", "/openapi.json", { signal: o?.signal }),
+    passthroughUrl: (toolkit) => `${t.baseUrl}/passthrough/${seg(toolkit)}`,
   };
 }

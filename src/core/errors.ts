@@ -16,7 +16,9 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,
+  upstream_unreachable: 502,
   unavailable: 503,
+  upstream_timeout: 504,
 } as const;
 
 /** A machine-readable error code, as sent in the `code` field of an error body. */

@@ -49,8 +49,8 @@ export async function revokeApiKey(store: ToolsStore, keyId: string): Promise<bo
 }
 
 /**
- * Reads the key from `x-api-key` or `Authorization: Bearer <key>`, or null when neither carries
- * one. Both may be present when they carry the same key, and an `Authorization` that does not
+ * Reads the key from `x-api-key` or `Authorization: Bearer <key>` (or `token <key>`), or null
+ * when neither carries one. Both may be present when they carry the same key, and an `Authorization` that does not
  * carry one of this library's keys (the embedding app's own session token) is left to the app
  * when `x-api-key` is there. Two different keys, a repeated `x-api-key`, or a Bearer value with
  * more after the key are refused, never resolved by picking one.
@@ -61,7 +61,8 @@ export function readApiKey(headers: Headers): string | null {
     throw new ToolsError("invalid_request", "The x-api-key header is sent more than once; send one API key.");
   }
   const authorization = headers.get("authorization")?.trim() || null;
-  const bearer = authorization ? (/^Bearer[ \t]+(\S+)$/i.exec(authorization)?.[1] ?? null) : null;
+  // `token <key>` is GitHub's scheme, which Octokit sends: its `auth` option can be the key.
+  const bearer = authorization ? (/^(?:Bearer|token)[ \t]+(\S+)$/i.exec(authorization)?.[1] ?? null) : null;
   if (header) {
     if (bearer && KEY_PREFIX.test(bearer) && bearer !== header) {
       throw new ToolsError("invalid_request", "Two different API keys were sent, in x-api-key and in Authorization; send one of them.");

@@ -33,6 +33,15 @@ export function filterResponseHeaders(headers: Headers): Record<string, string> 
   return out;
 }
 
+/**
+ * The upstream headers a caller gets back (`filterResponseHeaders`), with the call's secrets
+ * redacted: an upstream that echoes the request (its URL with a query key, in a Location) must
+ * not hand the connection's credential to the agent.
+ */
+export function passedHeaders(headers: Headers, secrets: string[]): Record<string, string> {
+  return redactData(filterResponseHeaders(headers), secretForms(secrets)) as Record<string, string>;
+}
+
 /** A proxy call's ExecutionResult: the upstream status (null when no answer came) and filtered headers. */
 export type ProxyResult = z.output<typeof ProxyResultSchema>;
 
@@ -53,7 +62,7 @@ export async function upstreamResult(
   // An upstream that echoes the request (its URL with a query key, in a Location or an error
   // page) must not hand the connection's credential to the agent.
   const forms = secretForms(secrets);
-  const answer = { status: response.status, headers: redactData(filterResponseHeaders(response.headers), forms) as Record<string, string> };
+  const answer = { status: response.status, headers: passedHeaders(response.headers, secrets) };
   let data: unknown;
   try {
     data = redactData(await readUpstreamData(ctx, agent, response, signal), forms);

@@ -36,8 +36,12 @@ export interface RouteResponse {
 
 /** What a route says about itself: its method and path, and what the OpenAPI document shows. */
 interface RouteMeta<Q extends z.ZodType, B extends z.ZodType, Path extends string = string> {
-  method: "GET" | "POST" | "DELETE";
-  /** Path under basePath, with `:name` parameters, e.g. `/toolkit/:toolkit`. */
+  /** `"*"`: every method but OPTIONS, which stays the handler's (CORS preflight, `Allow`). */
+  method: "GET" | "POST" | "DELETE" | "*";
+  /**
+   * Path under basePath, with `:name` parameters, e.g. `/toolkit/:toolkit`. A last segment `*`
+   * matches the rest of the path, any number of segments or none (the route reads it from `url`).
+   */
   path: Path;
   summary: string;
   query?: Q;

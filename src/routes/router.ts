@@ -8,25 +8,14 @@ export type RouteMatch =
   | { kind: "none" };
 
 /**
- * Matches requests to routes under `basePath`. A `:name` segment matches one path segment (still
- * percent-encoded), and `:name.svg` one that ends with `.svg`; trailing slashes are ignored. HEAD is served by a GET route. Routes are tried in
- * order, so fixed paths come before parameters. A path that exists with other methods gives their
- * list, for a 405 with `Allow` and for OPTIONS.
+ * Matches requests to routes under `basePath` (see `routePattern`; parameters stay
+ * percent-encoded, trailing slashes are ignored). HEAD is served by a GET route, and a `*` route
+ * takes every method but OPTIONS. Routes are tried in order, so fixed paths come before
+ * parameters. A path that exists with other methods gives their list, for a 405 with `Allow` and
+ * for OPTIONS.
  */
 export function createRouter(routes: Route[], basePath: string) {
-  const compiled = routes.map((route) => ({
-    route,
-    pattern: new RegExp(
-      `^${escapeRegExp(basePath)}${route.path
-        .split("/")
-        .map((part) => {
-          // `:name` is a whole segment; `:name.svg` a segment that ends with `.svg`, without it.
-          const param = /^:([A-Za-z]+)(.*)$/.exec(part);
-          return param ? `(?<${param[1]}>[^/]+?)${escapeRegExp(param[2]!)}` : escapeRegExp(part);
-        })
-        .join("/")}/*$`,
-    ),
-  }));
+  const compiled = routes.map((route) => ({ route, pattern: routePattern(basePath, route.path) }));
   return {
     match(method: string, pathname: string): RouteMatch {
       const wanted = method === "HEAD" ? "GET" : method;
@@ -34,10 +23,12 @@ export function createRouter(routes: Route[], basePath: string) {
       for (const { route, pattern } of compiled) {
         const found = pattern.exec(pathname);
         if (!found) continue;
-        if (route.method === wanted) return { kind: "route", route, params: { ...found.groups } };
+        if (route.method === wanted || (route.method === "*" && method !== "OPTIONS"))
+          return { kind: "route", route, params: { ...found.groups } };
         allow.add(route.method);
       }
       if (allow.size === 0) return { kind: "none" };
+      if (allow.has("*")) return { kind: "method", allow: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] };
       if (allow.has("GET")) allow.add("HEAD");
       return { kind: "method", allow: [...allow, "OPTIONS"] };
     },
@@ -49,6 +40,19 @@ export function createRouter(routes: Route[], basePath: string) {
   };
 }
 
-function escapeRegExp(text: string): string {
+/**
+ * The pattern of a route path: `:name` is a whole segment, `:name.svg` a segment that ends with
+ * `.svg` (without it), and a last `/*` the rest of the path (a `/` and anything after, or nothing).
+ */
+function routePattern(basePath: string, path: string): RegExp {
+  const rest = path.endsWith("/*");
+  const segments = (rest ? path.slice(0, -2) : path).split("/").map((part) => {
+    const param = /^:([A-Za-z]+)(.*)$/.exec(part);
+    return param ? `(?<${param[1]}>[^/]+?)${escapeRegExp(param[2]!)}` : escapeRegExp(part);
+  });
+  return new RegExp(`^${escapeRegExp(basePath)}${segments.join("/")}${rest ? "(?:/.*)?$" : "/*$"}`);
+}
+
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 describe("every code of the error table", () => {
-  it("the table is the contract's, plus 405 for a known path with another method", () => {
+  it("the table is the contract's, plus 405 for a known path with another method and the passthrough's 502 and 504", () => {
     expect(ERROR_STATUS).toEqual({
       invalid_request: 400,
       unauthorized: 401,
@@ -56,7 +56,9 @@ describe("every code of the error table", () => {
       unsupported_media_type: 415,
       rate_limited: 429,
       internal: 500,
+      upstream_unreachable: 502,
       unavailable: 503,
+      upstream_timeout: 504,
     });
   });
 

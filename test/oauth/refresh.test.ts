@@ -146,6 +146,30 @@ describe("refresh", () => {
     expect((await h.credentialOf(connectionId)).refreshToken).not.toBe(second.refreshToken);
   });
 
+  it("the passthrough refreshes once after a 401 and retries a request without a body; one with a body gets the 401", async () => {
+    const { connectionId, first } = await connectWithTtl(3600);
+    const pass = (method: string, body?: unknown) => h.call(method, "/passthrough/notes/me", { key, body });
+    await as.revokeAccessTokens();
+    const mark = as.tokenRequests.length;
+    const apiMark = as.apiRequests.length;
+
+    const res = await pass("GET");
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ sub: "alice" });
+    const second = await h.credentialOf(connectionId);
+    expect(as.apiRequests.slice(apiMark).map((r) => [r.accessToken, r.status])).toEqual([
+      [first.accessToken, 401],
+      [second.accessToken, 200],
+    ]);
+    expect(refreshCalls(mark)).toEqual([["refresh_token", 200]]);
+
+    // A streamed body cannot be sent twice: the 401 is the answer, and nothing was refreshed for it.
+    await as.revokeAccessTokens();
+    const posted = await pass("POST", { streamed: true });
+    expect(posted.status).toBe(401);
+    expect(refreshCalls(mark)).toHaveLength(1);
+  });
+
   it("retries only once: a second 401 is the call's answer", async () => {
     await connectWithTtl(3600);
     revokeBeforeEachApiCall = true;

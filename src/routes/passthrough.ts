@@ -1,0 +1,169 @@
+import { ToolsError } from "../core/errors.js";
+import { requireAgent } from "../core/principal.js";
+import type { ExecutionResult } from "../core/results.js";
+import { runCall } from "../execution/call.js";
+import { passedHeaders } from "../execution/upstream-result.js";
+import { credentialHeader } from "../outbound/headers.js";
+import { fillBaseUrl } from "../outbound/url-policy.js";
+import type { Toolkit } from "../toolkits/define.js";
+import { requireToolkit } from "../toolkits/registry.js";
+import { defineRoute, type Route } from "./route.js";
+import { escapeRegExp } from "./router.js";
+import { errors } from "./schemas.js";
+
+/** Names the connection to use; without it, the agent's only active connection to the toolkit. */
+export const CONNECTION_HEADER = "x-connection-id";
+
+/**
+ * Headers that speak to this server, never to the upstream: the API key (`x-api-key`; the
+ * `Authorization` carrying it is replaced by the credential anyway), the agent a service key acts
+ * for, and the connection to use; and `Accept-Encoding`, replaced by `IDENTITY`.
+ */
+const OWN_HEADERS = new Set(["x-api-key", "x-agent-id", CONNECTION_HEADER, "accept-encoding"]);
+
+/**
+ * Asked of every upstream in place of the caller's `Accept-Encoding`: the answer is passed on as it
+ * comes, and whether a fetch decodes a compressed body differs (the global fetch does,
+ * `createUndiciFetch` does not), so the only encoding both pass on correctly is none.
+ */
+const IDENTITY: [string, string] = ["accept-encoding", "identity"];
+
+/** Statuses whose answer has no body, whatever the upstream sent. */
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+
+/**
+ * `{basePath}/passthrough/{toolkit}/{path}`: any method (OPTIONS aside) to `<toolkit baseUrl>/{path}`
+ * with the query, so that an official SDK can take it as its base URL. The call is a `POST /proxy`
+ * in another shape: the same connection choice, credential, URL, header and redirect policy, the
+ * same retries and refresh, the same response header filter. Only the bodies differ: both are
+ * streamed unchanged, never buffered, so nothing redacts the answer's body and a request with a
+ * body is not sent twice (no retry, no refresh after a 401). Refusals are the usual JSON errors;
+ * an upstream that cannot be reached is `502 upstream_unreachable`, one that does not answer in
+ * time `504 upstream_timeout`. Not in the OpenAPI document: its paths are the upstream API's.
+ */
+export const passthroughRoutes: Route[] = [
+  defineRoute({
+    method: "*",
+    path: "/passthrough/:toolkit/*",
+    summary: "Forward a request to the toolkit's own API with the connection's credential added; the answer is the upstream's.",
+    responses: { 200: { description: "The upstream answer, any status." }, ...errors(400, 401, 402, 404, 409, 429, 503) },
+    async handle({ request, url, principal, params }, ctx) {
+      const agent = requireAgent(principal);
+      const toolkit = await requireToolkit(ctx.registry, params.toolkit, ctx.basePath);
+      refuseQueryCredential(toolkit, ctx.basePath);
+      const headers = [...[...request.headers].filter(([name]) => !OWN_HEADERS.has(name)), IDENTITY];
+      const body = requestBody(request);
+      let target = "";
+      const outcome = await runCall(ctx, {
+        kind: "proxy",
+        name: toolkit.slug,
+        agent,
+        toolkit,
+        connectionId: request.headers.get(CONNECTION_HEADER) || undefined,
+        timeoutMs: toolkit.timeoutMs ?? ctx.timeouts.proxyMs,
+        signal: request.signal,
+        run: ({ fetch, connection }) => {
+          target = upstreamUrl(toolkit, restOfPath(url, ctx.basePath), connection?.params ?? {}) + url.search;
+          return fetch(target, { method: request.method, headers, ...body });
+        },
+      });
+      ctx.emit("proxy.requested", {
+        principal: agent,
+        toolkit: toolkit.slug,
+        connectionId: outcome.connection?.id ?? null,
+        method: request.method,
+        host: URL.canParse(target) ? new URL(target).host : "",
+        status: outcome.ok ? outcome.value.status : null,
+        durationMs: outcome.durationMs,
+      });
+      if (!outcome.ok) throw upstreamFailure(outcome.failure);
+      const routeBase = `${ctx.publicUrl?.origin ?? url.origin}${ctx.basePath}/passthrough/${encodeURIComponent(toolkit.slug)}`;
+      const base = fillBaseUrl(toolkit.baseUrls[0]!, outcome.connection?.params ?? {});
+      return answer(outcome.value, outcome.secrets, (link) => throughRoute(link, base, routeBase));
+    },
+  }),
+];
+
+/**
+ * A credential sent in the query string comes back in answers that echo their URL (pagination
+ * links, error pages); POST /proxy redacts them, a streamed body cannot be.
+ */
+function refuseQueryCredential(toolkit: Toolkit, basePath: string): void {
+  const modes = [toolkit.auth, ...toolkit.authModes];
+  if (modes.every((mode) => mode.type === "none" || credentialHeader(mode) !== null)) return;
+  throw new ToolsError(
+    "invalid_request",
+    `Toolkit "${toolkit.slug}" sends its credential in the query string, which an answer streamed unchanged could echo back; ` +
+      `call it with POST ${basePath}/proxy, which redacts it.`,
+  );
+}
+
+/** The request body as a stream with its declared length, or none when the request has none. */
+function requestBody(request: Request): { body?: ReadableStream<Uint8Array>; contentLength?: number } {
+  const declared = request.headers.get("content-length");
+  if (!request.body || declared === "0") return {};
+  return { body: request.body, ...(declared !== null && /^\d+$/.test(declared) ? { contentLength: Number(declared) } : {}) };
+}
+
+/** The path after `{basePath}/passthrough/{toolkit}`, as the caller wrote it (still percent-encoded). */
+function restOfPath(url: URL, basePath: string): string {
+  const afterRoute = url.pathname.slice(`${basePath}/passthrough/`.length);
+  const slash = afterRoute.indexOf("/");
+  return slash === -1 ? "" : afterRoute.slice(slash);
+}
+
+/**
+ * The upstream URL (without the query) of a path under the toolkit's first base URL. When the base
+ * URL has a path (`https://api.notion.com/v1`) and the caller's path already starts with it, whole
+ * segments, it is not added twice: an SDK that appends the version itself (Notion's adds `/v1`)
+ * works as well as one given the full base. The result still passes the URL policy as any other.
+ */
+function upstreamUrl(toolkit: Toolkit, path: string, params: Record<string, string>): string {
+  if (toolkit.baseUrls.length === 0)
+    throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" has no base URL to pass requests to.`);
+  const base = new URL(fillBaseUrl(toolkit.baseUrls[0]!, params));
+  const basePath = base.pathname.replace(/\/+$/, "");
+  const under = basePath !== "" && (path === basePath || path.startsWith(`${basePath}/`)) ? path.slice(basePath.length) : path;
+  return `${base.origin}${basePath}${under}`;
+}
+
+/**
+ * The upstream's status, filtered headers and body as they came (a body the status forbids
+ * dropped). `Link` and `Location` are passed through `rewrite`.
+ */
+function answer(upstream: Response, secrets: string[], rewrite: (value: string) => string): Response {
+  const headers = passedHeaders(upstream.headers, secrets);
+  for (const name of ["link", "location"]) if (headers[name] !== undefined) headers[name] = rewrite(headers[name]);
+  // fetch decodes a compressed body, so the length the upstream declared is not the length sent.
+  if (upstream.headers.has("content-encoding")) delete headers["content-length"];
+  if (NULL_BODY_STATUSES.has(upstream.status)) {
+    void upstream.body?.cancel().catch(() => {});
+    return new Response(null, { status: upstream.status, statusText: upstream.statusText, headers });
+  }
+  return new Response(upstream.body, { status: upstream.status, statusText: upstream.statusText, headers });
+}
+
+/**
+ * A `Link` or `Location` value with every URL under the base URL (absolute, or a path under the
+ * base path) pointed at this route instead: an SDK that follows the next page (Octokit's
+ * `paginate`) comes back through the passthrough, rather than calling the API itself with the
+ * API key as its token. Other URLs are left as they are.
+ */
+function throughRoute(value: string, base: string, routeBase: string): string {
+  const trimmed = base.replace(/\/+$/, "");
+  const absolute = value.replace(new RegExp(`${escapeRegExp(trimmed)}(?=[/?#>]|$)`, "g"), routeBase);
+  if (absolute !== value || !value.startsWith("/") || value.startsWith("//")) return absolute;
+  // A path-absolute Location (`/v1/items/2`), under the base path.
+  const basePath = new URL(trimmed).pathname.replace(/\/+$/, "");
+  const rest = value.slice(basePath.length);
+  if (!value.startsWith(basePath) || !(rest === "" || /^[/?#]/.test(rest))) return value;
+  return `${new URL(routeBase).pathname}${rest}`;
+}
+
+/** A call that got no answer, as an error of this server: the upstream is away or too slow. */
+function upstreamFailure(failure: ExecutionResult): ToolsError {
+  if (failure.code === "timeout") {
+    return new ToolsError("upstream_timeout", `${failure.error ?? "The upstream did not answer in time."} Retry later.`);
+  }
+  return new ToolsError("upstream_unreachable", `${failure.error ?? "The upstream could not be reached."} Retry later.`);
+}
