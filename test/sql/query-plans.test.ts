@@ -16,7 +16,8 @@ import { openDatabase } from "../../src/store/sql/connect.js";
 import { migrate } from "../../src/store/sql/migrations.js";
 import { tableNames } from "../../src/store/sql/schema.js";
 import { sqlStore } from "../../src/store/sql/store.js";
-import type { ConnectionRecord, ToolsStore } from "../../src/store/types.js";
+import { TOOLS_STORE_METHODS, type ToolsStore } from "../../src/store/types.js";
+import { connectionRecord } from "../../src/testing/store-records.js";
 import { dropTables, randomPrefix, type SqlTarget, TARGETS, unavailableReason } from "../support/sql-servers.js";
 
 /** Rows per table: large enough that a planner prefers an index to reading the table. */
@@ -65,25 +66,7 @@ for (const target of [TARGETS.postgres, TARGETS.mariadb] satisfies SqlTarget[]) 
 
     it("records a query of every store method", () => {
       const methods = new Set(captured.map((c) => c.method.split(" ")[0]));
-      for (const name of [
-        "createApiKey",
-        "getApiKeyByHash",
-        "listApiKeys",
-        "revokeApiKey",
-        "createConnection",
-        "getConnection",
-        "listConnections",
-        "updateConnection",
-        "deleteConnection",
-        "createAuthorization",
-        "getAuthorization",
-        "consumeAuthorization",
-        "updateAuthorization",
-        "acquireLease",
-        "releaseLease",
-        "sweep",
-      ])
-        expect(methods, `a query of ${name} was recorded`).toContain(name);
+      for (const name of [...TOOLS_STORE_METHODS, "sweep"]) expect(methods, `a query of ${name} was recorded`).toContain(name);
     });
 
     it("no query reads a whole filled table", async () => {
@@ -142,23 +125,13 @@ async function callEveryMethod(store: ToolsStore, as: (method: string) => void) 
   };
   const now = new Date();
   const mid = { createdAt: new Date(BASE_MS + 5_000), id: "conn_15001" };
-  const connection: ConnectionRecord = {
+  const connection = connectionRecord({
     id: `conn_plan_${Math.random().toString(36).slice(2)}`,
     workspaceId: "big",
     agentId: "a7",
     toolkit: "t7",
-    label: "plan",
-    remoteUser: "",
-    status: "active",
-    statusReason: null,
-    credentials: "v1.x",
-    scopes: [],
-    params: {},
-    credentialsExpireAt: null,
     createdAt: now,
-    updatedAt: now,
-    version: 1,
-  };
+  });
 
   await call("createApiKey", () =>
     store.createApiKey({
