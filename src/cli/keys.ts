@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { issueApiKey, revokeApiKey } from "../credentials/api-keys.js";
+import { walkPages } from "../store/paging.js";
 import { apiKeyRecord } from "../store/sql/rows.js";
 import { DEFAULT_TABLE_PREFIX, type StoreDatabase, tableNames } from "../store/sql/schema.js";
 import type { SqlToolsStore } from "../store/sql/store.js";
@@ -23,8 +24,9 @@ export async function firstAgentKey(store: ToolsStore): Promise<{ key: string; i
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   try {
-    const keys = await store.listApiKeys(LOCAL_WORKSPACE);
-    if (keys.some((key) => key.revokedAt === null)) return null;
+    for await (const keys of walkPages((page) => store.listApiKeys(LOCAL_WORKSPACE, page))) {
+      if (keys.some((key) => key.revokedAt === null)) return null;
+    }
     const { key, record } = await issueApiKey(store, { workspaceId: LOCAL_WORKSPACE, agentId: LOCAL_AGENT });
     return { key, id: record.id };
   } finally {
@@ -42,12 +44,16 @@ export async function createKey(
 }
 
 /**
- * `tools-proxy keys list`: the keys of one workspace, or of every workspace, oldest first. The
- * store interface lists one workspace at a time, so "every workspace" reads the table of the
- * SQL store that the admin commands open.
+ * `tools-proxy keys list`: the keys of one workspace (read from the store a page at a time), or of
+ * every workspace, oldest first. The store interface lists one workspace at a time, so "every
+ * workspace" reads the table of the SQL store that the admin commands open.
  */
 export async function listKeys(store: SqlToolsStore, workspaceId: string | undefined): Promise<ApiKeyRecord[]> {
-  if (workspaceId !== undefined) return store.listApiKeys(workspaceId);
+  if (workspaceId !== undefined) {
+    const keys: ApiKeyRecord[] = [];
+    for await (const page of walkPages((bounds) => store.listApiKeys(workspaceId, bounds))) keys.push(...page);
+    return keys;
+  }
   const rows = await keysTable(store).selectAll().orderBy("created_at").orderBy("id").execute();
   return rows.map(apiKeyRecord);
 }

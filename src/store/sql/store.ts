@@ -95,7 +95,8 @@ export function sqlStore(options: SqlStoreOptions): SqlToolsStore {
 
     createApiKey: (record) => create("API key", record.id, () => records.createApiKey(record)),
     getApiKeyByHash: (hash) => (unstorable(hash) ? none(null) : run("get API key", () => records.getApiKeyByHash(hash))),
-    listApiKeys: (workspaceId) => (unstorable(workspaceId) ? none([]) : run("list API keys", () => records.listApiKeys(workspaceId))),
+    listApiKeys: (workspaceId, page) =>
+      unstorable(workspaceId) ? none([]) : run("list API keys", () => records.listApiKeys(workspaceId, page)),
     revokeApiKey: (id, at) => (unstorable(id) ? none(false) : run("revoke API key", () => records.revokeApiKey(id, at))),
 
     createConnection: (record) => create("Connection", record.id, () => records.createConnection(record)),
