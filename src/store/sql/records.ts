@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql, type UpdateQueryBuilder, type UpdateResult } from "kysely";
+import { type AbortableQueryOptions, type Kysely, type Selectable, sql, type UpdateQueryBuilder, type UpdateResult } from "kysely";
 import type {
   ApiKeyRecord,
   AuthorizationPatch,
@@ -14,7 +14,10 @@ import type { AuthorizationsTable, ConnectionsTable, StoreDatabase, TableNames }
 /** An UPDATE on one of the store's tables, before `RETURNING` is added or not. */
 type AnyUpdate = UpdateQueryBuilder<any, any, any, UpdateResult>;
 
-/** The queries behind API keys, connections and authorizations; `sqlStore` wraps each in `guard`. */
+/**
+ * The queries behind API keys, connections and authorizations; `sqlStore` wraps each in `guard`.
+ * Reads take Kysely's query options, whose signal cancels the statement in the database.
+ */
 export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect, t: TableNames) {
   /**
    * Runs a conditional UPDATE and reads the row it changed, as one atomic step: `RETURNING` on
@@ -40,18 +43,18 @@ export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect,
     async createApiKey(record: ApiKeyRecord) {
       await db.insertInto(t.apiKeys).values(rows.apiKeyRow(record)).execute();
     },
-    async getApiKeyByHash(hash: string) {
-      const row = await db.selectFrom(t.apiKeys).selectAll().where("hash", "=", hash).executeTakeFirst();
+    async getApiKeyByHash(hash: string, options?: AbortableQueryOptions) {
+      const row = await db.selectFrom(t.apiKeys).selectAll().where("hash", "=", hash).executeTakeFirst(options);
       return row ? rows.apiKeyRecord(row) : null;
     },
-    async listApiKeys(workspaceId: string) {
+    async listApiKeys(workspaceId: string, options?: AbortableQueryOptions) {
       const found = await db
         .selectFrom(t.apiKeys)
         .selectAll()
         .where("workspace_id", "=", workspaceId)
         .orderBy("created_at")
         .orderBy("id")
-        .execute();
+        .execute(options);
       return found.map(rows.apiKeyRecord);
     },
     async revokeApiKey(id: string, at: Date) {
@@ -67,15 +70,15 @@ export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect,
     async createConnection(record: ConnectionRecord) {
       await db.insertInto(t.connections).values(rows.connectionRow(record)).execute();
     },
-    async getConnection(id: string) {
-      const row = await db.selectFrom(t.connections).selectAll().where("id", "=", id).executeTakeFirst();
+    async getConnection(id: string, options?: AbortableQueryOptions) {
+      const row = await db.selectFrom(t.connections).selectAll().where("id", "=", id).executeTakeFirst(options);
       return row ? rows.connectionRecord(row) : null;
     },
-    async listConnections(filter: ConnectionFilter) {
+    async listConnections(filter: ConnectionFilter, options?: AbortableQueryOptions) {
       let query = db.selectFrom(t.connections).selectAll().where("workspace_id", "=", filter.workspaceId);
       if (filter.agentId !== undefined) query = query.where("agent_id", "=", filter.agentId);
       if (filter.toolkit !== undefined) query = query.where("toolkit", "=", filter.toolkit);
-      const found = await query.orderBy("created_at").orderBy("id").execute();
+      const found = await query.orderBy("created_at").orderBy("id").execute(options);
       return found.map(rows.connectionRecord);
     },
     /** Compare-and-set when `expectedVersion` is given: `UPDATE … WHERE id = ? AND version = ?`. */
@@ -98,8 +101,8 @@ export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect,
     async createAuthorization(record: AuthorizationRecord) {
       await db.insertInto(t.authorizations).values(rows.authorizationRow(record)).execute();
     },
-    async getAuthorization(id: string) {
-      const row = await db.selectFrom(t.authorizations).selectAll().where("id", "=", id).executeTakeFirst();
+    async getAuthorization(id: string, options?: AbortableQueryOptions) {
+      const row = await db.selectFrom(t.authorizations).selectAll().where("id", "=", id).executeTakeFirst(options);
       return row ? rows.authorizationRecord(row) : null;
     },
     /** One conditional UPDATE: of concurrent callers, only the first finds `consumed_at` null. */
