@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ConnectionSchema, idParam, plainText } from "./common.js";
+import { ConnectionSchema, cursorParam, idParam, limitParam, plainText } from "./common.js";
 
 /** `POST /auth`, `GET /auth/:authorizationId` and the connection routes. */
 
@@ -47,6 +47,13 @@ export const AuthorizationStatusSchema = z.object({
   error: z.string().optional(),
 });
 
-export const ConnectionsQuerySchema = z.object({ toolkit: idParam.optional() });
+export const ConnectionsQuerySchema = z.object({ toolkit: idParam.optional(), limit: limitParam, cursor: cursorParam });
 
-export const ConnectionListSchema = z.object({ connections: z.array(ConnectionSchema) });
+/**
+ * One page of connections. `nextCursor` is there only when another page follows, so that a caller
+ * with fewer connections than `limit` gets `{ connections }` alone, as the Tools API always answered.
+ */
+export const ConnectionListSchema = z.object({
+  connections: z.array(ConnectionSchema),
+  nextCursor: z.string().optional().meta({ description: "Present when more connections follow: pass it as cursor for the next page." }),
+});

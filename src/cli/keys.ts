@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { issueApiKey, revokeApiKey } from "../credentials/api-keys.js";
+import { walkPages } from "../store/paging.js";
 import { apiKeyRecord } from "../store/sql/rows.js";
 import { DEFAULT_TABLE_PREFIX, type StoreDatabase, tableNames } from "../store/sql/schema.js";
 import type { SqlToolsStore } from "../store/sql/store.js";
@@ -23,8 +24,9 @@ export async function firstAgentKey(store: ToolsStore): Promise<{ key: string; i
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   try {
-    const keys = await store.listApiKeys(LOCAL_WORKSPACE);
-    if (keys.some((key) => key.revokedAt === null)) return null;
+    for await (const keys of walkPages((page) => store.listApiKeys(LOCAL_WORKSPACE, page))) {
+      if (keys.some((key) => key.revokedAt === null)) return null;
+    }
     const { key, record } = await issueApiKey(store, { workspaceId: LOCAL_WORKSPACE, agentId: LOCAL_AGENT });
     return { key, id: record.id };
   } finally {

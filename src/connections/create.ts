@@ -1,6 +1,7 @@
 import type { HandlerContext } from "../context/context.js";
 import type { Credential } from "../credentials/auth-schemes.js";
 import { sealCredential } from "../credentials/sealing.js";
+import { eachConnectionPage } from "../store/paging.js";
 import type { ConnectionRecord } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { randomId } from "../util/encoding.js";
@@ -24,13 +25,15 @@ export async function createConnection(ctx: HandlerContext, input: NewConnection
   const { toolkit } = input;
   const id = randomId("conn_");
   const now = new Date();
-  const existing = await ctx.store.listConnections({ workspaceId: input.workspaceId, agentId: input.agentId, toolkit: toolkit.slug });
+  let existing = 0;
+  const filter = { workspaceId: input.workspaceId, agentId: input.agentId, toolkit: toolkit.slug };
+  for await (const page of eachConnectionPage(ctx.store, filter)) existing += page.length;
   const record: ConnectionRecord = {
     id,
     workspaceId: input.workspaceId,
     agentId: input.agentId,
     toolkit: toolkit.slug,
-    label: input.label ?? (existing.length ? `${toolkit.name} ${existing.length + 1}` : toolkit.name),
+    label: input.label ?? (existing ? `${toolkit.name} ${existing + 1}` : toolkit.name),
     remoteUser: input.remoteUser,
     status: "active",
     statusReason: null,

@@ -1,6 +1,7 @@
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { canSee } from "../core/principal.js";
+import { eachConnectionPage } from "../store/paging.js";
 import type { ConnectionRecord, Principal } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
 
@@ -46,9 +47,7 @@ export async function resolveConnection(
     return connection;
   }
   if (toolkit.auth.type === "none") return null;
-  const active = (
-    await ctx.store.listConnections({ workspaceId: principal.workspaceId, agentId: principal.agentId, toolkit: toolkit.slug })
-  ).filter((c) => c.status === "active");
+  const active = await activeConnections(ctx, { workspaceId: principal.workspaceId, agentId: principal.agentId, toolkit: toolkit.slug });
   if (active.length === 1) return active[0]!;
   if (active.length === 0) {
     throw new ToolsError(
@@ -56,11 +55,28 @@ export async function resolveConnection(
       `No active connection to "${toolkit.slug}". Connect it first with POST ${ctx.basePath}/auth {"toolkit":"${toolkit.slug}"}.`,
     );
   }
-  const list = active.map((c) => `${c.id} ("${c.label}")`).join(", ");
+  const list =
+    active
+      .slice(0, NAMED)
+      .map((c) => `${c.id} ("${c.label}")`)
+      .join(", ") + (active.length > NAMED ? ", and more" : "");
   throw new ToolsError(
     "connection_ambiguous",
     `Several active connections to "${toolkit.slug}": ${list}. Pass connection_id to choose one.`,
   );
+}
+
+/** How many connections an ambiguity error names; past it, the message says there are more. */
+const NAMED = 10;
+
+/** The active connections of one agent to one toolkit, read a page at a time; the first NAMED + 1 are enough. */
+async function activeConnections(ctx: HandlerContext, filter: { workspaceId: string; agentId: string; toolkit: string }) {
+  const active: ConnectionRecord[] = [];
+  for await (const page of eachConnectionPage(ctx.store, filter)) {
+    active.push(...page.filter((c) => c.status === "active"));
+    if (active.length > NAMED) break;
+  }
+  return active;
 }
 
 /** The connection as the API shows it: never its credential. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AuthBodySchema } from "../api/auth.js";
 import { idParam } from "../api/common.js";
-import { publicConnection } from "../connections/resolve.js";
+import { connectedToolkits, listConnections } from "../connections/list.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { describeIssues } from "../core/http.js";
@@ -35,13 +35,13 @@ interface MetaTool<S extends z.ZodType> {
 }
 
 const defineMeta = <S extends z.ZodType>(tool: MetaTool<S>) => tool as unknown as MetaTool<z.ZodType>;
-const limit = (max: number) =>
+const limit = (max: number, fallback = 20) =>
   z
     .number()
     .int()
     .min(1)
     .max(max)
-    .default(20)
+    .default(fallback)
     .meta({ description: `Results per page, 1 to ${max}.` });
 const cursor = z.string().max(512).optional().meta({ description: "nextCursor of the previous page, to get the next one." });
 
@@ -67,8 +67,11 @@ export const META_TOOLS: MetaTool<z.ZodType>[] = [
     async run({ keywords, limit, cursor }, { ctx, agent }) {
       const found = searchToolkits(await ctx.registry.list(), keywords);
       const { page, nextCursor } = await ctx.cursors.paginate(found, { limit, cursor, fingerprint: `search:${keywords ?? ""}` });
-      const connections = await ctx.store.listConnections({ workspaceId: agent.workspaceId, agentId: agent.agentId });
-      const connected = new Set(connections.filter((c) => c.status === "active").map((c) => c.toolkit));
+      const connected = await connectedToolkits(
+        ctx,
+        agent,
+        page.map((t) => t.slug),
+      );
       return {
         toolkits: page.map((t) => ({
           slug: t.slug,
@@ -136,18 +139,17 @@ export const META_TOOLS: MetaTool<z.ZodType>[] = [
   defineMeta({
     name: "list_connections",
     title: "List connections",
-    description: "Lists this agent's connections (accounts connected to toolkits), with their status, optionally for one toolkit.",
-    input: z.object({ toolkit: idParam.optional().meta({ description: "Only this toolkit's connections." }) }),
+    description:
+      "Lists this agent's connections (accounts connected to toolkits), oldest first, with their status, optionally for one toolkit; " +
+      "nextCursor, when present, gives the next page.",
+    input: z.object({
+      toolkit: idParam.optional().meta({ description: "Only this toolkit's connections." }),
+      limit: limit(200, 50),
+      cursor,
+    }),
     readOnly: true,
     route: "GET /connections",
-    async run({ toolkit }, { ctx, agent }) {
-      const connections = await ctx.store.listConnections({
-        workspaceId: agent.workspaceId,
-        agentId: agent.agentId,
-        ...(toolkit ? { toolkit } : {}),
-      });
-      return { connections: connections.map(publicConnection) };
-    },
+    run: ({ toolkit, limit, cursor }, { ctx, agent }) => listConnections(ctx, agent, { toolkit, limit, cursor }),
   }),
   defineMeta({
     name: "connect_toolkit",

@@ -6,11 +6,12 @@ import {
   ToolSearchQuerySchema,
   ToolSearchResultSchema,
 } from "../api/catalog.js";
+import { connectedToolkits } from "../connections/list.js";
 import { findVisibleConnection } from "../connections/resolve.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
-import { connectionScope, type Principal } from "../core/principal.js";
+import type { Principal } from "../core/principal.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
 import type { Tool, Toolkit } from "../toolkits/define.js";
 import { requireToolkit } from "../toolkits/registry.js";
@@ -36,7 +37,11 @@ export const catalogRoutes = [
         cursor: query.cursor,
         fingerprint: `search:${query.keywords ?? ""}`,
       });
-      const connected = await connectedToolkits(ctx, principal);
+      const connected = await connectedToolkits(
+        ctx,
+        principal,
+        page.map((t) => t.slug),
+      );
       return json({
         toolkits: page.map((t) => ({
           slug: t.slug,
@@ -146,9 +151,4 @@ async function toolsFor(ctx: HandlerContext, principal: Principal, toolkit: Tool
   if (connection.scopes.length === 0) return toolkit.tools;
   const granted = new Set(connection.scopes);
   return toolkit.tools.filter((tool) => (tool.scopes ?? []).every((scope) => granted.has(scope)));
-}
-
-async function connectedToolkits(ctx: HandlerContext, principal: Principal): Promise<Set<string>> {
-  const connections = await ctx.store.listConnections(connectionScope(principal));
-  return new Set(connections.filter((c) => c.status === "active").map((c) => c.toolkit));
 }

@@ -1,8 +1,9 @@
 import { ConnectionListSchema, ConnectionsQuerySchema } from "../api/auth.js";
-import { findVisibleConnection, publicConnection } from "../connections/resolve.js";
+import { listConnections } from "../connections/list.js";
+import { findVisibleConnection } from "../connections/resolve.js";
 import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
-import { connectionScope, requireAgent } from "../core/principal.js";
+import { requireAgent } from "../core/principal.js";
 import { revokeAtProvider } from "../oauth/revoke.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
@@ -11,16 +12,13 @@ export const connectionRoutes = [
   defineRoute({
     method: "GET",
     path: "/connections",
-    summary: "The caller's connections (a service key without x-agent-id: the workspace's).",
+    summary: "The caller's connections, a page at a time (a service key without x-agent-id: the workspace's).",
     query: ConnectionsQuerySchema,
-    responses: { 200: { description: "Connections, oldest first.", schema: ConnectionListSchema }, ...errors(400, 401) },
-    async handle({ query, principal }, ctx) {
-      const connections = await ctx.store.listConnections({
-        ...connectionScope(principal),
-        ...(query.toolkit ? { toolkit: query.toolkit } : {}),
-      });
-      return json({ connections: connections.map(publicConnection) });
+    responses: {
+      200: { description: "A page of connections, oldest first, and nextCursor when more follow.", schema: ConnectionListSchema },
+      ...errors(400, 401),
     },
+    handle: async ({ query, principal }, ctx) => json(await listConnections(ctx, principal, query)),
   }),
   defineRoute({
     method: "DELETE",

@@ -1,5 +1,6 @@
 import type { Awaitable } from "../core/principal.js";
-import type { ApiKeyRecord, AuthorizationRecord, ConnectionRecord, ToolsStore } from "./types.js";
+import { selectPage } from "./paging.js";
+import type { ApiKeyRecord, AuthorizationRecord, ConnectionRecord, ListPage, ListPosition, ToolsStore } from "./types.js";
 
 /**
  * The few operations a key-value or document database gives, from which `keyValueStore` builds a
@@ -26,6 +27,10 @@ export interface KeyValuePrimitives {
  * state hashes, compare-and-set updates, single consumption of OAuth states, leases and sweeps are
  * all derived here, so a store on a new database is the five primitives. Records are JSON (dates
  * kept as dates); every key part is percent-encoded, so ids of any characters stay apart.
+ *
+ * Listings read an index (a key per record, whose value is its creation time), order it, and read
+ * the records of one page only. `list` has no range, so a page holds the index keys of the whole
+ * listing (tens of bytes each) besides its own records.
  */
 export function keyValueStore(kv: KeyValuePrimitives): ToolsStore {
   const read = async <T>(key: string): Promise<{ raw: string; record: T } | null> => {
@@ -41,10 +46,36 @@ export function keyValueStore(kv: KeyValuePrimitives): ToolsStore {
       if (!("next" in outcome) || (await kv.replace(key, current.raw, encode(outcome.next)))) return outcome.result;
     }
   };
-  const byIndex = async <T>(prefix: string, recordKey: (id: string) => string): Promise<T[]> => {
-    const ids = (await kv.list(prefix)).map(([key]) => decodeURIComponent(key.slice(key.lastIndexOf("/") + 1)));
-    const records = await Promise.all(ids.map((id) => read<T>(recordKey(id))));
-    return records.flatMap((found) => (found ? [found.record] : []));
+  /**
+   * One page of the records an index lists (`keep` filters them further), in listing order. An
+   * index entry written before paging has an empty value: its record gives the time, and the entry
+   * is filled in for the next listing.
+   */
+  const byIndex = async <T extends ListPosition>(
+    prefix: string,
+    recordKey: (id: string) => string,
+    page: ListPage,
+    keep: (record: T) => boolean = () => true,
+  ): Promise<T[]> => {
+    const entries = await Promise.all(
+      (await kv.list(prefix)).map(async ([key, value]) => {
+        const id = decodeURIComponent(key.slice(key.lastIndexOf("/") + 1));
+        if (value !== "") return { id, createdAt: new Date(Number(value)) };
+        const found = await read<T>(recordKey(id));
+        if (found) await kv.replace(key, "", String(found.record.createdAt.getTime()));
+        return { id, createdAt: found?.record.createdAt ?? new Date(0) };
+      }),
+    );
+    const ordered = selectPage(entries, { after: page.after });
+    const records: T[] = [];
+    for (let next = 0; next < ordered.length && records.length < (page.limit ?? Infinity); ) {
+      const chunk = ordered.slice(next, next + (page.limit === undefined ? ordered.length : page.limit - records.length));
+      next += chunk.length;
+      for (const found of await Promise.all(chunk.map((entry) => read<T>(recordKey(entry.id))))) {
+        if (found && keep(found.record)) records.push(found.record);
+      }
+    }
+    return records;
   };
   const insertUnique = async (key: string, value: string, what: string) => {
     if (!(await kv.insert(key, value))) throw new Error(`${what} already exists.`);
@@ -57,13 +88,13 @@ export function keyValueStore(kv: KeyValuePrimitives): ToolsStore {
         await kv.delete(k("key-hash", record.hash), record.id);
         throw new Error("An API key with this id already exists.");
       }
-      await kv.insert(k("key-by-workspace", record.workspaceId, record.id), "");
+      await kv.insert(k("key-by-workspace", record.workspaceId, record.id), String(record.createdAt.getTime()));
     },
     async getApiKeyByHash(hash) {
       const id = await kv.get(k("key-hash", hash));
       return id === null ? null : ((await read<ApiKeyRecord>(k("key", id)))?.record ?? null);
     },
-    listApiKeys: (workspaceId) => byIndex<ApiKeyRecord>(`${k("key-by-workspace", workspaceId)}/`, (id) => k("key", id)),
+    listApiKeys: (workspaceId, page = {}) => byIndex<ApiKeyRecord>(`${k("key-by-workspace", workspaceId)}/`, (id) => k("key", id), page),
     async revokeApiKey(id, at) {
       const revoked = await update<ApiKeyRecord, boolean>(k("key", id), (key) =>
         key.revokedAt ? { result: false } : { next: { ...key, revokedAt: at }, result: true },
@@ -73,20 +104,20 @@ export function keyValueStore(kv: KeyValuePrimitives): ToolsStore {
 
     async createConnection(record) {
       await insertUnique(k("connection", record.id), encode(record), "A connection with this id");
-      await kv.insert(k("connection-by-owner", record.workspaceId, record.agentId, record.id), "");
+      await kv.insert(k("connection-by-owner", record.workspaceId, record.agentId, record.id), String(record.createdAt.getTime()));
     },
     getConnection: async (id) => (await read<ConnectionRecord>(k("connection", id)))?.record ?? null,
-    async listConnections({ workspaceId, agentId, toolkit }) {
+    async listConnections({ workspaceId, agentId, toolkit, ...page }) {
       const prefix = agentId === undefined ? k("connection-by-owner", workspaceId) : k("connection-by-owner", workspaceId, agentId);
-      const found = await byIndex<ConnectionRecord>(`${prefix}/`, (id) => k("connection", id));
-      return found
-        .filter(
-          (c) =>
-            c.workspaceId === workspaceId &&
-            (agentId === undefined || c.agentId === agentId) &&
-            (toolkit === undefined || c.toolkit === toolkit),
-        )
-        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+      return byIndex<ConnectionRecord>(
+        `${prefix}/`,
+        (id) => k("connection", id),
+        page,
+        (c) =>
+          c.workspaceId === workspaceId &&
+          (agentId === undefined || c.agentId === agentId) &&
+          (toolkit === undefined || c.toolkit === toolkit),
+      );
     },
     updateConnection: (id, patch, expectedVersion) =>
       update<ConnectionRecord, ConnectionRecord | null>(k("connection", id), (current) => {

@@ -1,3 +1,4 @@
+import { selectPage } from "./paging.js";
 import type { ApiKeyRecord, AuthorizationRecord, ConnectionRecord, ToolsStore } from "./types.js";
 
 /**
@@ -25,8 +26,9 @@ export function memoryStore(): ToolsStore {
       const id = keyIdsByHash.get(hash);
       return id ? structuredClone(keys.get(id)!) : null;
     },
-    listApiKeys(workspaceId) {
-      return [...keys.values()].filter((k) => k.workspaceId === workspaceId).map((k) => structuredClone(k));
+    listApiKeys(workspaceId, page) {
+      const mine = [...keys.values()].filter((k) => k.workspaceId === workspaceId);
+      return selectPage(mine, page).map((k) => structuredClone(k));
     },
     revokeApiKey(id, at) {
       const key = keys.get(id);
@@ -44,15 +46,13 @@ export function memoryStore(): ToolsStore {
       return connection ? structuredClone(connection) : null;
     },
     listConnections(filter) {
-      return [...connections.values()]
-        .filter(
-          (c) =>
-            c.workspaceId === filter.workspaceId &&
-            (filter.agentId === undefined || c.agentId === filter.agentId) &&
-            (filter.toolkit === undefined || c.toolkit === filter.toolkit),
-        )
-        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
-        .map((c) => structuredClone(c));
+      const matching = [...connections.values()].filter(
+        (c) =>
+          c.workspaceId === filter.workspaceId &&
+          (filter.agentId === undefined || c.agentId === filter.agentId) &&
+          (filter.toolkit === undefined || c.toolkit === filter.toolkit),
+      );
+      return selectPage(matching, filter).map((c) => structuredClone(c));
     },
     updateConnection(id, patch, expectedVersion) {
       const current = connections.get(id);

@@ -56,7 +56,27 @@ export type ConnectionPatch = {
   updatedAt: Date;
 };
 
-export interface ConnectionFilter {
+/**
+ * A place in a listing, which is ordered oldest first by `createdAt`, then by `id` (so records
+ * created in the same millisecond still have one order): the position of the last record of a page.
+ */
+export interface ListPosition {
+  createdAt: Date;
+  id: string;
+}
+
+/**
+ * Which page of a listing to read: keyset paging on (`createdAt`, `id`), so that a deep page costs
+ * what the first does, and rows inserted meanwhile neither repeat nor hide older ones.
+ */
+export interface ListPage {
+  /** At most this many records (a whole number, at least 1). Absent: every record after `after`. */
+  limit?: number | undefined;
+  /** Only records after this position: a later `createdAt`, or the same with a greater `id`. */
+  after?: ListPosition | undefined;
+}
+
+export interface ConnectionFilter extends ListPage {
   workspaceId: string;
   /** When set, only this agent's connections. */
   agentId?: string;
@@ -112,6 +132,13 @@ export type AuthorizationPatch = Partial<Pick<AuthorizationRecord, "status" | "c
  *   exactly one receives the record. Expired or already-consumed authorizations return null.
  * - `acquireLease` is atomic across every process sharing the store: while a lease is held and
  *   unexpired, exactly one holder has it. A holder that crashes loses it when `ttlMs` runs out.
+ * - Listings (`listConnections`, `listApiKeys`) are ordered by (`createdAt`, `id`), oldest first,
+ *   and page by keyset (`ListPage`): at most `limit` records strictly after `after`, read through
+ *   an index rather than skipped over (never `OFFSET`), so that holding and reading one page costs
+ *   the same at page 1 and page 900. The handler asks for `limit + 1` records to learn whether
+ *   another page follows. A store written before paging, which ignores `limit` and `after`, still
+ *   gives correct pages (the handler sorts and cuts what it returns) but loads the whole listing
+ *   for each page; the conformance suite fails it.
  */
 export interface ToolsStore {
   /**
@@ -124,13 +151,14 @@ export interface ToolsStore {
   createApiKey(record: ApiKeyRecord): Awaitable<void>;
   /** The key with this hash, revoked or not; null when none. */
   getApiKeyByHash(hash: string): Awaitable<ApiKeyRecord | null>;
-  listApiKeys(workspaceId: string): Awaitable<ApiKeyRecord[]>;
+  /** The workspace's keys, revoked ones included, oldest first; one page of them with `page`. */
+  listApiKeys(workspaceId: string, page?: ListPage): Awaitable<ApiKeyRecord[]>;
   /** Marks the key revoked at `at`. False when there is no such key or it was already revoked. */
   revokeApiKey(id: string, at: Date): Awaitable<boolean>;
 
   createConnection(record: ConnectionRecord): Awaitable<void>;
   getConnection(id: string): Awaitable<ConnectionRecord | null>;
-  /** Connections matching the filter, oldest first. */
+  /** Connections matching the filter, oldest first; one page of them with the filter's `limit` and `after`. */
   listConnections(filter: ConnectionFilter): Awaitable<ConnectionRecord[]>;
   /** Applies the patch (its `updatedAt` included), increments `version`; null when not found or the version differs. */
   updateConnection(id: string, patch: ConnectionPatch, expectedVersion?: number): Awaitable<ConnectionRecord | null>;

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ApiKeyRecord, AuthorizationRecord, Awaitable, ConnectionPatch, ConnectionRecord, ToolsStore } from "../store/types.js";
+import type { Awaitable, ToolsStore } from "../store/types.js";
+import { apiKey, at, authorizationRecord, connectionRecord, patch, randomId, settle, sortById } from "./store-records.js";
+import { listingPagesConformance } from "./tools-store-paging.js";
 
 /** Options of `toolsStoreConformance`. */
 export interface ToolsStoreConformanceOptions {
@@ -308,6 +310,8 @@ export function toolsStoreConformance(
       });
     });
 
+    listingPagesConformance(() => ({ store, other }));
+
     describe("authorizations", () => {
       it("returns a created authorization by id, as a copy", async () => {
         const authorization = authorizationRecord({ label: "work", returnUrl: "https://app.test/done?x=1" });
@@ -569,82 +573,4 @@ export function toolsStoreConformance(
         });
       });
   });
-}
-
-function settle<T>(fn: () => Awaitable<T>): Promise<T> {
-  return Promise.resolve().then(fn);
-}
-
-function randomId(prefix: string): string {
-  return `${prefix}_${crypto.randomUUID()}`;
-}
-
-/** `date` moved by `ms` milliseconds. */
-function at(date: Date, ms: number): Date {
-  return new Date(date.getTime() + ms);
-}
-
-/** A connection patch made now. */
-function patch(fields: Omit<ConnectionPatch, "updatedAt">): ConnectionPatch {
-  return { ...fields, updatedAt: new Date() };
-}
-
-function sortById<T extends { id: string }>(records: T[]): T[] {
-  return [...records].sort((a, b) => (a.id < b.id ? -1 : 1));
-}
-
-function apiKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
-  return {
-    id: randomId("key"),
-    hash: randomId("hash"),
-    kind: "agent",
-    workspaceId: randomId("ws"),
-    agentId: randomId("agent"),
-    hint: "pak_…test",
-    createdAt: new Date("2024-05-06T07:08:09.123Z"),
-    revokedAt: null,
-    ...overrides,
-  };
-}
-
-function connectionRecord(overrides: Partial<ConnectionRecord> = {}): ConnectionRecord {
-  const createdAt = overrides.createdAt ?? new Date("2024-02-03T04:05:06.789Z");
-  return {
-    id: randomId("conn"),
-    workspaceId: randomId("ws"),
-    agentId: randomId("agent"),
-    toolkit: "github",
-    label: "personal",
-    remoteUser: "octocat",
-    status: "active",
-    statusReason: null,
-    credentials: "v1.encrypted-credential",
-    scopes: ["repo"],
-    params: {},
-    credentialsExpireAt: null,
-    createdAt,
-    updatedAt: createdAt,
-    version: 1,
-    ...overrides,
-  };
-}
-
-function authorizationRecord(overrides: Partial<AuthorizationRecord> = {}): AuthorizationRecord {
-  return {
-    id: randomId("auth"),
-    stateHash: randomId("state"),
-    workspaceId: randomId("ws"),
-    agentId: randomId("agent"),
-    toolkit: "github",
-    label: null,
-    returnUrl: null,
-    secrets: "v1.encrypted-verifier",
-    status: "pending",
-    connectionId: null,
-    error: null,
-    createdAt: new Date("2024-07-08T09:10:11.121Z"),
-    expiresAt: new Date(Date.now() + 3_600_000),
-    consumedAt: null,
-    ...overrides,
-  };
 }

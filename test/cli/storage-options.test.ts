@@ -90,7 +90,7 @@ describe.skipIf(missingBuild)(missingBuild ? `storage options (skipped: ${missin
 
   it("migrate on a fresh data dir creates the SQLite database; a second run has nothing to do", () => {
     const dataDir = join(dir, "fresh");
-    expect(runBin(["migrate", "--data-dir", dataDir]).stdout).toBe("tools-proxy: applied 1 migration: 0001_tables\n");
+    expect(runBin(["migrate", "--data-dir", dataDir]).stdout).toBe("tools-proxy: applied 2 migrations: 0001_tables, 0002_listing_order\n");
     expect(runBin(["migrate", "--data-dir", dataDir]).stdout).toBe("tools-proxy: the database is up to date\n");
   });
 
@@ -102,7 +102,7 @@ describe.skipIf(missingBuild)(missingBuild ? `storage options (skipped: ${missin
       const database = await createPostgresDatabase("opts");
       try {
         const env = { TOOLS_PROXY_DATABASE_URL: database.url };
-        expect(runBin(["migrate"], env).stdout).toContain("applied 1 migration");
+        expect(runBin(["migrate"], env).stdout).toContain("applied 2 migrations");
         const created = runBin(["keys", "create", "--workspace", "acme", "--service"], env);
         expect(created.status, created.stderr).toBe(0);
         expect(created.stdout).toMatch(/^psk_/);

@@ -21,7 +21,7 @@ describe.skipIf(missing)(missing ? `sqlStore on bun:sqlite (skipped: ${missing})
       const seen = JSON.parse(stdout);
       expect(seen).toMatchObject({
         runtime: "bun",
-        migrated: ["0001_tables"],
+        migrated: ["0001_tables", "0002_listing_order"],
         keyCreatedAt: "2025-01-02T03:04:05.678Z",
         casWinner: 2,
         casLoser: null,

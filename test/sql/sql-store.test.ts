@@ -48,12 +48,12 @@ for (const target of Object.values(TARGETS) as SqlTarget[]) {
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
-    it("migrates once: three processes starting at once apply 0001 exactly once, a later run applies nothing", async () => {
+    it("migrates once: three processes starting at once apply each migration exactly once, a later run applies nothing", async () => {
       // Separate processes, as instances starting together would be (and SQLite's driver is synchronous).
       const fresh = randomPrefix("g");
       try {
         const results = await Promise.all([1, 2, 3].map(() => migrateInChild(url, fresh)));
-        expect(results.flatMap((r) => r.applied)).toEqual(["0001_tables"]);
+        expect(results.flatMap((r) => r.applied)).toEqual(["0001_tables", "0002_listing_order"]);
         expect((await migrate(admin, { tablePrefix: fresh })).applied).toEqual([]);
       } finally {
         await dropTables(admin, fresh);

@@ -70,7 +70,25 @@ async function migrateSqlite(db: Kysely<any>, migrator: (disableTransactions: bo
 function migrations(dialect: SqlDialect, prefix: string): Record<string, Migration> {
   return {
     "0001_tables": { up: (db) => createTables(db, dialect, prefix) },
+    "0002_listing_order": { up: (db) => createListingIndexes(db, prefix) },
   };
+}
+
+/**
+ * Indexes in the listings' order, (created_at, id) after the filter's columns, so that a page is
+ * a range read of the index however deep it is: an agent's connections, a workspace's, and a
+ * workspace's API keys. (The toolkit listings use 0001's indexes, in created_at order; ties on the
+ * same millisecond are few and sorted on the spot.)
+ */
+async function createListingIndexes(db: Kysely<any>, prefix: string): Promise<void> {
+  const t = tableNames(prefix);
+  await db.schema
+    .createIndex(`${prefix}conn_agent_order`)
+    .on(t.connections)
+    .columns(["workspace_id", "agent_id", "created_at", "id"])
+    .execute();
+  await db.schema.createIndex(`${prefix}conn_workspace_order`).on(t.connections).columns(["workspace_id", "created_at", "id"]).execute();
+  await db.schema.createIndex(`${prefix}keys_workspace_order`).on(t.apiKeys).columns(["workspace_id", "created_at", "id"]).execute();
 }
 
 async function createTables(db: Kysely<any>, dialect: SqlDialect, prefix: string): Promise<void> {

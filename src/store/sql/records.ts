@@ -1,4 +1,12 @@
-import { type AbortableQueryOptions, type Kysely, type Selectable, sql, type UpdateQueryBuilder, type UpdateResult } from "kysely";
+import {
+  type AbortableQueryOptions,
+  type Kysely,
+  type Selectable,
+  type SelectQueryBuilder,
+  sql,
+  type UpdateQueryBuilder,
+  type UpdateResult,
+} from "kysely";
 import type {
   ApiKeyRecord,
   AuthorizationPatch,
@@ -6,6 +14,7 @@ import type {
   ConnectionFilter,
   ConnectionPatch,
   ConnectionRecord,
+  ListPage,
 } from "../types.js";
 import type { SqlDialect } from "./dialect.js";
 import * as rows from "./rows.js";
@@ -13,6 +22,24 @@ import type { AuthorizationsTable, ConnectionsTable, StoreDatabase, TableNames }
 
 /** An UPDATE on one of the store's tables, before `RETURNING` is added or not. */
 type AnyUpdate = UpdateQueryBuilder<any, any, any, UpdateResult>;
+
+/**
+ * A page of a listing, by keyset on (created_at, id): rows after `after` in that order, at most
+ * `limit`. `created_at >= ?` is the range an index on (…, created_at, id) answers in every
+ * dialect (MariaDB does not use a row comparison `(a, b) > (?, ?)` for a range); the `or` then
+ * drops the rows of that same millisecond up to `after`'s id.
+ */
+function paged<DB, TB extends keyof DB & string, O>(query: SelectQueryBuilder<DB, TB, O>, page: ListPage): SelectQueryBuilder<DB, TB, O> {
+  let q = query as unknown as SelectQueryBuilder<any, any, O>;
+  if (page.after) {
+    const at = page.after.createdAt.getTime();
+    const id = page.after.id;
+    q = q.where("created_at", ">=", at).where((eb) => eb.or([eb("created_at", ">", at), eb("id", ">", id)]));
+  }
+  q = q.orderBy("created_at").orderBy("id");
+  if (page.limit !== undefined) q = q.limit(page.limit);
+  return q as unknown as SelectQueryBuilder<DB, TB, O>;
+}
 
 /**
  * The queries behind API keys, connections and authorizations; `sqlStore` wraps each in `guard`.
@@ -47,14 +74,8 @@ export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect,
       const row = await db.selectFrom(t.apiKeys).selectAll().where("hash", "=", hash).executeTakeFirst(options);
       return row ? rows.apiKeyRecord(row) : null;
     },
-    async listApiKeys(workspaceId: string, options?: AbortableQueryOptions) {
-      const found = await db
-        .selectFrom(t.apiKeys)
-        .selectAll()
-        .where("workspace_id", "=", workspaceId)
-        .orderBy("created_at")
-        .orderBy("id")
-        .execute(options);
+    async listApiKeys(workspaceId: string, page: ListPage = {}, options?: AbortableQueryOptions) {
+      const found = await paged(db.selectFrom(t.apiKeys).selectAll().where("workspace_id", "=", workspaceId), page).execute(options);
       return found.map(rows.apiKeyRecord);
     },
     async revokeApiKey(id: string, at: Date) {
@@ -78,7 +99,7 @@ export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect,
       let query = db.selectFrom(t.connections).selectAll().where("workspace_id", "=", filter.workspaceId);
       if (filter.agentId !== undefined) query = query.where("agent_id", "=", filter.agentId);
       if (filter.toolkit !== undefined) query = query.where("toolkit", "=", filter.toolkit);
-      const found = await query.orderBy("created_at").orderBy("id").execute(options);
+      const found = await paged(query, filter).execute(options);
       return found.map(rows.connectionRecord);
     },
     /** Compare-and-set when `expectedVersion` is given: `UPDATE … WHERE id = ? AND version = ?`. */

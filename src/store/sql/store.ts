@@ -121,8 +121,8 @@ export function sqlStore(options: SqlStoreOptions): SqlToolsStore {
     createApiKey: (record) => create("API key", record.id, () => records.createApiKey(record)),
     getApiKeyByHash: (hash) =>
       unstorable(hash) ? none(null) : read("get API key", caller, (options) => records.getApiKeyByHash(hash, options)),
-    listApiKeys: (workspaceId) =>
-      unstorable(workspaceId) ? none([]) : read("list API keys", caller, (options) => records.listApiKeys(workspaceId, options)),
+    listApiKeys: (workspaceId, page) =>
+      unstorable(workspaceId) ? none([]) : read("list API keys", caller, (options) => records.listApiKeys(workspaceId, page, options)),
     revokeApiKey: (id, at) => (unstorable(id) ? none(false) : write("revoke API key", () => records.revokeApiKey(id, at))),
 
     createConnection: (record) => create("Connection", record.id, () => records.createConnection(record)),
