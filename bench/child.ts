@@ -8,6 +8,8 @@ export interface ChildServer extends ServerReady {
   pid: number;
   /** Asks the child to exit (writing any --cpu-prof profile) and waits for it. */
   stop(): Promise<void>;
+  /** The child's RSS and, after a full garbage collection when it runs with --expose-gc, its heap in use (bytes). */
+  memory(): Promise<{ rss: number; heapUsed: number }>;
 }
 
 const SERVERS = fileURLToPath(new URL("./servers.ts", import.meta.url));
@@ -34,9 +36,14 @@ export async function startChild(config: ServerConfig, execArgv: string[] = []):
       clearTimeout(timer);
     }
   };
+  const memory = () =>
+    new Promise<{ rss: number; heapUsed: number }>((resolve) => {
+      child.once("message", (message) => resolve(message as { rss: number; heapUsed: number }));
+      child.send("memory");
+    });
   if (ready.error) {
     await stop();
-    return { ...ready, origin: "", pid: child.pid!, stop };
+    return { ...ready, origin: "", pid: child.pid!, stop, memory };
   }
-  return { ...ready, origin: `http://127.0.0.1:${ready.port}`, pid: child.pid!, stop };
+  return { ...ready, origin: `http://127.0.0.1:${ready.port}`, pid: child.pid!, stop, memory };
 }

@@ -65,7 +65,7 @@ const ROUTES: Route[] = [
   },
   {
     id: "page-deep",
-    label: `GET /connections?limit=${PAGE}&cursor= (deep page; small: its only page)`,
+    label: `GET /connections?limit=${PAGE}&cursor= (deep page; small: its 2nd)`,
     target: (s, cursor) => ({
       url: `${s.origin}/proxy/tools/connections?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
       headers: { "x-api-key": s.serviceKey! },
@@ -106,7 +106,16 @@ interface Result {
   rows: { connections: number; keys: number };
   fillSeconds: number;
   samples: Map<string, { small: Sample[]; big: Sample[] }>;
-  walk: { pages: number; seconds: number; rssBefore: number; rssPeak: number; note?: string } | null;
+  walk: {
+    pages: number;
+    seconds: number;
+    rssBefore: number;
+    rssPeak: number;
+    heapBefore: number;
+    heapAfter: number;
+    rssAfter: number;
+    note?: string;
+  } | null;
   paging: boolean;
 }
 
@@ -140,13 +149,21 @@ async function benchDatabase(dialect: SqlDialect): Promise<Result> {
     const open = async (tag: string): Promise<Side> => {
       const database = await createDatabase(dialect, tag);
       databases.push(database);
-      const server = await startChild({ role: "sql", url: database.url, upstream: upstreamOrigin, key: UPSTREAM_KEY });
+      const server = await startChild({ role: "sql", url: database.url, upstream: upstreamOrigin, key: UPSTREAM_KEY }, ["--expose-gc"]);
       children.push(server);
       if (server.error) throw new Error(server.error);
       return { server, database, deepCursor: null };
     };
     const small = await open("small");
     const big = await open("big");
+    // The small database holds two full pages and one row, so that its pages are as long as the big one's.
+    await fill(small.database, {
+      connectionId: small.server.connectionId!,
+      connections: 2 * PAGE,
+      perAgent: 10,
+      keys: 40,
+      batch: 2 * PAGE,
+    });
     const fillSeconds = await fill(big.database, {
       connectionId: big.server.connectionId!,
       connections: rows - 1,
@@ -159,7 +176,10 @@ async function benchDatabase(dialect: SqlDialect): Promise<Result> {
 
     const paging = await hasPaging(big.server);
     const walk = paging && WALK ? await walkPages(big, counted.connections) : null;
-    if (paging) big.deepCursor ??= await pageCursor(big.server, Math.floor((counted.connections / PAGE) * 0.9));
+    if (paging) {
+      big.deepCursor ??= await pageCursor(big.server, Math.floor((counted.connections / PAGE) * 0.9));
+      small.deepCursor = await pageCursor(small.server, 1);
+    }
 
     const samples = new Map<string, { small: Sample[]; big: Sample[] }>();
     const active = ROUTES.filter((route) => (route.id.startsWith("page-") ? paging : true) && (route.id !== "page-deep" || big.deepCursor));
@@ -211,6 +231,7 @@ async function pageCursor(server: ChildServer, page: number): Promise<string | n
  * 50 ms; keeps the cursor of the page 90% of the way as the deep page.
  */
 async function walkPages(side: Side, total: number): Promise<NonNullable<Result["walk"]>> {
+  const heapBefore = (await side.server.memory()).heapUsed;
   const rssBefore = rss(side.server.pid);
   let rssPeak = rssBefore;
   const sampler = setInterval(() => {
@@ -238,8 +259,18 @@ async function walkPages(side: Side, total: number): Promise<NonNullable<Result[
     progress("");
   }
   rssPeak = Math.max(rssPeak, rss(side.server.pid));
+  const after = await side.server.memory();
   const note = seen === total ? undefined : `walked ${seen} of ${total} connections`;
-  return { pages, seconds: (performance.now() - started) / 1000, rssBefore, rssPeak, ...(note ? { note } : {}) };
+  return {
+    pages,
+    seconds: (performance.now() - started) / 1000,
+    rssBefore,
+    rssPeak,
+    heapBefore,
+    heapAfter: after.heapUsed,
+    rssAfter: after.rss,
+    ...(note ? { note } : {}),
+  };
 }
 
 /** A process's resident set size in bytes, from /proc (Linux). */
@@ -315,7 +346,7 @@ function printResult(result: Result): void {
   if (result.walk) {
     const w = result.walk;
     console.log(
-      `  walk over every page (limit ${PAGE}): ${w.pages} pages in ${w.seconds.toFixed(1)} s; server RSS ${mib(w.rssBefore)} -> ${mib(w.rssPeak)} MiB at most (+${mib(w.rssPeak - w.rssBefore)} MiB)${w.note ? `; ${w.note}` : ""}`,
+      `  walk over every page (limit ${PAGE}): ${w.pages} pages in ${w.seconds.toFixed(1)} s; server RSS ${mib(w.rssBefore)} -> ${mib(w.rssPeak)} MiB at most (+${mib(w.rssPeak - w.rssBefore)} MiB), ${mib(w.rssAfter)} MiB after a full GC; V8 heap in use after a full GC ${mib(w.heapBefore)} -> ${mib(w.heapAfter)} MiB${w.note ? `; ${w.note}` : ""}`,
     );
   }
   console.log("");

@@ -164,6 +164,11 @@ process.once("message", (config: ServerConfig) => {
   );
   process.on("message", (message) => {
     if (message === "exit") process.exit(0);
+    if (message === "memory") {
+      (globalThis as { gc?: () => void }).gc?.();
+      const { rss, heapUsed } = process.memoryUsage();
+      process.send!({ rss, heapUsed });
+    }
   });
 });
 process.on("disconnect", () => process.exit(0));
