@@ -46,9 +46,9 @@ function provider() {
     req.on("end", () => {
       if (req.url === "/token") {
         const grant = new URLSearchParams(body).get("grant_type");
+        if (grant === "refresh_token") refreshes.push(Date.now()); // counted on arrival, answered after any delay
         const answer = () => {
           if (grant !== "refresh_token") return send(res, 400, { error: "unsupported_grant_type" });
-          refreshes.push(Date.now());
           const token = `at_${Math.random().toString(36).slice(2)}`;
           live.set(token, Date.now() + TOKEN_TTL * 1000);
           send(res, 200, { access_token: token, token_type: "Bearer", expires_in: TOKEN_TTL, refresh_token: "rt_bench" });
@@ -252,9 +252,13 @@ async function main(): Promise<void> {
     oauth.setTokenDelay(0);
     const onB = await fetch(`${b!.api}/execute`, { method: "POST", headers, body });
     const answer = (await onB.json()) as { successful?: boolean };
-    const waited = Date.now() - killedAt;
+    const [held, takeover] = oauth.refreshes.slice(refreshesBefore);
+    const after = takeover === undefined ? null : takeover - held!;
+    const met = answer.successful === true && after !== null && after >= LEASE_MS - 100;
     console.log(
-      `refresh lease (${LEASE_MS} ms) of an instance killed mid-refresh (SIGKILL): the other instance's call ${answer.successful ? "succeeded" : `failed (${onB.status})`} ${waited} ms after the kill: ${answer.successful ? "the lease expired and was taken over (MET)" : "NOT MET"}`,
+      `refresh lease (${LEASE_MS} ms) of an instance killed mid-refresh (SIGKILL ${killedAt - held!} ms after it took the lease): ` +
+        `the other instance refreshed ${after === null ? "never" : `${after} ms after the holder`}, and its call ${answer.successful ? "succeeded" : `failed (${onB.status})`}: ` +
+        `${met ? "the lease expired and was taken over, never shared (MET)" : "NOT MET"}`,
     );
     await b!.stop();
     running.length = 0;
