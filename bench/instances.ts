@@ -11,7 +11,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -294,8 +294,6 @@ async function roundTrips(url: string, toolkitFile: string, origin: string): Pro
   const agent = await issueApiKey(store, { workspaceId: "local", agentId: "agent" });
   const service = await issueApiKey(store, { kind: "service", workspaceId: "local" });
   const [connection] = await store.listConnections({ workspaceId: "local", agentId: "agent" });
-  // A live token, so that /execute measures a call, not a refresh.
-  void origin;
   const base = "http://bench.invalid/proxy/tools";
   const calls: Array<[string, () => Request]> = [
     ["unknown key -> 401", () => new Request(`${base}/connections`, { headers: { "x-api-key": `pak_${"x".repeat(43)}` } })],

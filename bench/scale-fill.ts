@@ -128,7 +128,7 @@ async function copyConnections(
   const n = sql.raw("g.n");
   const agent =
     dialect === "postgres"
-      ? sql.raw("(g.n / " + perAgent + ")")
+      ? sql.raw(`(g.n / ${perAgent})`)
       : dialect === "mysql"
         ? sql.raw(`(g.n div ${perAgent})`)
         : sql.raw(`(g.n / ${perAgent})`);
