@@ -23,7 +23,7 @@ import { sealCredential } from "../src/credentials/sealing.js";
 import { createToolsHandler, issueApiKey } from "../src/index.js";
 import { sqlStore } from "../src/store/sql/index.js";
 import { runLoad, type Sample } from "./load.js";
-import { positive, progress } from "./report.js";
+import { positive, progress, report } from "./report.js";
 import { createDatabase } from "./scale-fill.js";
 
 const SECONDS = positive("BENCH_SECONDS", 4);
@@ -355,8 +355,4 @@ function printTable(rows: string[][]): void {
   }
 }
 
-main()
-  .catch((error: unknown) => console.error("bench failed:", error))
-  .finally(() => {
-    process.exitCode = 0;
-  });
+report(main);

@@ -18,7 +18,7 @@ import { cpus, loadavg } from "node:os";
 import type { SqlDialect } from "../src/store/sql/dialect.js";
 import { type ChildServer, startChild } from "./child.js";
 import { runLoad, type Sample, type Target } from "./load.js";
-import { median, positive, progress } from "./report.js";
+import { median, positive, progress, report, verdict } from "./report.js";
 import { type BenchDatabase, countRows, createDatabase, fill } from "./scale-fill.js";
 import { BENCH_TOOL, BENCH_TOOLKIT } from "./servers.js";
 
@@ -373,14 +373,4 @@ function printTargets(results: Result[]): void {
   }
 }
 
-function verdict(met: boolean): string {
-  return met ? "MET" : "NOT MET";
-}
-
-main()
-  .catch((error: unknown) => {
-    console.error("bench failed:", error);
-  })
-  .finally(() => {
-    process.exitCode = 0;
-  });
+report(main);
