@@ -2,14 +2,22 @@ import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { ServerConfig, ServerReady } from "./servers.js";
 
+/** Of `process.memoryUsage()`: resident set, V8 heap in use and committed, memory outside the heap. */
+export interface Memory {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+}
+
 /** A server of `bench/servers.ts` running in its own Node process (its own event loop). */
 export interface ChildServer extends ServerReady {
   origin: string;
   pid: number;
   /** Asks the child to exit (writing any --cpu-prof profile) and waits for it. */
   stop(): Promise<void>;
-  /** The child's RSS and, after a full garbage collection when it runs with --expose-gc, its heap in use (bytes). */
-  memory(): Promise<{ rss: number; heapUsed: number }>;
+  /** The child's memory (bytes), after a full garbage collection when it runs with --expose-gc. */
+  memory(): Promise<Memory>;
 }
 
 const SERVERS = fileURLToPath(new URL("./servers.ts", import.meta.url));
@@ -37,8 +45,8 @@ export async function startChild(config: ServerConfig, execArgv: string[] = []):
     }
   };
   const memory = () =>
-    new Promise<{ rss: number; heapUsed: number }>((resolve) => {
-      child.once("message", (message) => resolve(message as { rss: number; heapUsed: number }));
+    new Promise<Memory>((resolve) => {
+      child.once("message", (message) => resolve(message as Memory));
       child.send("memory");
     });
   if (ready.error) {

@@ -16,7 +16,7 @@
 import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import type { SqlDialect } from "../src/store/sql/dialect.js";
-import { type ChildServer, startChild } from "./child.js";
+import { type ChildServer, type Memory, startChild } from "./child.js";
 import { runLoad, type Sample, type Target } from "./load.js";
 import { median, positive, progress, report, verdict } from "./report.js";
 import { type BenchDatabase, countRows, createDatabase, fill } from "./scale-fill.js";
@@ -111,9 +111,8 @@ interface Result {
     seconds: number;
     rssBefore: number;
     rssPeak: number;
-    heapBefore: number;
-    heapAfter: number;
-    rssAfter: number;
+    before: Memory;
+    after: Memory;
     note?: string;
   } | null;
   paging: boolean;
@@ -231,7 +230,7 @@ async function pageCursor(server: ChildServer, page: number): Promise<string | n
  * 50 ms; keeps the cursor of the page 90% of the way as the deep page.
  */
 async function walkPages(side: Side, total: number): Promise<NonNullable<Result["walk"]>> {
-  const heapBefore = (await side.server.memory()).heapUsed;
+  const before = await side.server.memory();
   const rssBefore = rss(side.server.pid);
   let rssPeak = rssBefore;
   const sampler = setInterval(() => {
@@ -266,9 +265,8 @@ async function walkPages(side: Side, total: number): Promise<NonNullable<Result[
     seconds: (performance.now() - started) / 1000,
     rssBefore,
     rssPeak,
-    heapBefore,
-    heapAfter: after.heapUsed,
-    rssAfter: after.rss,
+    before,
+    after,
     ...(note ? { note } : {}),
   };
 }
@@ -346,7 +344,7 @@ function printResult(result: Result): void {
   if (result.walk) {
     const w = result.walk;
     console.log(
-      `  walk over every page (limit ${PAGE}): ${w.pages} pages in ${w.seconds.toFixed(1)} s; server RSS ${mib(w.rssBefore)} -> ${mib(w.rssPeak)} MiB at most (+${mib(w.rssPeak - w.rssBefore)} MiB), ${mib(w.rssAfter)} MiB after a full GC; V8 heap in use after a full GC ${mib(w.heapBefore)} -> ${mib(w.heapAfter)} MiB${w.note ? `; ${w.note}` : ""}`,
+      `  walk over every page (limit ${PAGE}): ${w.pages} pages in ${w.seconds.toFixed(1)} s; server RSS ${mib(w.rssBefore)} -> ${mib(w.rssPeak)} MiB at most (+${mib(w.rssPeak - w.rssBefore)} MiB), ${mib(w.after.rss)} MiB after a full GC; after a full GC, V8 heap in use ${mib(w.before.heapUsed)} -> ${mib(w.after.heapUsed)} MiB, committed ${mib(w.before.heapTotal)} -> ${mib(w.after.heapTotal)} MiB, outside the heap ${mib(w.before.external)} -> ${mib(w.after.external)} MiB${w.note ? `; ${w.note}` : ""}`,
     );
   }
   console.log("");

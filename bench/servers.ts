@@ -166,8 +166,8 @@ process.once("message", (config: ServerConfig) => {
     if (message === "exit") process.exit(0);
     if (message === "memory") {
       (globalThis as { gc?: () => void }).gc?.();
-      const { rss, heapUsed } = process.memoryUsage();
-      process.send!({ rss, heapUsed });
+      const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+      process.send!({ rss, heapUsed, heapTotal, external });
     }
   });
 });
