@@ -44,12 +44,16 @@ export async function createKey(
 }
 
 /**
- * `tools-proxy keys list`: the keys of one workspace, or of every workspace, oldest first. The
- * store interface lists one workspace at a time, so "every workspace" reads the table of the
- * SQL store that the admin commands open.
+ * `tools-proxy keys list`: the keys of one workspace (read from the store a page at a time), or of
+ * every workspace, oldest first. The store interface lists one workspace at a time, so "every
+ * workspace" reads the table of the SQL store that the admin commands open.
  */
 export async function listKeys(store: SqlToolsStore, workspaceId: string | undefined): Promise<ApiKeyRecord[]> {
-  if (workspaceId !== undefined) return store.listApiKeys(workspaceId);
+  if (workspaceId !== undefined) {
+    const keys: ApiKeyRecord[] = [];
+    for await (const page of walkPages((bounds) => store.listApiKeys(workspaceId, bounds))) keys.push(...page);
+    return keys;
+  }
   const rows = await keysTable(store).selectAll().orderBy("created_at").orderBy("id").execute();
   return rows.map(apiKeyRecord);
 }

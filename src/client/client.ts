@@ -52,8 +52,16 @@ export interface ToolsClient {
    * in a row (no answer, 429, 503) are retried; `signal` stops the wait.
    */
   waitForAuthorization(authorizationId: string, options?: WaitOptions): Promise<T.FinishedAuthorization>;
-  /** `GET /connections`: the caller's connections, oldest first. */
+  /**
+   * `GET /connections`: one page of the caller's connections, oldest first (`limit`, default 50),
+   * with `nextCursor` when more follow: pass it as `cursor` for the next page.
+   */
   listConnections(query?: T.ConnectionsOptions, options?: T.CallOptions): Promise<T.ConnectionList>;
+  /**
+   * Every page of `GET /connections`, following `nextCursor`: `for await (const page of
+   * client.connectionPages())`. One page is held at a time; stopping the loop stops the requests.
+   */
+  connectionPages(query?: Omit<T.ConnectionsOptions, "cursor">, options?: T.CallOptions): AsyncGenerator<T.ConnectionList>;
   /** `DELETE /connections/{id}`: revokes the token at the provider where possible, then deletes it. */
   deleteConnection(connectionId: string, options?: T.CallOptions): Promise<void>;
   /** `POST /execute`. A tool that failed resolves with `successful: false`; it does not reject. */
@@ -97,6 +105,14 @@ export function createToolsClient(options: ToolsClientOptions): ToolsClient {
     getAuthorization,
     waitForAuthorization: (id, o) => waitForAuthorization((signal) => getAuthorization(id, { signal }), o),
     listConnections: (query = {}, o) => t.json("GET", "/connections", { query, signal: o?.signal }),
+    async *connectionPages(query = {}, o) {
+      let cursor: string | undefined;
+      do {
+        const page: T.ConnectionList = await t.json("GET", "/connections", { query: { ...query, cursor }, signal: o?.signal });
+        yield page;
+        cursor = page.nextCursor;
+      } while (cursor);
+    },
     async deleteConnection(id, o) {
       const response = await t.send("DELETE", `/connections/${seg(id)}`, { signal: o?.signal });
       await response.body?.cancel();

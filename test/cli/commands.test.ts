@@ -113,6 +113,15 @@ describe.skipIf(missingBuild)(
       );
       expect(await json(["connections", "list"])).toEqual(await api("/connections"));
       expect(await json(["connections", "--toolkit", "nothing"])).toEqual({ connections: [] });
+
+      const page = await json(["connections", "--limit", "1"]);
+      expect(page.connections.map((c: { id: string }) => c.id)).toEqual([first]);
+      expect((await cli(["connections", "--limit", "1"])).stderr).toContain(`More: add --all, or --cursor ${page.nextCursor}`);
+      expect(await json(["connections", "--limit", "1", "--cursor", page.nextCursor])).toEqual(
+        await api(`/connections?limit=1&cursor=${page.nextCursor}`),
+      );
+      expect(await json(["connections", "--all", "--limit", "1"])).toEqual(await api("/connections"));
+      expect((await cli(["connections", "--limit", "201"])).status).toBe(2);
     });
 
     it("execute: with two connections and none named, exit 1 listing them; --args, --args-file (file and stdin) and --arg", async () => {

@@ -152,6 +152,30 @@ describe("connections, execute and proxy", () => {
   });
 });
 
+describe("connection pages", () => {
+  it("connectionPages follows nextCursor through every connection once, a page at a time", async () => {
+    const service = createToolsClient({ baseUrl: server.baseUrl, apiKey: (await h.issueServiceKey("ws-pages")).key });
+    const made: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const agent = service.forAgent(`pager-${i % 3}`);
+      made.push((await agent.connect({ toolkit: "notes", credentials: { token: CREDENTIALS.bearerToken } })).connection.id);
+    }
+    const pages = [];
+    for await (const page of service.connectionPages({ limit: 5 })) pages.push(page);
+    expect(pages.map((p) => p.connections.length)).toEqual([5, 5, 2]);
+    expect(pages.flatMap((p) => p.connections.map((c) => c.id))).toEqual(made);
+    expect(pages.at(-1)).not.toHaveProperty("nextCursor");
+    expect(pages[0]).toEqual(await service.listConnections({ limit: 5 }));
+
+    const sent = server.requests.length;
+    for await (const page of service.connectionPages({ limit: 5 })) {
+      expect(page.connections).toHaveLength(5);
+      break; // stopping the loop sends no further request
+    }
+    expect(server.requests.length).toBe(sent + 1);
+  });
+});
+
 describe("errors", () => {
   it("maps 401, 400, 404 and 409 answers to ToolsClientError with the server's code, status and message", async () => {
     const badKey = createToolsClient({ baseUrl: server.baseUrl, apiKey: "pak_not-a-real-key-000000000000000000000000" });
