@@ -2,12 +2,22 @@ import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { ServerConfig, ServerReady } from "./servers.js";
 
+/** Of `process.memoryUsage()`: resident set, V8 heap in use and committed, memory outside the heap. */
+export interface Memory {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+}
+
 /** A server of `bench/servers.ts` running in its own Node process (its own event loop). */
 export interface ChildServer extends ServerReady {
   origin: string;
   pid: number;
   /** Asks the child to exit (writing any --cpu-prof profile) and waits for it. */
   stop(): Promise<void>;
+  /** The child's memory (bytes), after a full garbage collection when it runs with --expose-gc. */
+  memory(): Promise<Memory>;
 }
 
 const SERVERS = fileURLToPath(new URL("./servers.ts", import.meta.url));
@@ -37,9 +47,14 @@ export async function startChild(config: ServerConfig | { role: string }, execAr
       clearTimeout(timer);
     }
   };
+  const memory = () =>
+    new Promise<Memory>((resolve) => {
+      child.once("message", (message) => resolve(message as Memory));
+      child.send("memory");
+    });
   if (ready.error) {
     await stop();
-    return { ...ready, origin: "", pid: child.pid!, stop };
+    return { ...ready, origin: "", pid: child.pid!, stop, memory };
   }
-  return { ...ready, origin: `http://127.0.0.1:${ready.port}`, pid: child.pid!, stop };
+  return { ...ready, origin: `http://127.0.0.1:${ready.port}`, pid: child.pid!, stop, memory };
 }

@@ -6,6 +6,8 @@ export interface Target {
   method?: "GET" | "POST";
   headers?: Record<string, string>;
   body?: string;
+  /** The status every answer must have; default any 2xx. */
+  status?: number;
 }
 
 /** One timed run: throughput, and latency percentiles in milliseconds (fractional). */
@@ -49,7 +51,7 @@ export function runLoad(target: Target, connections: number, seconds: number): P
       },
     );
     instance.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => {
-      if (status >= 200 && status < 300) latencies.push(ms);
+      if (target.status === undefined ? status >= 200 && status < 300 : status === target.status) latencies.push(ms);
       else failures++;
     });
   });

@@ -18,3 +18,17 @@ export function positive(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
   return Number.isFinite(value) && value > 0 ? value : fallback;
 }
+
+/** "MET" or "NOT MET", for a target line. */
+export function verdict(met: boolean): string {
+  return met ? "MET" : "NOT MET";
+}
+
+/** Runs a benchmark's main: a report, not a test, so it prints a failure and exits 0. */
+export function report(main: () => Promise<void>): void {
+  main()
+    .catch((error: unknown) => console.error("bench failed:", error))
+    .finally(() => {
+      process.exitCode = 0;
+    });
+}

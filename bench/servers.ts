@@ -15,12 +15,16 @@ export type ServerConfig =
   | { role: "upstream"; key: string }
   | { role: "pipe"; upstream: string; key: string }
   | { role: "tools"; upstream: string; key: string; fetch: "global" | "undici" }
-  | { role: "bare"; json: string };
+  | { role: "bare"; json: string }
+  | { role: "sql"; url: string; upstream: string; key: string };
 
 export interface ServerReady {
   port: number;
   /** tools: an agent key, and the body GET /connections answers (for the bare server). */
   agentKey?: string;
+  /** sql: a service key of the same workspace, and the agent's one connection. */
+  serviceKey?: string;
+  connectionId?: string;
   connectionsJson?: string;
   error?: string;
 }
@@ -38,6 +42,8 @@ async function main(config: ServerConfig): Promise<ServerReady> {
       return listen(bare(config.json));
     case "tools":
       return tools(config);
+    case "sql":
+      return (await import("./scale-server.js")).sqlTools(config, listen);
   }
 }
 
@@ -101,23 +107,7 @@ async function tools(config: Extract<ServerConfig, { role: "tools" }>): Promise<
     outboundFetch = (create as () => typeof fetch)();
   }
 
-  const toolkit = defineJsonToolkit({
-    slug: BENCH_TOOLKIT,
-    name: "Bench",
-    description: "The benchmark's upstream on loopback.",
-    baseUrl: config.upstream,
-    auth: { type: "apiKey", in: "header", name: UPSTREAM_KEY_HEADER },
-    tools: [
-      {
-        slug: BENCH_TOOL,
-        name: "Get item",
-        description: "Reads one item.",
-        method: "GET",
-        path: "/items/{id}",
-        inputParameters: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
-      },
-    ],
-  });
+  const toolkit = benchToolkit(defineJsonToolkit, config.upstream);
   const store = memoryStore();
   const handler = createToolsHandler({
     store,
@@ -141,7 +131,28 @@ async function tools(config: Extract<ServerConfig, { role: "tools" }>): Promise<
   return { ...ready, agentKey: key, connectionsJson: await connections.text() };
 }
 
-function listen(listener: RequestListener): Promise<ServerReady> {
+/** The toolkit every bench server serves: one API-key tool on the upstream. */
+export function benchToolkit(define: typeof import("../src/index.js").defineJsonToolkit, upstream: string) {
+  return define({
+    slug: BENCH_TOOLKIT,
+    name: "Bench",
+    description: "The benchmark's upstream on loopback.",
+    baseUrl: upstream,
+    auth: { type: "apiKey", in: "header", name: UPSTREAM_KEY_HEADER },
+    tools: [
+      {
+        slug: BENCH_TOOL,
+        name: "Get item",
+        description: "Reads one item.",
+        method: "GET",
+        path: "/items/{id}",
+        inputParameters: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+      },
+    ],
+  });
+}
+
+export function listen(listener: RequestListener): Promise<ServerReady> {
   const server = createServer({ keepAliveTimeout: 60_000 }, listener);
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ port: (server.address() as AddressInfo).port })));
 }
@@ -153,6 +164,11 @@ process.once("message", (config: ServerConfig) => {
   );
   process.on("message", (message) => {
     if (message === "exit") process.exit(0);
+    if (message === "memory") {
+      (globalThis as { gc?: () => void }).gc?.();
+      const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+      process.send!({ rss, heapUsed, heapTotal, external });
+    }
   });
 });
 process.on("disconnect", () => process.exit(0));

@@ -106,7 +106,8 @@ async function serve(
   rawParams: Record<string, string>,
   context: HandlerContext,
 ): Promise<Response> {
-  const principal = route.public ? null : await authenticate(context.store, request.headers);
+  const ctx = forRequest(context, request.signal);
+  const principal = route.public ? null : await authenticate(ctx.store, request.headers);
   // A route that checks limits itself (MCP: one check per message, named by what it does) is left to it.
   if (principal && context.limits && !route.ownLimits) {
     await enforceLimits(context.limits, { principal, route: `${route.method} ${route.path}`, method: request.method });
@@ -118,7 +119,13 @@ async function serve(
         "mount the handler before that code, or pass it the unread request.",
     );
   }
-  return route.serve({ request, url, principal, params: decodeParams(rawParams) }, context);
+  return route.serve({ request, url, principal, params: decodeParams(rawParams) }, ctx);
+}
+
+/** The context of one request: a store whose reads stop when the client goes away, where the store can. */
+function forRequest(context: HandlerContext, signal: AbortSignal): HandlerContext {
+  const store = context.sharedStore.withSignal?.(signal);
+  return store ? { ...context, store } : context;
 }
 
 /** A HEAD answer: the GET answer's status and headers, its body released unread. */
@@ -169,6 +176,7 @@ function resolveContext(options: ResolvedOptions): HandlerContext {
   const hooks = options.hooks;
   return {
     store,
+    sharedStore: store,
     registry,
     blobStore,
     cipher: createCredentialCipher(secret),

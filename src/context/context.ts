@@ -57,7 +57,10 @@ export interface UploadSettings {
  * private to the handler. Functions take the part they need (`Pick<HandlerContext, ...>`).
  */
 export interface HandlerContext {
+  /** The store, for this request: its reads stop when the request's signal aborts (`withSignal`). */
   store: ToolsStore;
+  /** The same store, stopped by no request: for work several requests share (an OAuth refresh). */
+  sharedStore: ToolsStore;
   registry: ToolkitRegistry;
   blobStore: BlobStore;
   cipher: CredentialCipher;

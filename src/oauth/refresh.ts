@@ -43,7 +43,9 @@ export async function freshCredential(
 
   let refresh = ctx.refreshes.get(connection.id);
   if (!refresh) {
-    refresh = refreshUnderLease(ctx, scheme, connection.id, staleAccessToken).finally(() => ctx.refreshes.delete(connection.id));
+    // Shared by every caller that comes meanwhile: the first caller going away must not stop it.
+    const shared = { ...ctx, store: ctx.sharedStore };
+    refresh = refreshUnderLease(shared, scheme, connection.id, staleAccessToken).finally(() => ctx.refreshes.delete(connection.id));
     ctx.refreshes.set(connection.id, refresh);
   }
   return refresh;

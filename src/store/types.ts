@@ -182,6 +182,17 @@ export interface ToolsStore {
   /** Releases the lease if `holder` holds it; otherwise does nothing. */
   releaseLease(name: string, holder: string): Awaitable<void>;
 
+  /**
+   * Optional: the same store, whose reads (`getApiKeyByHash`, `listApiKeys`, `getConnection`,
+   * `listConnections`, `getAuthorization`) stop when `signal` aborts. The handler calls it once per
+   * request with `request.signal`, so that a client that goes away stops the reads it started. A
+   * read whose signal has aborted rejects with `signal.reason` and returns nothing; a store that
+   * can, cancels its statement in the database and never loads its rows. Writes ignore the signal:
+   * a change a request started is made or fails as a whole, whoever is still waiting for it (a
+   * refreshed token is saved even if the request that needed it is gone).
+   */
+  withSignal?(signal: AbortSignal): ToolsStore;
+
   /** Optional: removes the authorizations and leases expired at `now`. Returns exactly how many went. */
   sweep?(now: Date): Awaitable<number>;
   /** Optional: releases connections, pools and timers. */

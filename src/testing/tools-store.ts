@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ToolsStore } from "../store/types.js";
+import type { Awaitable, ToolsStore } from "../store/types.js";
 import { apiKey, at, authorizationRecord, connectionRecord, patch, randomId, settle, sortById } from "./store-records.js";
 import { listingPagesConformance } from "./tools-store-paging.js";
 
@@ -474,6 +474,46 @@ export function toolsStoreConformance(
       });
     });
 
+    describe("withSignal (optional: reads that stop with their request)", () => {
+      it("a read through a view whose signal has aborted rejects with the signal's reason and returns nothing", async (context) => {
+        if (typeof store.withSignal !== "function") return context.skip("this store has no withSignal method (it is optional)");
+        const key = apiKey();
+        const connection = connectionRecord({ workspaceId: key.workspaceId, agentId: key.agentId! });
+        const authorization = authorizationRecord();
+        await store.createApiKey(key);
+        await store.createConnection(connection);
+        await store.createAuthorization(authorization);
+        const controller = new AbortController();
+        const view = store.withSignal(controller.signal);
+        expect(await view.getConnection(connection.id), "a view whose signal has not aborted reads as the store does").toEqual(connection);
+
+        const reason = new Error("the client went away");
+        controller.abort(reason);
+        const reads: Array<[string, () => Awaitable<unknown>]> = [
+          ["getApiKeyByHash", () => view.getApiKeyByHash(key.hash)],
+          ["listApiKeys", () => view.listApiKeys(key.workspaceId)],
+          ["getConnection", () => view.getConnection(connection.id)],
+          ["listConnections", () => view.listConnections({ workspaceId: connection.workspaceId })],
+          ["getAuthorization", () => view.getAuthorization(authorization.id)],
+        ];
+        for (const [method, call] of reads) {
+          await expect(settle(call), `${method} on an aborted view rejects with the signal's reason`).rejects.toBe(reason);
+        }
+        expect(await store.getConnection(connection.id), "the store itself is not stopped by a view's signal").toEqual(connection);
+      });
+
+      it("a write through a view whose signal has aborted is still made, whole", async (context) => {
+        if (typeof store.withSignal !== "function") return context.skip("this store has no withSignal method (it is optional)");
+        const controller = new AbortController();
+        const view = store.withSignal(controller.signal);
+        controller.abort(new Error("the client went away"));
+        const connection = connectionRecord();
+        await view.createConnection(connection);
+        const updated = await view.updateConnection(connection.id, patch({ label: "saved anyway" }), 1);
+        expect(updated?.label, "a compare-and-set through an aborted view is made").toBe("saved anyway");
+        expect((await other.getConnection(connection.id))?.version, "the write landed in the store").toBe(2);
+      });
+    });
     if (count > 1)
       describe(`across ${count} instances (as processes sharing the data)`, () => {
         it("20 connections created at once, spread over the instances, are all stored", async () => {

@@ -1,4 +1,4 @@
-import { Kysely, MysqlDialect, type MysqlPool, PostgresDialect, type PostgresPool, SqliteDialect } from "kysely";
+import { Kysely, type MysqlConnection, MysqlDialect, type MysqlPool, PostgresDialect, type PostgresPool, SqliteDialect } from "kysely";
 import type { SqlDialect } from "./dialect.js";
 import { openSqlite } from "./sqlite.js";
 
@@ -47,10 +47,9 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): { 
   }
 
   if (scheme === "mysql" || scheme === "mariadb") {
+    let mysql: MysqlModule | undefined;
     const pool = async (): Promise<MysqlPool> => {
-      const mysql = await importDriver<{
-        createPool(config: object): MysqlPool & { on(event: string, listener: (...args: any[]) => void): void };
-      }>("mysql2", "MySQL/MariaDB");
+      mysql = await importDriver<MysqlModule>("mysql2", "MySQL/MariaDB");
       const created = mysql.createPool({
         uri: scheme === "mariadb" ? `mysql:${url.slice(url.indexOf(":") + 1)}` : url,
         connectionLimit: poolSize,
@@ -64,7 +63,10 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): { 
       );
       return created;
     };
-    return { db: new Kysely({ dialect: new MysqlDialect({ pool }) }), dialect: "mysql" };
+    // `KILL QUERY` goes through a connection of its own: a full pool of stuck queries cannot lend one.
+    // The pool is made (and mysql2 loaded) before any query, so before any cancel.
+    const controlConnection = (config: object | string) => mysql!.createConnection(config as object);
+    return { db: new Kysely({ dialect: new MysqlDialect({ pool, controlConnection }) }), dialect: "mysql" };
   }
 
   if (scheme === "sqlite") {
@@ -76,6 +78,12 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): { 
   // Only a scheme the pattern matched is quoted: text without one may be a password.
   const what = scheme ? `scheme "${scheme}:"` : "URL without a scheme";
   throw new TypeError(`Unsupported database ${what}: use postgres://, mysql://, mariadb:// or sqlite:.`);
+}
+
+/** The part of mysql2 used here. */
+interface MysqlModule {
+  createPool(config: object): MysqlPool & { on(event: string, listener: (...args: any[]) => void): void };
+  createConnection(config: object): MysqlConnection;
 }
 
 /** Loads an optional driver, or throws an Error saying which package to install. */

@@ -82,18 +82,31 @@ export function isDuplicate(error: unknown): boolean {
  * `StoreUnavailableError` (503 with Retry-After), and missing tables into an Error that says to
  * run the migrations. Other errors pass through unchanged. The driver's error is kept as `cause`
  * and never shown to callers.
+ *
+ * `run` gets a signal that aborts when the time is up (its reason is the StoreUnavailableError) or
+ * when `caller` aborts (its reason is the caller's): a read hands it to Kysely, which cancels the
+ * statement in the database. The call settles at once either way, with that reason.
  */
-export async function guard<T>(operation: string, timeoutMs: number, run: () => Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new StoreUnavailableError("The database did not answer in time; retry shortly.", { retryAfter: 5 })),
-      timeoutMs,
-    );
-  });
+export async function guard<T>(
+  operation: string,
+  timeoutMs: number,
+  run: (signal: AbortSignal) => Promise<T>,
+  caller?: AbortSignal,
+): Promise<T> {
+  caller?.throwIfAborted();
+  const controller = new AbortController();
+  const { signal } = controller;
+  const stopped = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+  const timer = setTimeout(
+    () => controller.abort(new StoreUnavailableError("The database did not answer in time; retry shortly.", { retryAfter: 5 })),
+    timeoutMs,
+  );
+  const forward = () => controller.abort(caller?.reason);
+  caller?.addEventListener("abort", forward, { once: true });
   try {
-    return await Promise.race([run(), timeout]);
+    return await Promise.race([run(signal), stopped]);
   } catch (error) {
+    if (signal.aborted) throw signal.reason;
     if (error instanceof StoreUnavailableError) throw error;
     if (isUnavailable(error))
       throw new StoreUnavailableError("The database cannot be reached; retry shortly.", { cause: error, retryAfter: 5 });
@@ -107,5 +120,6 @@ export async function guard<T>(operation: string, timeoutMs: number, run: () => 
     throw error;
   } finally {
     clearTimeout(timer);
+    caller?.removeEventListener("abort", forward);
   }
 }

@@ -1,4 +1,12 @@
-import { type Kysely, type Selectable, type SelectQueryBuilder, sql, type UpdateQueryBuilder, type UpdateResult } from "kysely";
+import {
+  type AbortableQueryOptions,
+  type Kysely,
+  type Selectable,
+  type SelectQueryBuilder,
+  sql,
+  type UpdateQueryBuilder,
+  type UpdateResult,
+} from "kysely";
 import type {
   ApiKeyRecord,
   AuthorizationPatch,
@@ -33,7 +41,10 @@ function paged<DB, TB extends keyof DB & string, O>(query: SelectQueryBuilder<DB
   return q as unknown as SelectQueryBuilder<DB, TB, O>;
 }
 
-/** The queries behind API keys, connections and authorizations; `sqlStore` wraps each in `guard`. */
+/**
+ * The queries behind API keys, connections and authorizations; `sqlStore` wraps each in `guard`.
+ * Reads take Kysely's query options, whose signal cancels the statement in the database.
+ */
 export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect, t: TableNames) {
   /**
    * Runs a conditional UPDATE and reads the row it changed, as one atomic step: `RETURNING` on
@@ -59,12 +70,12 @@ export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect,
     async createApiKey(record: ApiKeyRecord) {
       await db.insertInto(t.apiKeys).values(rows.apiKeyRow(record)).execute();
     },
-    async getApiKeyByHash(hash: string) {
-      const row = await db.selectFrom(t.apiKeys).selectAll().where("hash", "=", hash).executeTakeFirst();
+    async getApiKeyByHash(hash: string, options?: AbortableQueryOptions) {
+      const row = await db.selectFrom(t.apiKeys).selectAll().where("hash", "=", hash).executeTakeFirst(options);
       return row ? rows.apiKeyRecord(row) : null;
     },
-    async listApiKeys(workspaceId: string, page: ListPage = {}) {
-      const found = await paged(db.selectFrom(t.apiKeys).selectAll().where("workspace_id", "=", workspaceId), page).execute();
+    async listApiKeys(workspaceId: string, page: ListPage = {}, options?: AbortableQueryOptions) {
+      const found = await paged(db.selectFrom(t.apiKeys).selectAll().where("workspace_id", "=", workspaceId), page).execute(options);
       return found.map(rows.apiKeyRecord);
     },
     async revokeApiKey(id: string, at: Date) {
@@ -80,15 +91,15 @@ export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect,
     async createConnection(record: ConnectionRecord) {
       await db.insertInto(t.connections).values(rows.connectionRow(record)).execute();
     },
-    async getConnection(id: string) {
-      const row = await db.selectFrom(t.connections).selectAll().where("id", "=", id).executeTakeFirst();
+    async getConnection(id: string, options?: AbortableQueryOptions) {
+      const row = await db.selectFrom(t.connections).selectAll().where("id", "=", id).executeTakeFirst(options);
       return row ? rows.connectionRecord(row) : null;
     },
-    async listConnections(filter: ConnectionFilter) {
+    async listConnections(filter: ConnectionFilter, options?: AbortableQueryOptions) {
       let query = db.selectFrom(t.connections).selectAll().where("workspace_id", "=", filter.workspaceId);
       if (filter.agentId !== undefined) query = query.where("agent_id", "=", filter.agentId);
       if (filter.toolkit !== undefined) query = query.where("toolkit", "=", filter.toolkit);
-      const found = await paged(query, filter).execute();
+      const found = await paged(query, filter).execute(options);
       return found.map(rows.connectionRecord);
     },
     /** Compare-and-set when `expectedVersion` is given: `UPDATE … WHERE id = ? AND version = ?`. */
@@ -111,8 +122,8 @@ export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect,
     async createAuthorization(record: AuthorizationRecord) {
       await db.insertInto(t.authorizations).values(rows.authorizationRow(record)).execute();
     },
-    async getAuthorization(id: string) {
-      const row = await db.selectFrom(t.authorizations).selectAll().where("id", "=", id).executeTakeFirst();
+    async getAuthorization(id: string, options?: AbortableQueryOptions) {
+      const row = await db.selectFrom(t.authorizations).selectAll().where("id", "=", id).executeTakeFirst(options);
       return row ? rows.authorizationRecord(row) : null;
     },
     /** One conditional UPDATE: of concurrent callers, only the first finds `consumed_at` null. */

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { AbortableQueryOptions, InflightQueryAbortStrategy, Kysely } from "kysely";
 import type { ToolsStore } from "../types.js";
 import { openDatabase } from "./connect.js";
 import { detectDialect, type SqlDialect } from "./dialect.js";
@@ -42,6 +42,12 @@ export interface SqlToolsStore extends ToolsStore {
   readonly dialect: SqlDialect;
   /** Creates or upgrades the tables (see `migrate`). Run it before serving, e.g. at start. */
   migrate(): Promise<MigrateResult>;
+  /**
+   * The store, with its reads stopped when `signal` aborts: cancelled in the database on
+   * PostgreSQL (`pg_cancel_backend`) and MySQL/MariaDB (`KILL QUERY`); on SQLite a statement that
+   * has started runs to its end (docs/storage/sql.md).
+   */
+  withSignal(signal: AbortSignal): ToolsStore;
   /** Removes expired authorizations and leases; returns how many rows went. */
   sweep(now: Date): Promise<number>;
   /** Ends the pool the store opened from `url`; a `db` you passed stays open. */
@@ -55,7 +61,9 @@ export interface SqlToolsStore extends ToolsStore {
  * `UPDATE`, and leases are rows whose expiry is compared with the caller's `now`.
  *
  * Call `migrate()` (or `tools-proxy migrate`) once before use. An unreachable database, or a call
- * slower than `timeoutMs`, throws `StoreUnavailableError`.
+ * slower than `timeoutMs`, throws `StoreUnavailableError`; a read past `timeoutMs` is also
+ * cancelled in the database (PostgreSQL, MySQL/MariaDB), so it frees its pooled connection and
+ * loads no rows.
  */
 export function sqlStore(options: SqlStoreOptions): SqlToolsStore {
   const opened = options.url !== undefined ? openDatabase(options.url) : null;
@@ -69,7 +77,27 @@ export function sqlStore(options: SqlStoreOptions): SqlToolsStore {
 
   const records = recordOperations(db, dialect, t);
   const leases = leaseOperations(db, dialect, t);
-  const run = <T>(operation: string, fn: () => Promise<T>) => guard(operation, timeoutMs, fn);
+  /** A write is never cancelled: past `timeoutMs` its caller stops waiting, and the statement ends on its own. */
+  const write = <T>(operation: string, fn: () => Promise<T>) => guard(operation, timeoutMs, fn);
+  let strategy: Promise<InflightQueryAbortStrategy> | undefined;
+  /**
+   * A read stops past `timeoutMs` or when `caller` aborts, and is cancelled in the database where
+   * the driver can (`pg_cancel_backend`, `KILL QUERY`): its rows are never loaded.
+   */
+  const read = <T>(operation: string, caller: AbortSignal | undefined, fn: (options: AbortableQueryOptions) => Promise<T>) =>
+    guard(
+      operation,
+      timeoutMs,
+      async (signal) => {
+        // Asked once; a database that could not be reached is asked again next time.
+        strategy ??= (dialect === "sqlite" ? Promise.resolve("ignore query" as const) : cancelStrategy(db)).catch((error: unknown) => {
+          strategy = undefined;
+          throw error;
+        });
+        return fn({ signal, inflightQueryAbortStrategy: await strategy });
+      },
+      caller,
+    );
   /**
    * PostgreSQL's text cannot hold NUL (it rejects such a parameter with an error), so no row has
    * one: a lookup by a value holding NUL (say, `%00` in a request's path) finds nothing, as it
@@ -79,7 +107,7 @@ export function sqlStore(options: SqlStoreOptions): SqlToolsStore {
   const none = <T>(value: T) => Promise.resolve(value);
   /** A create that finds its id or unique key taken throws a plain Error, as the contract says. */
   const create = (what: string, id: string, fn: () => Promise<unknown>) =>
-    run(`create ${what}`, async () => {
+    write(`create ${what}`, async () => {
       try {
         await fn();
       } catch (error) {
@@ -88,40 +116,56 @@ export function sqlStore(options: SqlStoreOptions): SqlToolsStore {
       }
     });
 
-  return {
-    db,
-    dialect,
-    migrate: () => migrate(db, { tablePrefix, dialect }),
-
+  /** The store's operations; reads stop when `caller` aborts (see `withSignal`). */
+  const operations = (caller?: AbortSignal): ToolsStore => ({
     createApiKey: (record) => create("API key", record.id, () => records.createApiKey(record)),
-    getApiKeyByHash: (hash) => (unstorable(hash) ? none(null) : run("get API key", () => records.getApiKeyByHash(hash))),
+    getApiKeyByHash: (hash) =>
+      unstorable(hash) ? none(null) : read("get API key", caller, (options) => records.getApiKeyByHash(hash, options)),
     listApiKeys: (workspaceId, page) =>
-      unstorable(workspaceId) ? none([]) : run("list API keys", () => records.listApiKeys(workspaceId, page)),
-    revokeApiKey: (id, at) => (unstorable(id) ? none(false) : run("revoke API key", () => records.revokeApiKey(id, at))),
+      unstorable(workspaceId) ? none([]) : read("list API keys", caller, (options) => records.listApiKeys(workspaceId, page, options)),
+    revokeApiKey: (id, at) => (unstorable(id) ? none(false) : write("revoke API key", () => records.revokeApiKey(id, at))),
 
     createConnection: (record) => create("Connection", record.id, () => records.createConnection(record)),
-    getConnection: (id) => (unstorable(id) ? none(null) : run("get connection", () => records.getConnection(id))),
+    getConnection: (id) => (unstorable(id) ? none(null) : read("get connection", caller, (options) => records.getConnection(id, options))),
     listConnections: (filter) =>
       unstorable(filter.workspaceId, filter.agentId, filter.toolkit)
         ? none([])
-        : run("list connections", () => records.listConnections(filter)),
+        : read("list connections", caller, (options) => records.listConnections(filter, options)),
     updateConnection: (id, patch, expectedVersion) =>
-      unstorable(id) ? none(null) : run("update connection", () => records.updateConnection(id, patch, expectedVersion)),
-    deleteConnection: (id) => (unstorable(id) ? none(false) : run("delete connection", () => records.deleteConnection(id))),
+      unstorable(id) ? none(null) : write("update connection", () => records.updateConnection(id, patch, expectedVersion)),
+    deleteConnection: (id) => (unstorable(id) ? none(false) : write("delete connection", () => records.deleteConnection(id))),
 
     createAuthorization: (record) => create("Authorization", record.id, () => records.createAuthorization(record)),
-    getAuthorization: (id) => (unstorable(id) ? none(null) : run("get authorization", () => records.getAuthorization(id))),
+    getAuthorization: (id) =>
+      unstorable(id) ? none(null) : read("get authorization", caller, (options) => records.getAuthorization(id, options)),
     consumeAuthorization: (stateHash, now) =>
-      unstorable(stateHash) ? none(null) : run("consume authorization", () => records.consumeAuthorization(stateHash, now)),
+      unstorable(stateHash) ? none(null) : write("consume authorization", () => records.consumeAuthorization(stateHash, now)),
     updateAuthorization: (id, patch) =>
-      unstorable(id) ? none(null) : run("update authorization", () => records.updateAuthorization(id, patch)),
+      unstorable(id) ? none(null) : write("update authorization", () => records.updateAuthorization(id, patch)),
 
-    acquireLease: (name, holder, ttlMs, now) => run("acquire lease", () => leases.acquire(name, holder, ttlMs, now)),
-    releaseLease: (name, holder) => run("release lease", () => leases.release(name, holder)),
+    acquireLease: (name, holder, ttlMs, now) => write("acquire lease", () => leases.acquire(name, holder, ttlMs, now)),
+    releaseLease: (name, holder) => write("release lease", () => leases.release(name, holder)),
+  });
 
-    sweep: (now) => run("sweep", async () => (await records.sweepAuthorizations(now)) + (await leases.sweep(now))),
+  return {
+    ...operations(),
+    db,
+    dialect,
+    migrate: () => migrate(db, { tablePrefix, dialect }),
+    withSignal: (signal) => operations(signal),
+    sweep: (now) => write("sweep", async () => (await records.sweepAuthorizations(now)) + (await leases.sweep(now))),
     close: async () => {
       if (opened) await opened.db.destroy();
     },
   };
+}
+
+/**
+ * How a read stops in the database: "cancel query" when the dialect's connections can cancel a
+ * running statement (Kysely's PostgreSQL and MySQL dialects: `pg_cancel_backend`, `KILL QUERY`,
+ * from a separate control connection), else "ignore query" (the statement runs to its end; its
+ * caller stops waiting). Asked of one pooled connection, once.
+ */
+async function cancelStrategy(db: Kysely<any>): Promise<InflightQueryAbortStrategy> {
+  return db.getExecutor().provideConnection(async (connection) => (connection.cancelQuery ? "cancel query" : "ignore query"));
 }
