@@ -8,6 +8,8 @@ export interface ChildServer extends ServerReady {
   pid: number;
   /** Asks the child to exit (writing any --cpu-prof profile) and waits for it. */
   stop(): Promise<void>;
+  /** The CPU time (user + system) the child has used so far, in microseconds. */
+  cpu(): Promise<number>;
 }
 
 const SERVERS = fileURLToPath(new URL("./servers.ts", import.meta.url));
@@ -34,9 +36,14 @@ export async function startChild(config: ServerConfig, execArgv: string[] = []):
       clearTimeout(timer);
     }
   };
+  const cpu = () =>
+    new Promise<number>((resolve) => {
+      child.once("message", (message) => resolve((message as { cpuMicros: number }).cpuMicros));
+      child.send("cpu");
+    });
   if (ready.error) {
     await stop();
-    return { ...ready, origin: "", pid: child.pid!, stop };
+    return { ...ready, origin: "", pid: child.pid!, stop, cpu };
   }
-  return { ...ready, origin: `http://127.0.0.1:${ready.port}`, pid: child.pid!, stop };
+  return { ...ready, origin: `http://127.0.0.1:${ready.port}`, pid: child.pid!, stop, cpu };
 }
