@@ -13,16 +13,10 @@
 import { cpus, loadavg } from "node:os";
 import { type ChildServer, startChild } from "./child.js";
 import { runLoad, type Sample } from "./load.js";
-import { median, positive, progress } from "./report.js";
+import { loadSettings, median, printTable, progress } from "./report.js";
 import { FLOOR_BODY, FLOOR_BRIDGES, type FloorBridge } from "./servers.js";
 
-const SECONDS = positive("BENCH_SECONDS", 3);
-const RUNS = positive("BENCH_RUNS", 3);
-const WARMUP = positive("BENCH_WARMUP", 2);
-const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "1,10")
-  .split(",")
-  .map(Number)
-  .filter((n) => Number.isInteger(n) && n > 0);
+const { SECONDS, RUNS, WARMUP, CONNECTIONS } = loadSettings();
 
 /** The target of issue #18: `toNodeHandler` at this share of bare node:http's throughput, at 10 connections. */
 const TARGET = { bridge: "toNodeHandler", ratio: 0.9, connections: 10 } as const;
@@ -111,12 +105,7 @@ function print(runs: Map<string, Run[]>): void {
       ]);
     }
   }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const [index, row] of rows.entries()) {
-    console.log(row.map((cell, i) => (i >= 1 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  "));
-    if (index === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  }
-  console.log("");
+  printTable(rows, 1);
   console.log("targets (issue #18)");
   if (!CONNECTIONS.includes(TARGET.connections)) {
     console.log(`  toNodeHandler @${TARGET.connections}: not measured (BENCH_CONNECTIONS has no ${TARGET.connections})`);
