@@ -44,8 +44,15 @@ export function nodeBridge(tools: FetchHandler): NodeBridge {
       // Only node:http requests come here (the listener is never given to an HTTP/2 server).
       const outgoing = env.outgoing as ServerResponse;
       const incoming = env.incoming as IncomingMessage & { rawBody?: Buffer };
+      let handlerRequest = request;
       try {
-        await sendResponse(await tools(streamsBody(request, incoming) ? withBody(request, incoming) : request), outgoing);
+        if (streamsBody(request, incoming)) handlerRequest = withBody(request, incoming);
+      } catch {
+        fail(outgoing, 400, INVALID_REQUEST); // a method no Request may carry, such as TRACE
+        return RESPONSE_ALREADY_SENT;
+      }
+      try {
+        await sendResponse(await tools(handlerRequest), outgoing);
       } catch {
         if (outgoing.headersSent) outgoing.destroy();
         else fail(outgoing, 500, INTERNAL);
