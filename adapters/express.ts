@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type FetchHandler, serveNode } from "./serve-node.js";
+import { type FetchHandler, nodeBridge } from "./serve-node.js";
 
 /** An Express request, as far as the handler reads it: Node's request and what a body parser left. */
 type ExpressRequest = IncomingMessage & { originalUrl?: string; body?: unknown };
@@ -14,11 +14,12 @@ type ExpressRequest = IncomingMessage & { originalUrl?: string; body?: unknown }
  * streams.
  */
 export function toExpressHandler(tools: FetchHandler): (req: ExpressRequest, res: ServerResponse) => void {
+  const serve = nodeBridge(tools);
   return (req, res) => {
     const url = req.originalUrl ?? req.url ?? "/";
-    if (!req.readableEnded) return serveNode(tools, req, res, url);
+    if (!req.readableEnded) return serve(req, res, url);
     const replay = replayable(req);
-    if (replay !== null) return serveNode(tools, req, res, url, replay);
+    if (replay !== null) return serve(req, res, url, replay);
     const body = JSON.stringify({
       error:
         "A middleware mounted before the Tools API handler read the request body and kept nothing the handler can use " +

@@ -1,5 +1,5 @@
 import type { FastifyPluginCallback } from "fastify";
-import { type FetchHandler, serveNode } from "./serve-node.js";
+import { type FetchHandler, nodeBridge } from "./serve-node.js";
 
 /**
  * A Fastify plugin serving the handler at the prefix it is registered with, which must be the
@@ -10,12 +10,13 @@ import { type FetchHandler, serveNode } from "./serve-node.js";
  * itself, streamed (the reply is hijacked, so Fastify's onSend hooks and serializers skip it).
  */
 export function toFastifyPlugin(tools: FetchHandler): FastifyPluginCallback {
+  const serve = nodeBridge(tools);
   return (fastify, _options, done) => {
     fastify.removeAllContentTypeParsers();
     fastify.addContentTypeParser("*", (_request, _body, parsed) => parsed(null));
     fastify.all("/*", (request, reply) => {
       reply.hijack();
-      serveNode(tools, request.raw, reply.raw, request.originalUrl);
+      serve(request.raw, reply.raw, request.originalUrl);
     });
     done();
   };

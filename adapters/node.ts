@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type FetchHandler, serveNode } from "./serve-node.js";
+import { type FetchHandler, nodeBridge } from "./serve-node.js";
 
 /**
  * A `node:http` request listener, e.g. `http.createServer(toNodeHandler(tools))`. Both bodies
@@ -9,7 +9,8 @@ import { type FetchHandler, serveNode } from "./serve-node.js";
  * to answer those in JSON too.
  */
 export function toNodeHandler(tools: FetchHandler): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => serveNode(tools, req, res, req.url ?? "/");
+  const serve = nodeBridge(tools);
+  return (req, res) => serve(req, res, req.url ?? "/");
 }
 
 export { createUndiciFetch, type UndiciFetch, type UndiciFetchOptions } from "../src/node/undici-fetch.js";

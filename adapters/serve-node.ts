@@ -1,68 +1,98 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { sendNodeResponse } from "@whatwg-node/server";
+import { getRequestListener } from "@hono/node-server";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { ToolsHandler } from "../src/handler.js";
+import { sendResponse } from "./node-response.js";
 
 /** The handler, or any fetch function. */
 export type FetchHandler = ToolsHandler | ((request: Request) => Promise<Response>);
 
+/** Serves one Node request: `target` is the request target to use (Express's `originalUrl`), `replay` a body a parser already read. */
+export type NodeBridge = (req: IncomingMessage, res: ServerResponse, target: string, replay?: string | Uint8Array) => void;
+
+const INVALID_TARGET = {
+  error: "The request target must be a path, such as /proxy/tools/search, or an absolute http(s) URL.",
+  code: "invalid_request",
+};
+const INVALID_REQUEST = {
+  error: "The request's method, path or headers are not valid HTTP; correct them and send it again.",
+  code: "invalid_request",
+};
+const INTERNAL = { error: "The server failed to answer this request; try again later.", code: "internal" };
+
 /**
- * Serves one Node request with a fetch handler; shared by the node and express adapters (not an
- * entry point). The `Request` has `path` as received (nothing is parsed or rebuilt; only the URL
- * standard resolves `.` and `..` segments, as in every runtime), the raw headers, and a body that
- * streams as the handler reads it, or `replay` when a body parser already read it. If the handler
- * stops reading early (a 413), the rest is read and dropped, not the socket destroyed, which would
- * reset the connection before the client reads the answer. The `Response` is written as it
- * streams, with backpressure (@whatwg-node/server). A handler that throws gets a JSON 500.
+ * Serves Node requests with a fetch handler; shared by the node, express and fastify adapters
+ * (not an entry point). The `Request` is @hono/node-server's: built lazily, so a route reads only
+ * what it uses (the URL, a header, the body as a stream). Its URL is the path as received on the
+ * Host header's host (nothing is parsed or rebuilt; only the URL standard resolves `.` and `..`
+ * segments, as in every runtime); its body is `replay` when a body parser already read it
+ * (@hono/node-server takes such a body from `req.rawBody`,
+ * https://github.com/honojs/node-server/pull/223), else a stream read as the handler reads it
+ * (`withBody`: a request with a body is a standard `Request` built around that stream). Its
+ * signal aborts when the client goes away.
+ * When the handler answers before the body ended (a 413), the rest is read and dropped for a
+ * moment (at most 500 ms or 64 MiB) before the connection closes, so the client reads the answer
+ * rather than a reset. The `Response` is written by `sendResponse`: in one write when its body is
+ * whole, else streamed with backpressure. A handler that throws gets a JSON 500.
+ *
+ * The global `Request` and `Response` are left alone: @hono/node-server by default replaces them
+ * with its own, after which `(await fetch(url)) instanceof Response` is false in the whole process.
  */
-export function serveNode(
-  tools: FetchHandler,
-  req: IncomingMessage,
-  res: ServerResponse,
-  path: string,
-  replay?: string | Uint8Array,
-): void {
-  const target = originForm(path);
-  if (target === null) {
-    fail(res, 400, {
-      error: "The request target must be a path, such as /proxy/tools/search, or an absolute http(s) URL.",
-      code: "invalid_request",
-    });
-    return;
-  }
-  const client = new AbortController();
-  res.once("close", () => res.writableFinished || client.abort());
-  let request: Request;
-  try {
-    const headers = new Headers();
-    for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-    const hasBody = req.method !== "GET" && req.method !== "HEAD";
-    const body = hasBody ? (replay ?? readThenDrain(req)) : undefined;
-    request = new Request(`${"encrypted" in req.socket ? "https" : "http"}://${hostOf(req)}${target}`, {
-      method: req.method,
-      headers,
-      body,
-      signal: client.signal,
-      duplex: "half",
-    } as RequestInit);
-  } catch {
-    fail(res, 400, {
-      error: "The request's method or headers are not valid HTTP; correct them and send it again.",
-      code: "invalid_request",
-    });
-    return;
-  }
-  Promise.resolve()
-    .then(() => tools(request))
-    .then((response) => sendNodeResponse(response, res, req, true))
-    .catch(() =>
-      res.headersSent
-        ? res.destroy()
-        : fail(res, 500, { error: "The server failed to answer this request; try again later.", code: "internal" }),
-    );
+export function nodeBridge(tools: FetchHandler): NodeBridge {
+  const listener = getRequestListener(
+    async (request, env) => {
+      // Only node:http requests come here (the listener is never given to an HTTP/2 server).
+      const outgoing = env.outgoing as ServerResponse;
+      const incoming = env.incoming as IncomingMessage & { rawBody?: Buffer };
+      let handlerRequest = request;
+      try {
+        if (streamsBody(request, incoming)) handlerRequest = withBody(request, incoming);
+      } catch {
+        fail(outgoing, 400, INVALID_REQUEST); // a method no Request may carry, such as TRACE
+        return RESPONSE_ALREADY_SENT;
+      }
+      try {
+        await sendResponse(await tools(handlerRequest), outgoing);
+      } catch {
+        if (outgoing.headersSent) outgoing.destroy();
+        else fail(outgoing, 500, INTERNAL);
+      }
+      return RESPONSE_ALREADY_SENT;
+    },
+    {
+      overrideGlobalObjects: false,
+      hostname: "localhost",
+      // Only a request @hono/node-server cannot turn into a URL reaches here (a backslash in the path).
+      errorHandler: () => Response.json(INVALID_REQUEST, { status: 400 }),
+    },
+  );
+  return (req, res, target, replay) => {
+    const path = originForm(target);
+    if (path === null) return fail(res, 400, INVALID_TARGET);
+    req.url = path;
+    if (!/^[A-Za-z0-9.:[\]-]*$/.test(req.headers.host ?? "")) req.headers.host = "localhost";
+    if (replay !== undefined) (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(replay);
+    void listener(req, res);
+  };
 }
 
-function fail(res: ServerResponse, status: number, body: { error: string; code: string }): void {
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify(body));
+function streamsBody(request: Request, incoming: IncomingMessage & { rawBody?: Buffer }): boolean {
+  return request.method !== "GET" && request.method !== "HEAD" && incoming.rawBody === undefined;
+}
+
+/**
+ * The request with its body as one byte stream straight from Node's: @hono/node-server's own
+ * body stream is two (`Readable.toWeb` inside a stream pulled a chunk at a time), which cost an
+ * upload twice the CPU of a bare pipe where this costs 1.2 times (`npm run bench:upload`).
+ */
+function withBody(request: Request, incoming: IncomingMessage): Request {
+  return new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: readThenDrain(incoming),
+    signal: request.signal,
+    duplex: "half",
+  } as RequestInit);
 }
 
 /**
@@ -97,6 +127,10 @@ function readThenDrain(req: IncomingMessage): ReadableStream<Uint8Array> {
   );
 }
 
+function fail(res: ServerResponse, status: number, body: { error: string; code: string }): void {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify(body));
+}
+
 /**
  * The path and query of a request target: a path as it is; an absolute URL (`GET http://host/p`,
  * as proxies send, which RFC 9112 says servers must accept) reduced to its path and query, parsed
@@ -112,10 +146,4 @@ function originForm(target: string): string | null {
   } catch {
     return null;
   }
-}
-
-/** The Host header when it is a plain host[:port]; anything else could move the path. */
-function hostOf(req: IncomingMessage): string {
-  const host = req.headers.host ?? "";
-  return /^[A-Za-z0-9.:[\]-]+$/.test(host) ? host : "localhost";
 }

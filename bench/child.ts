@@ -18,6 +18,8 @@ export interface ChildServer extends ServerReady {
   stop(): Promise<void>;
   /** The child's memory (bytes), after a full garbage collection when it runs with --expose-gc. */
   memory(): Promise<Memory>;
+  /** The CPU time (user + system) the child has used so far, in microseconds. */
+  cpu(): Promise<number>;
 }
 
 const SERVERS = fileURLToPath(new URL("./servers.ts", import.meta.url));
@@ -52,9 +54,14 @@ export async function startChild(config: ServerConfig | { role: string }, execAr
       child.once("message", (message) => resolve(message as Memory));
       child.send("memory");
     });
+  const cpu = () =>
+    new Promise<number>((resolve) => {
+      child.once("message", (message) => resolve((message as { cpuMicros: number }).cpuMicros));
+      child.send("cpu");
+    });
   if (ready.error) {
     await stop();
-    return { ...ready, origin: "", pid: child.pid!, stop, memory };
+    return { ...ready, origin: "", pid: child.pid!, stop, memory, cpu };
   }
-  return { ...ready, origin: `http://127.0.0.1:${ready.port}`, pid: child.pid!, stop, memory };
+  return { ...ready, origin: `http://127.0.0.1:${ready.port}`, pid: child.pid!, stop, memory, cpu };
 }

@@ -9,14 +9,15 @@
  *   tsx bench/profile.ts FILE.cpuprofile    # summarize an existing profile
  *
  * Environment: BENCH_PROFILE_SECONDS (default 10), BENCH_PROFILE_CONNECTIONS (default 10),
- * BENCH_PROFILE_ROUTE ("proxy", "execute" or "connections"), BENCH_FETCH ("global" or "undici").
+ * BENCH_PROFILE_ROUTE ("proxy", "execute" or "connections"; or "floor", the trivial handler of
+ * `bench/floor.ts` behind `toNodeHandler`, or the bridge in BENCH_PROFILE_BRIDGE), BENCH_FETCH ("global" or "undici").
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startChild } from "./child.js";
 import { runLoad, type Target } from "./load.js";
-import { BENCH_TOOL, BENCH_TOOLKIT } from "./servers.js";
+import { BENCH_TOOL, BENCH_TOOLKIT, FLOOR_BRIDGES } from "./servers.js";
 
 interface ProfileNode {
   id: number;
@@ -37,6 +38,7 @@ async function profile(): Promise<string> {
   const route = process.env.BENCH_PROFILE_ROUTE ?? "proxy";
   const fetch = process.env.BENCH_FETCH === "undici" ? "undici" : "global";
   const dir = mkdtempSync(join(tmpdir(), "tools-proxy-prof-"));
+  if (route === "floor") return profileFloor(dir, connections, seconds);
   const key = "upstream-secret-key";
   const upstream = await startChild({ role: "upstream", key });
   const tools = await startChild({ role: "tools", upstream: upstream.origin, key, fetch }, ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
@@ -59,6 +61,22 @@ async function profile(): Promise<string> {
   } finally {
     await tools.stop();
     await upstream.stop();
+  }
+  const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"));
+  if (!file) throw new Error(`no profile written in ${dir}`);
+  return join(dir, file);
+}
+
+/** The adapter floor: bench/floor.ts's trivial handler behind toNodeHandler (or BENCH_PROFILE_BRIDGE), alone. */
+async function profileFloor(dir: string, connections: number, seconds: number): Promise<string> {
+  const bridge = FLOOR_BRIDGES.find((name) => name === process.env.BENCH_PROFILE_BRIDGE) ?? "toNodeHandler";
+  const server = await startChild({ role: "floor", bridge }, ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
+  try {
+    await runLoad({ url: server.origin }, connections, 2);
+    const sample = await runLoad({ url: server.origin }, connections, seconds);
+    console.log(`profiled the adapter floor (${bridge}) at ${connections} connection(s) for ${seconds}s: ${sample.rps.toFixed(0)} req/s`);
+  } finally {
+    await server.stop();
   }
   const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"));
   if (!file) throw new Error(`no profile written in ${dir}`);

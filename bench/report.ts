@@ -32,3 +32,26 @@ export function report(main: () => Promise<void>): void {
       process.exitCode = 0;
     });
 }
+
+/** Prints `rows` as a table: the first is the header, the first `textColumns` columns align left, the rest right. */
+export function printTable(rows: string[][], textColumns: number): void {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const [index, row] of rows.entries()) {
+    console.log(row.map((cell, i) => (i >= textColumns ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  "));
+    if (index === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  }
+  console.log("");
+}
+
+/** The load runs' settings: BENCH_SECONDS (per run, 3), BENCH_RUNS (rounds, 3), BENCH_WARMUP (seconds, 2), BENCH_CONNECTIONS ("1,10"). */
+export function loadSettings(): { SECONDS: number; RUNS: number; WARMUP: number; CONNECTIONS: number[] } {
+  return {
+    SECONDS: positive("BENCH_SECONDS", 3),
+    RUNS: positive("BENCH_RUNS", 3),
+    WARMUP: positive("BENCH_WARMUP", 2),
+    CONNECTIONS: (process.env.BENCH_CONNECTIONS ?? "1,10")
+      .split(",")
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n > 0),
+  };
+}

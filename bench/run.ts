@@ -14,16 +14,10 @@
 import { cpus, loadavg } from "node:os";
 import { type ChildServer, startChild } from "./child.js";
 import { runLoad, type Sample, type Target } from "./load.js";
-import { median, positive, progress } from "./report.js";
+import { loadSettings, median, printTable as printRows, progress } from "./report.js";
 import { BENCH_TOOL, BENCH_TOOLKIT, UPSTREAM_KEY_HEADER } from "./servers.js";
 
-const SECONDS = positive("BENCH_SECONDS", 3);
-const RUNS = positive("BENCH_RUNS", 3);
-const WARMUP = positive("BENCH_WARMUP", 2);
-const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "1,10")
-  .split(",")
-  .map(Number)
-  .filter((n) => Number.isInteger(n) && n > 0);
+const { SECONDS, RUNS, WARMUP, CONNECTIONS } = loadSettings();
 const FETCH = process.env.BENCH_FETCH ?? "both";
 const UPSTREAM_KEY = "upstream-secret-key";
 
@@ -164,12 +158,7 @@ function printTable(scenarios: Scenario[]): void {
       ]);
     }
   }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const [index, row] of rows.entries()) {
-    console.log(row.map((cell, i) => (i >= 2 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  "));
-    if (index === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  }
-  console.log("");
+  printRows(rows, 2);
 }
 
 function printRatios(scenarios: Scenario[], tags: string[]): void {

@@ -16,7 +16,15 @@ export type ServerConfig =
   | { role: "pipe"; upstream: string; key: string }
   | { role: "tools"; upstream: string; key: string; fetch: "global" | "undici" }
   | { role: "bare"; json: string }
-  | { role: "sql"; url: string; upstream: string; key: string };
+  | { role: "sql"; url: string; upstream: string; key: string }
+  | { role: "floor"; bridge: FloorBridge };
+
+/** The Node bridges the adapter floor compares, each serving the same trivial fetch handler (and "bare", none). */
+export const FLOOR_BRIDGES = ["bare", "toNodeHandler", "whatwg-node", "hono"] as const;
+export type FloorBridge = (typeof FLOOR_BRIDGES)[number];
+/** What the trivial handler and the bare server answer: the same status, headers and bytes. */
+export const FLOOR_BODY = "Hello from the adapter floor\n";
+const FLOOR_TYPE = "text/plain; charset=utf-8";
 
 export interface ServerReady {
   port: number;
@@ -44,6 +52,8 @@ async function main(config: ServerConfig): Promise<ServerReady> {
       return tools(config);
     case "sql":
       return (await import("./scale-server.js")).sqlTools(config, listen);
+    case "floor":
+      return listen(await floor(config.bridge));
   }
 }
 
@@ -92,6 +102,30 @@ function bare(json: string): RequestListener {
     res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
     res.end(body);
   };
+}
+
+/**
+ * A trivial fetch handler behind one Node bridge: ours (`toNodeHandler`), @whatwg-node/server's
+ * `createServerAdapter`, @hono/node-server's `getRequestListener` (with its defaults, which
+ * replace the global `Request` and `Response` in this process), or none (a bare node:http handler).
+ */
+async function floor(bridge: FloorBridge): Promise<RequestListener> {
+  const trivial = async () => new Response(FLOOR_BODY, { headers: { "content-type": FLOOR_TYPE } });
+  switch (bridge) {
+    case "bare": {
+      const body = Buffer.from(FLOOR_BODY);
+      return (req, res) => {
+        req.resume();
+        res.writeHead(200, { "content-type": FLOOR_TYPE, "content-length": body.length }).end(body);
+      };
+    }
+    case "toNodeHandler":
+      return (await import("../adapters/node.js")).toNodeHandler(trivial);
+    case "whatwg-node":
+      return (await import("@whatwg-node/server")).createServerAdapter(trivial) as unknown as RequestListener;
+    case "hono":
+      return (await import("@hono/node-server")).getRequestListener(trivial) as unknown as RequestListener;
+  }
 }
 
 async function tools(config: Extract<ServerConfig, { role: "tools" }>): Promise<ServerReady> {
@@ -168,6 +202,10 @@ process.once("message", (config: ServerConfig) => {
       (globalThis as { gc?: () => void }).gc?.();
       const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
       process.send!({ rss, heapUsed, heapTotal, external });
+    }
+    if (message === "cpu") {
+      const { user, system } = process.cpuUsage();
+      process.send!({ cpuMicros: user + system });
     }
   });
 });

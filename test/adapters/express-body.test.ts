@@ -11,9 +11,9 @@ import express4 from "express4";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toExpressHandler } from "../../adapters/express.js";
 
-/** A handler that answers with what it received. */
+/** A handler that answers with what it received, read as a stream as the handler's routes read it. */
 async function echo(request: Request): Promise<Response> {
-  const body = await request.text();
+  const body = request.body ? await new Response(request.body).text() : "";
   return Response.json({ method: request.method, url: request.url, type: request.headers.get("content-type"), body });
 }
 

@@ -47,4 +47,11 @@ describe("toNodeHandler", () => {
     });
     expect(JSON.parse((await get("/p?q", "evil.test/other?x=")).body)).toEqual({ host: "localhost", path: "/p?q" });
   });
+
+  it("leaves the global Request and Response alone: fetch's answers are still instances of Response", async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/p`);
+    expect(response).toBeInstanceOf(Response);
+    expect(new Request(`http://127.0.0.1:${port}/`)).toBeInstanceOf(Request);
+    await response.text();
+  });
 });

@@ -1,0 +1,126 @@
+/**
+ * `npm run bench`, first part: the adapter floor (issue #18). A trivial fetch handler, answering
+ * the same bytes as a bare node:http handler, behind each Node bridge: `toNodeHandler`,
+ * @whatwg-node/server's `createServerAdapter`, @hono/node-server's `getRequestListener`, and bare
+ * node:http. Each runs in its own child process; autocannon drives them from here, rounds
+ * interleaved, ratios the medians of per-round ratios to bare. Beside throughput, the server's
+ * own CPU time per request (user + system over the requests served), which a loaded machine
+ * moves much less than it moves requests per second. A report, not a test: it always exits 0.
+ *
+ * Environment: BENCH_SECONDS (per run, default 3), BENCH_RUNS (rounds, default 3),
+ * BENCH_WARMUP (seconds per server, default 2), BENCH_CONNECTIONS (default "1,10").
+ */
+import { cpus, loadavg } from "node:os";
+import { type ChildServer, startChild } from "./child.js";
+import { runLoad, type Sample } from "./load.js";
+import { loadSettings, median, printTable, progress } from "./report.js";
+import { FLOOR_BODY, FLOOR_BRIDGES, type FloorBridge } from "./servers.js";
+
+const { SECONDS, RUNS, WARMUP, CONNECTIONS } = loadSettings();
+
+/** The target of issue #18: `toNodeHandler` at this share of bare node:http's throughput, at 10 connections. */
+const TARGET = { bridge: "toNodeHandler", ratio: 0.9, connections: 10 } as const;
+
+interface Run extends Sample {
+  /** Server CPU time per request served, in microseconds. */
+  cpuPerRequest: number;
+}
+
+const LABELS: Record<FloorBridge, string> = {
+  bare: "bare node:http handler",
+  toNodeHandler: "toNodeHandler (tools-proxy/node)",
+  "whatwg-node": "@whatwg-node/server createServerAdapter",
+  hono: "@hono/node-server getRequestListener",
+};
+
+async function main(): Promise<void> {
+  const servers = new Map<FloorBridge, ChildServer>();
+  try {
+    for (const bridge of FLOOR_BRIDGES) servers.set(bridge, await startChild({ role: "floor", bridge }));
+    for (const [bridge, server] of servers) {
+      if (server.error) throw new Error(`${bridge} did not start: ${server.error}`);
+      const answer = await fetch(server.origin);
+      const text = await answer.text();
+      if (answer.status !== 200 || text !== FLOOR_BODY) throw new Error(`${bridge} answers ${answer.status} ${JSON.stringify(text)}`);
+    }
+    printSetup(servers);
+    for (const [bridge, server] of servers) {
+      progress(`warm-up ${bridge} (${WARMUP}s)`);
+      await runLoad({ url: server.origin }, Math.max(...CONNECTIONS), WARMUP);
+    }
+    const runs = new Map<string, Run[]>();
+    for (let round = 1; round <= RUNS; round++) {
+      for (const connections of CONNECTIONS) {
+        for (const [bridge, server] of servers) {
+          progress(`round ${round}/${RUNS}: ${bridge} at ${connections} connection(s)`);
+          const before = await server.cpu();
+          const sample = await runLoad({ url: server.origin }, connections, SECONDS);
+          const used = (await server.cpu()) - before;
+          const key = `${bridge}@${connections}`;
+          runs.set(key, [...(runs.get(key) ?? []), { ...sample, cpuPerRequest: used / (sample.rps * SECONDS) }]);
+        }
+      }
+    }
+    progress("");
+    print(runs);
+  } finally {
+    await Promise.all([...servers.values()].map((server) => server.stop()));
+  }
+}
+
+function printSetup(servers: Map<FloorBridge, ChildServer>): void {
+  const cpu = cpus();
+  console.log("adapter floor (issue #18): a trivial fetch handler behind each Node bridge, loopback 127.0.0.1");
+  console.log(
+    `node ${process.version}, ${cpu.length} CPU(s) (${cpu[0]?.model.trim() ?? "?"}), load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  console.log(`servers: one child process each (pids ${[...servers.values()].map((s) => s.pid).join(", ")}); autocannon here`);
+  console.log(`runs: warm-up ${WARMUP}s each, then ${RUNS} interleaved round(s) x ${SECONDS}s per server and connection count`);
+  console.log("figures: medians over rounds; ratios are medians of per-round ratios to bare; cpu = server CPU µs per request");
+  console.log("");
+}
+
+function print(runs: Map<string, Run[]>): void {
+  const rows = [["bridge", "conns", "req/s", "(min-max)", "p50 ms", "cpu µs/req", "x bare req/s", "x bare cpu", "failures"]];
+  const ratio = (bridge: FloorBridge, connections: number, f: (run: Run, bare: Run) => number) => {
+    const bare = runs.get(`bare@${connections}`)!;
+    return median(runs.get(`${bridge}@${connections}`)!.map((run, i) => f(run, bare[i]!)));
+  };
+  for (const connections of CONNECTIONS) {
+    for (const bridge of FLOOR_BRIDGES) {
+      const all = runs.get(`${bridge}@${connections}`)!;
+      const rps = all.map((r) => r.rps);
+      rows.push([
+        LABELS[bridge],
+        String(connections),
+        median(rps).toFixed(0),
+        `${Math.min(...rps).toFixed(0)}-${Math.max(...rps).toFixed(0)}`,
+        median(all.map((r) => r.p50)).toFixed(3),
+        median(all.map((r) => r.cpuPerRequest)).toFixed(1),
+        ratio(bridge, connections, (run, bare) => run.rps / bare.rps).toFixed(2),
+        ratio(bridge, connections, (run, bare) => bare.cpuPerRequest / run.cpuPerRequest).toFixed(2),
+        String(all.reduce((n, r) => n + r.failures, 0)),
+      ]);
+    }
+  }
+  printTable(rows, 1);
+  console.log("targets (issue #18)");
+  if (!CONNECTIONS.includes(TARGET.connections)) {
+    console.log(`  toNodeHandler @${TARGET.connections}: not measured (BENCH_CONNECTIONS has no ${TARGET.connections})`);
+    return;
+  }
+  const measured = ratio(TARGET.bridge, TARGET.connections, (run, bare) => run.rps / bare.rps);
+  const met = measured >= TARGET.ratio ? "MET" : "NOT MET";
+  console.log(`  toNodeHandler >= ${TARGET.ratio} x bare node:http throughput @${TARGET.connections}: ${met} (${measured.toFixed(2)})`);
+  console.log("");
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error("bench failed:", error);
+  })
+  .finally(() => {
+    process.exitCode = 0;
+  });
