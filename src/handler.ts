@@ -8,6 +8,7 @@ import { createSafeLogger, type SafeLogger } from "./core/logger.js";
 import { authenticate } from "./credentials/api-keys.js";
 import { createCredentialCipher } from "./credentials/cipher.js";
 import { createCursors } from "./credentials/cursors.js";
+import { createApiKeyCache, dropApiKeyCache } from "./credentials/key-cache.js";
 import { createSigner } from "./credentials/signer.js";
 import { enforceLimits } from "./limits/enforce.js";
 import { mcpRoutes } from "./mcp/route.js";
@@ -88,13 +89,17 @@ export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHand
     }
     return cors ? cors.apply(request, response) : response;
   };
+  const close = async () => {
+    if (context.apiKeys) dropApiKeyCache(context.store, context.apiKeys);
+    await sweeper.stop();
+  };
   return Object.assign(handle, {
     handler: handle,
     basePath: context.basePath,
     registry: context.registry,
     sweep: sweeper.sweep,
-    close: sweeper.stop,
-    [Symbol.asyncDispose]: sweeper.stop,
+    close,
+    [Symbol.asyncDispose]: close,
   });
 }
 
@@ -105,7 +110,7 @@ async function serve(
   rawParams: Record<string, string>,
   context: HandlerContext,
 ): Promise<Response> {
-  const principal = route.public ? null : await authenticate(context.store, request.headers);
+  const principal = route.public ? null : await authenticate(context.store, request.headers, context.apiKeys ?? undefined);
   // A route that checks limits itself (MCP: one check per message, named by what it does) is left to it.
   if (principal && context.limits && !route.ownLimits) {
     await enforceLimits(context.limits, { principal, route: `${route.method} ${route.path}`, method: request.method });
@@ -194,6 +199,7 @@ function resolveContext(options: ResolvedOptions): HandlerContext {
     leases: options.leases ?? storeLeases(store),
     refreshLeaseMs: options.refreshLeaseMs,
     refreshes: new Map(),
+    apiKeys: options.apiKeyCache.ttlMs > 0 ? createApiKeyCache(store, options.apiKeyCache) : null,
     emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]) {
       const hook = hooks[event] as ((p: ToolsEvents[E]) => unknown) | undefined;
       if (!hook) return;

@@ -3,6 +3,7 @@ import type { SafeLogger } from "../core/logger.js";
 import type { Credential } from "../credentials/auth-schemes.js";
 import type { CredentialCipher } from "../credentials/cipher.js";
 import type { Cursors } from "../credentials/cursors.js";
+import type { ApiKeyCache } from "../credentials/key-cache.js";
 import type { Signer } from "../credentials/signer.js";
 import type { LimitsHook } from "../limits/types.js";
 import type { RetryPolicy } from "../outbound/retry.js";
@@ -92,6 +93,8 @@ export interface HandlerContext {
   leases: LeaseStore;
   /** OAuth refreshes in flight in this handler, by connection id: concurrent callers share one. */
   refreshes: Map<string, Promise<{ connection: ConnectionRecord; credential: Credential }>>;
+  /** API keys looked up recently (the `apiKeyCache` option); null when off. */
+  apiKeys: ApiKeyCache | null;
   /** Reports an event to its hook, if any, without failing the request. */
   emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]): void;
 }
