@@ -1,6 +1,7 @@
 /**
  * A real `tools-proxy serve` for the benchmarks: the built bin (`npm run build` first) with a
- * toolkit file whose base URL is the benchmark's upstream, one connection made over HTTP, and the
+ * toolkit file whose base URL is the benchmark's upstream (the key in one header, as the pipe
+ * proxy of `bench/pipe-proxy.ts` adds one Authorization header), one connection made over HTTP, and the
  * first agent key read from the banner. `wrap` runs the bin under another program (valgrind).
  */
 import { type ChildProcess, spawn } from "node:child_process";

@@ -4,8 +4,9 @@
  * `ServerReady` once it listens on 127.0.0.1, and exits when the parent sends "exit" (so that
  * `--cpu-prof` can write its profile) or disconnects.
  */
-import { Agent, createServer, request as httpRequest, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
+import { pipeProxyListener } from "./pipe-proxy.js";
 
 export const UPSTREAM_KEY_HEADER = "x-upstream-key";
 export const BENCH_TOOL = "BENCH_GET_ITEM";
@@ -33,7 +34,7 @@ async function main(config: ServerConfig): Promise<ServerReady> {
     case "upstream":
       return listen(upstream(config.key));
     case "pipe":
-      return listen(pipeProxy(config.upstream, config.key));
+      return listen(pipeProxyListener({ upstream: config.upstream, token: config.key }).listener);
     case "bare":
       return listen(bare(config.json));
     case "tools":
@@ -44,36 +45,16 @@ async function main(config: ServerConfig): Promise<ServerReady> {
 function upstream(key: string): RequestListener {
   const body = Buffer.from(JSON.stringify(ITEM));
   const denied = Buffer.from(JSON.stringify({ error: "bad key" }));
+  const bearer = `Bearer ${key}`;
   return (req, res) => {
     // Drain any request body before answering, as a real API would.
     req.resume();
     req.on("end", () => {
-      const ok = req.headers[UPSTREAM_KEY_HEADER] === key;
+      // The key in its own header (the handler's toolkit) or as a Bearer token (the pipe proxy, serve's toolkit).
+      const ok = req.headers[UPSTREAM_KEY_HEADER] === key || req.headers.authorization === bearer;
       res.writeHead(ok ? 200 : 401, { "content-type": "application/json", "content-length": ok ? body.length : denied.length });
       res.end(ok ? body : denied);
     });
-  };
-}
-
-/** The least a reverse proxy does: one keep-alive agent, the credential header added, bodies piped. */
-function pipeProxy(origin: string, key: string): RequestListener {
-  const target = new URL(origin);
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const headers = { ...req.headers, host: target.host, [UPSTREAM_KEY_HEADER]: key };
-    delete headers.connection;
-    const outbound = httpRequest(
-      { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers, agent },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    outbound.on("error", () => {
-      if (!res.headersSent) res.writeHead(502);
-      res.end();
-    });
-    req.pipe(outbound);
   };
 }
 

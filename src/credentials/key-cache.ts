@@ -1,4 +1,5 @@
 import type { ApiKeyRecord, ToolsStore } from "../store/types.js";
+import { createTtlCache } from "../util/ttl-cache.js";
 
 /** The `apiKeyCache` option: how long a looked-up key is trusted without asking the store, and how many are kept. */
 export interface ApiKeyCacheSettings {
@@ -19,35 +20,26 @@ export interface ApiKeyCache {
   readonly size: number;
 }
 
-interface Entry {
-  record: ApiKeyRecord;
-  expiresAt: number;
-}
-
 /** The caches of the handlers of this process, by store: `revokeApiKey(store, id)` empties them of that key. */
 const cachesByStore = new WeakMap<ToolsStore, Set<ApiKeyCache>>();
 
 /** A cache for the handler over `store`, forgotten by `forgetRevokedKey(store, ...)`. */
 export function createApiKeyCache(store: ToolsStore, settings: ApiKeyCacheSettings, now: () => number = Date.now): ApiKeyCache {
-  const entries = new Map<string, Entry>();
+  const entries = createTtlCache<string, ApiKeyRecord>(settings, now);
   // Bumped by every forget: a load that started before a revocation must not put the key back.
   let generation = 0;
   const cache: ApiKeyCache = {
     async lookup(hash, load) {
       const hit = entries.get(hash);
-      if (hit && hit.expiresAt > now()) return hit.record;
-      if (hit) entries.delete(hash);
+      if (hit) return hit;
       const started = generation;
       const record = await load();
-      if (record && !record.revokedAt && started === generation) {
-        if (entries.size >= settings.maxEntries) entries.delete(entries.keys().next().value!);
-        entries.set(hash, { record: Object.freeze(record), expiresAt: now() + settings.ttlMs });
-      }
+      if (record && !record.revokedAt && started === generation) entries.set(hash, Object.freeze(record));
       return record;
     },
     forget(keyId) {
       generation++;
-      for (const [hash, entry] of entries) if (entry.record.id === keyId) entries.delete(hash);
+      entries.deleteWhere((record) => record.id === keyId);
     },
     get size() {
       return entries.size;
