@@ -5,7 +5,7 @@ import { createCors } from "./core/cors.js";
 import { errorResponse, ToolsError, toToolsError } from "./core/errors.js";
 import { cut, loggablePath } from "./core/http.js";
 import { createSafeLogger, type SafeLogger } from "./core/logger.js";
-import { authenticate } from "./credentials/api-keys.js";
+import { authenticateWith } from "./credentials/api-keys.js";
 import { createCredentialCipher } from "./credentials/cipher.js";
 import { createCursors } from "./credentials/cursors.js";
 import { createApiKeyCache, dropApiKeyCache } from "./credentials/key-cache.js";
@@ -110,7 +110,7 @@ async function serve(
   rawParams: Record<string, string>,
   context: HandlerContext,
 ): Promise<Response> {
-  const principal = route.public ? null : await authenticate(context.store, request.headers, context.apiKeys ?? undefined);
+  const principal = route.public ? null : await authenticateWith(request.headers, context.findApiKey);
   // A route that checks limits itself (MCP: one check per message, named by what it does) is left to it.
   if (principal && context.limits && !route.ownLimits) {
     await enforceLimits(context.limits, { principal, route: `${route.method} ${route.path}`, method: request.method });
@@ -171,6 +171,7 @@ function resolveContext(options: ResolvedOptions): HandlerContext {
   const secret =
     options.secret ?? ephemeralSecret(store.persistent === false && blobStore.persistent === false, options.logger?.warn ? logger : null);
   const hooks = options.hooks;
+  const apiKeys = options.apiKeyCache.ttlMs > 0 ? createApiKeyCache(store, options.apiKeyCache) : null;
   return {
     store,
     registry,
@@ -199,7 +200,10 @@ function resolveContext(options: ResolvedOptions): HandlerContext {
     leases: options.leases ?? storeLeases(store),
     refreshLeaseMs: options.refreshLeaseMs,
     refreshes: new Map(),
-    apiKeys: options.apiKeyCache.ttlMs > 0 ? createApiKeyCache(store, options.apiKeyCache) : null,
+    apiKeys,
+    findApiKey: apiKeys
+      ? (hash) => apiKeys.lookup(hash, async () => store.getApiKeyByHash(hash))
+      : async (hash) => store.getApiKeyByHash(hash),
     emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]) {
       const hook = hooks[event] as ((p: ToolsEvents[E]) => unknown) | undefined;
       if (!hook) return;

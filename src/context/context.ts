@@ -8,7 +8,7 @@ import type { Signer } from "../credentials/signer.js";
 import type { LimitsHook } from "../limits/types.js";
 import type { RetryPolicy } from "../outbound/retry.js";
 import type { LeaseStore } from "../store/leases.js";
-import type { ConnectionRecord, Principal, ToolsStore } from "../store/types.js";
+import type { ApiKeyRecord, ConnectionRecord, Principal, ToolsStore } from "../store/types.js";
 import type { ToolkitRegistry } from "../toolkits/registry.js";
 import type { ConnectPageSettings } from "./connect-page.js";
 
@@ -95,6 +95,8 @@ export interface HandlerContext {
   refreshes: Map<string, Promise<{ connection: ConnectionRecord; credential: Credential }>>;
   /** API keys looked up recently (the `apiKeyCache` option); null when off. */
   apiKeys: ApiKeyCache | null;
+  /** The record of the API key with this hash: through `apiKeys` when on, else from the store. */
+  findApiKey(hash: string): Promise<ApiKeyRecord | null>;
   /** Reports an event to its hook, if any, without failing the request. */
   emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]): void;
 }
