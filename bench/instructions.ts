@@ -7,7 +7,9 @@
  * An idle interval as long as the run is counted the same way and subtracted (timers, GC threads).
  *
  * Environment: BENCH_INSTRUCTIONS_REQUESTS (per route, default 300), BENCH_INSTRUCTIONS_WARMUP
- * (requests per route before counting, default 1500), BENCH_INSTRUCTIONS_STORES ("memory,sqlite").
+ * (requests per route before counting, default 1500), BENCH_INSTRUCTIONS_STORES ("memory,sqlite"),
+ * BENCH_INSTRUCTIONS_ROUTES ("connections,proxy,execute"). Under valgrind a server runs some 50 times
+ * slower: the whole run takes 20 minutes or more.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -22,9 +24,11 @@ import { BENCH_TOOL, BENCH_TOOLKIT } from "./servers.js";
 const REQUESTS = positive("BENCH_INSTRUCTIONS_REQUESTS", 300);
 const WARMUP = positive("BENCH_INSTRUCTIONS_WARMUP", 1500);
 const STORES = (process.env.BENCH_INSTRUCTIONS_STORES ?? "memory,sqlite").split(",");
+const ROUTES = (process.env.BENCH_INSTRUCTIONS_ROUTES ?? "connections,proxy,execute").split(",");
 const UPSTREAM_KEY = "upstream-secret-key";
 
 interface Call {
+  route: string;
   name: string;
   url: string;
   init: RequestInit;
@@ -53,8 +57,9 @@ async function main(): Promise<void> {
         const headers = { "x-api-key": serve.agentKey, "content-type": "application/json" };
         const base = `${serve.origin}/proxy/tools`;
         const calls: Call[] = [
-          { name: "GET /connections", url: `${base}/connections`, init: { headers } },
+          { route: "connections", name: "GET /connections", url: `${base}/connections`, init: { headers } },
           {
+            route: "proxy",
             name: "POST /proxy",
             url: `${base}/proxy`,
             init: {
@@ -64,12 +69,13 @@ async function main(): Promise<void> {
             },
           },
           {
+            route: "execute",
             name: "POST /execute",
             url: `${base}/execute`,
             init: { method: "POST", headers, body: JSON.stringify({ tool: BENCH_TOOL, arguments: { id: "item_1" } }) },
           },
         ];
-        for (const call of calls) {
+        for (const call of calls.filter((c) => ROUTES.includes(c.route))) {
           process.stderr.write(`${store}: ${call.name}: warm-up\n`);
           await send(call, WARMUP);
           const started = performance.now();

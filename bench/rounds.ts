@@ -4,7 +4,7 @@
  * of medians, and ratios as medians of per-round ratios.
  */
 import { runLoad, type Sample, type Target } from "./load.js";
-import { median, progress } from "./report.js";
+import { median, positive, progress } from "./report.js";
 
 export interface Scenario {
   id: string;
@@ -19,6 +19,22 @@ export interface RoundSettings {
   runs: number;
   /** Seconds of load per scenario before the rounds. */
   warmup: number;
+}
+
+/**
+ * The settings from the environment: BENCH_SECONDS (per sample, default 3), BENCH_RUNS (rounds,
+ * default 3), BENCH_WARMUP (seconds per scenario, default 2), BENCH_CONNECTIONS (default "1,10").
+ */
+export function roundSettingsFromEnv(): RoundSettings {
+  return {
+    seconds: positive("BENCH_SECONDS", 3),
+    runs: positive("BENCH_RUNS", 3),
+    warmup: positive("BENCH_WARMUP", 2),
+    connections: (process.env.BENCH_CONNECTIONS ?? "1,10")
+      .split(",")
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n > 0),
+  };
 }
 
 export function scenario(id: string, label: string, target: Target, connections: number[]): Scenario {

@@ -14,12 +14,12 @@
 import { cpus, loadavg } from "node:os";
 import { type ChildServer, startChild } from "./child.js";
 import type { Sample, Target } from "./load.js";
-import { positive } from "./report.js";
 import {
   addedP50,
   scenario as newScenario,
   paired as pairedOf,
   printTable,
+  roundSettingsFromEnv,
   runRounds,
   type Scenario,
   throughput,
@@ -27,13 +27,8 @@ import {
 } from "./rounds.js";
 import { BENCH_TOOL, BENCH_TOOLKIT, UPSTREAM_KEY_HEADER } from "./servers.js";
 
-const SECONDS = positive("BENCH_SECONDS", 3);
-const RUNS = positive("BENCH_RUNS", 3);
-const WARMUP = positive("BENCH_WARMUP", 2);
-const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "1,10")
-  .split(",")
-  .map(Number)
-  .filter((n) => Number.isInteger(n) && n > 0);
+const SETTINGS = roundSettingsFromEnv();
+const { seconds: SECONDS, runs: RUNS, warmup: WARMUP, connections: CONNECTIONS } = SETTINGS;
 const FETCH = process.env.BENCH_FETCH ?? "both";
 const UPSTREAM_KEY = "upstream-secret-key";
 
@@ -90,7 +85,7 @@ async function main(): Promise<void> {
     await checkAnswers(scenarios);
 
     printSetup(children, notes);
-    await runRounds(scenarios, { connections: CONNECTIONS, seconds: SECONDS, runs: RUNS, warmup: WARMUP });
+    await runRounds(scenarios, SETTINGS);
     printTable(scenarios, CONNECTIONS);
     printRatios(
       scenarios,

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BENCH_TOOL, BENCH_TOOLKIT, UPSTREAM_KEY_HEADER } from "./servers.js";
+import { BENCH_TOOLKIT, benchToolkit } from "./servers.js";
 
 const BIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 
@@ -39,26 +39,7 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first.`);
   const dir = mkdtempSync(join(tmpdir(), "tools-proxy-bench-serve-"));
   const toolkitFile = join(dir, "bench.json");
-  writeFileSync(
-    toolkitFile,
-    JSON.stringify({
-      slug: BENCH_TOOLKIT,
-      name: "Bench",
-      description: "The benchmark's upstream on loopback.",
-      baseUrl: options.upstream,
-      auth: { type: "apiKey", in: "header", name: UPSTREAM_KEY_HEADER },
-      tools: [
-        {
-          slug: BENCH_TOOL,
-          name: "Get item",
-          description: "Reads one item.",
-          method: "GET",
-          path: "/items/{id}",
-          inputParameters: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
-        },
-      ],
-    }),
-  );
+  writeFileSync(toolkitFile, JSON.stringify(benchToolkit(options.upstream)));
   const storage = options.memory ? ["--memory"] : ["--data-dir", join(dir, "data")];
   const args = [BIN, "serve", "--port", "0", "--quiet", "--no-demo", "--toolkits", toolkitFile, ...storage];
   const [program, ...before] = options.wrap ?? [];

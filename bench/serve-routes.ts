@@ -11,18 +11,12 @@
  */
 import { cpus, loadavg } from "node:os";
 import { startChild } from "./child.js";
-import { positive } from "./report.js";
-import { addedP50, paired, printTable, runRounds, type Scenario, scenario, throughput, verdict } from "./rounds.js";
+import { addedP50, paired, printTable, roundSettingsFromEnv, runRounds, type Scenario, scenario, throughput, verdict } from "./rounds.js";
 import { type ServeProcess, startServe } from "./serve-process.js";
 import { BENCH_TOOL, BENCH_TOOLKIT } from "./servers.js";
 
-const SECONDS = positive("BENCH_SECONDS", 3);
-const RUNS = positive("BENCH_RUNS", 3);
-const WARMUP = positive("BENCH_WARMUP", 2);
-const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "1,10")
-  .split(",")
-  .map(Number)
-  .filter((n) => Number.isInteger(n) && n > 0);
+const SETTINGS = roundSettingsFromEnv();
+const { seconds: SECONDS, runs: RUNS, warmup: WARMUP, connections: CONNECTIONS } = SETTINGS;
 const UPSTREAM_KEY = "upstream-secret-key";
 
 /** The targets of issue #18: a scenario over a reference, at a connection count, at least `ratio`. */
@@ -65,7 +59,7 @@ async function main(): Promise<void> {
     ];
     await checkAnswers(scenarios);
     printSetup([upstream.pid, pipe.pid, sql.pid, mem.pid, bare.pid]);
-    await runRounds(scenarios, { connections: CONNECTIONS, seconds: SECONDS, runs: RUNS, warmup: WARMUP });
+    await runRounds(scenarios, SETTINGS);
     printTable(scenarios, CONNECTIONS);
     printTargets(scenarios);
   } finally {

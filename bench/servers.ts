@@ -26,6 +26,27 @@ export interface ServerReady {
   error?: string;
 }
 
+/** The toolkit of the benchmark's upstream: its key in one header, one tool that reads an item. */
+export function benchToolkit(upstream: string) {
+  return {
+    slug: BENCH_TOOLKIT,
+    name: "Bench",
+    description: "The benchmark's upstream on loopback.",
+    baseUrl: upstream,
+    auth: { type: "apiKey" as const, in: "header" as const, name: UPSTREAM_KEY_HEADER },
+    tools: [
+      {
+        slug: BENCH_TOOL,
+        name: "Get item",
+        description: "Reads one item.",
+        method: "GET" as const,
+        path: "/items/{id}",
+        inputParameters: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+      },
+    ],
+  };
+}
+
 /** The upstream's answer: a small JSON body, the same bytes every time. */
 export const ITEM = { id: "item_1", name: "A small item", price: 12.5, tags: ["bench", "loopback"], inStock: true };
 
@@ -82,23 +103,7 @@ async function tools(config: Extract<ServerConfig, { role: "tools" }>): Promise<
     outboundFetch = (create as () => typeof fetch)();
   }
 
-  const toolkit = defineJsonToolkit({
-    slug: BENCH_TOOLKIT,
-    name: "Bench",
-    description: "The benchmark's upstream on loopback.",
-    baseUrl: config.upstream,
-    auth: { type: "apiKey", in: "header", name: UPSTREAM_KEY_HEADER },
-    tools: [
-      {
-        slug: BENCH_TOOL,
-        name: "Get item",
-        description: "Reads one item.",
-        method: "GET",
-        path: "/items/{id}",
-        inputParameters: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
-      },
-    ],
-  });
+  const toolkit = defineJsonToolkit(benchToolkit(config.upstream));
   const store = memoryStore();
   const handler = createToolsHandler({
     store,
