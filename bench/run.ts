@@ -13,23 +13,27 @@
  */
 import { cpus, loadavg } from "node:os";
 import { type ChildServer, startChild } from "./child.js";
-import { runLoad, type Sample, type Target } from "./load.js";
-import { loadSettings, median, printTable as printRows, progress } from "./report.js";
+import type { Sample, Target } from "./load.js";
+import {
+  addedP50,
+  scenario as newScenario,
+  paired as pairedOf,
+  printTable,
+  roundSettingsFromEnv,
+  runRounds,
+  type Scenario,
+  throughput,
+  verdict,
+} from "./rounds.js";
 import { BENCH_TOOL, BENCH_TOOLKIT, UPSTREAM_KEY_HEADER } from "./servers.js";
 
-const { SECONDS, RUNS, WARMUP, CONNECTIONS } = loadSettings();
+const SETTINGS = roundSettingsFromEnv();
+const { seconds: SECONDS, runs: RUNS, warmup: WARMUP, connections: CONNECTIONS } = SETTINGS;
 const FETCH = process.env.BENCH_FETCH ?? "both";
 const UPSTREAM_KEY = "upstream-secret-key";
 
 const TARGET_RATIO = 0.5;
 const TARGET_ADDED_P50_MS = 0.3;
-
-interface Scenario {
-  id: string;
-  label: string;
-  target: Target;
-  samples: Map<number, Sample[]>;
-}
 
 async function main(): Promise<void> {
   const children: ChildServer[] = [];
@@ -81,20 +85,8 @@ async function main(): Promise<void> {
     await checkAnswers(scenarios);
 
     printSetup(children, notes);
-    for (const s of scenarios) {
-      progress(`warm-up ${s.id} (${WARMUP}s)`);
-      await runLoad(s.target, Math.max(...CONNECTIONS), WARMUP);
-    }
-    for (let round = 1; round <= RUNS; round++) {
-      for (const s of scenarios) {
-        for (const connections of CONNECTIONS) {
-          progress(`round ${round}/${RUNS}: ${s.id} at ${connections} connection(s)`);
-          s.samples.get(connections)!.push(await runLoad(s.target, connections, SECONDS));
-        }
-      }
-    }
-    progress("");
-    printTable(scenarios);
+    await runRounds(scenarios, SETTINGS);
+    printTable(scenarios, CONNECTIONS);
     printRatios(
       scenarios,
       toolServers.map((t) => (toolServers.length > 1 || t.fetch !== "global" ? `[${t.fetch}]` : "")),
@@ -105,7 +97,7 @@ async function main(): Promise<void> {
 }
 
 function scenario(id: string, label: string, target: Target): Scenario {
-  return { id, label, target, samples: new Map(CONNECTIONS.map((c) => [c, []])) };
+  return newScenario(id, label, target, CONNECTIONS);
 }
 
 /** One request per scenario before timing anything: a 401 or a failed tool would bench the error path. */
@@ -140,37 +132,9 @@ function printSetup(children: ChildServer[], notes: string[]): void {
   console.log("");
 }
 
-function printTable(scenarios: Scenario[]): void {
-  const rows = [["scenario", "", "conns", "req/s", "(min-max)", "p50 ms", "p99 ms", "failures"]];
-  for (const s of scenarios) {
-    for (const connections of CONNECTIONS) {
-      const samples = s.samples.get(connections)!;
-      const rps = samples.map((x) => x.rps);
-      rows.push([
-        s.id,
-        s.label,
-        String(connections),
-        median(rps).toFixed(0),
-        `${Math.min(...rps).toFixed(0)}-${Math.max(...rps).toFixed(0)}`,
-        median(samples.map((x) => x.p50)).toFixed(3),
-        median(samples.map((x) => x.p99)).toFixed(3),
-        String(samples.reduce((n, x) => n + x.failures, 0)),
-      ]);
-    }
-  }
-  printRows(rows, 2);
-}
-
 function printRatios(scenarios: Scenario[], tags: string[]): void {
-  const byId = new Map(scenarios.map((s) => [s.id, s]));
-  /** Median over rounds of f(round's sample of x, round's sample of y). */
-  const paired = (x: string, y: string, connections: number, f: (a: Sample, b: Sample) => number) => {
-    const xs = byId.get(x)!.samples.get(connections)!;
-    const ys = byId.get(y)!.samples.get(connections)!;
-    return median(xs.map((sample, i) => f(sample, ys[i]!)));
-  };
-  const throughput = (a: Sample, b: Sample) => a.rps / b.rps;
-  const addedP50 = (a: Sample, b: Sample) => a.p50 - b.p50;
+  const paired = (x: string, y: string, connections: number, f: (a: Sample, b: Sample) => number) =>
+    pairedOf(scenarios, x, y, connections, f);
   const one = CONNECTIONS.includes(1) ? 1 : null;
 
   console.log("ratios (medians of per-round ratios)");
@@ -223,10 +187,6 @@ function printRatios(scenarios: Scenario[], tags: string[]): void {
       );
     }
   }
-}
-
-function verdict(met: boolean): string {
-  return met ? "MET" : "NOT MET";
 }
 
 main()

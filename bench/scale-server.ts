@@ -20,7 +20,7 @@ export async function sqlTools(
   await store.migrate();
   const handler = createToolsHandler({
     store,
-    toolkits: [benchToolkit(defineJsonToolkit, config.upstream)],
+    toolkits: [defineJsonToolkit(benchToolkit(config.upstream))],
     secret: SECRET,
     fetch: createUndiciFetch(),
   });

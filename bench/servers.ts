@@ -4,8 +4,9 @@
  * `ServerReady` once it listens on 127.0.0.1, and exits when the parent sends "exit" (so that
  * `--cpu-prof` can write its profile) or disconnects.
  */
-import { Agent, createServer, request as httpRequest, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
+import { pipeProxyListener } from "./pipe-proxy.js";
 
 export const UPSTREAM_KEY_HEADER = "x-upstream-key";
 export const BENCH_TOOL = "BENCH_GET_ITEM";
@@ -37,6 +38,27 @@ export interface ServerReady {
   error?: string;
 }
 
+/** The toolkit of the benchmark's upstream: its key in one header, one tool that reads an item. */
+export function benchToolkit(upstream: string) {
+  return {
+    slug: BENCH_TOOLKIT,
+    name: "Bench",
+    description: "The benchmark's upstream on loopback.",
+    baseUrl: upstream,
+    auth: { type: "apiKey" as const, in: "header" as const, name: UPSTREAM_KEY_HEADER },
+    tools: [
+      {
+        slug: BENCH_TOOL,
+        name: "Get item",
+        description: "Reads one item.",
+        method: "GET" as const,
+        path: "/items/{id}",
+        inputParameters: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+      },
+    ],
+  };
+}
+
 /** The upstream's answer: a small JSON body, the same bytes every time. */
 export const ITEM = { id: "item_1", name: "A small item", price: 12.5, tags: ["bench", "loopback"], inStock: true };
 
@@ -45,7 +67,7 @@ async function main(config: ServerConfig): Promise<ServerReady> {
     case "upstream":
       return listen(upstream(config.key));
     case "pipe":
-      return listen(pipeProxy(config.upstream, config.key));
+      return listen(pipeProxyListener({ upstream: config.upstream, token: config.key }).listener);
     case "bare":
       return listen(bare(config.json));
     case "tools":
@@ -60,36 +82,16 @@ async function main(config: ServerConfig): Promise<ServerReady> {
 function upstream(key: string): RequestListener {
   const body = Buffer.from(JSON.stringify(ITEM));
   const denied = Buffer.from(JSON.stringify({ error: "bad key" }));
+  const bearer = `Bearer ${key}`;
   return (req, res) => {
     // Drain any request body before answering, as a real API would.
     req.resume();
     req.on("end", () => {
-      const ok = req.headers[UPSTREAM_KEY_HEADER] === key;
+      // The key in its own header (the handler's toolkit) or as a Bearer token (the pipe proxy, serve's toolkit).
+      const ok = req.headers[UPSTREAM_KEY_HEADER] === key || req.headers.authorization === bearer;
       res.writeHead(ok ? 200 : 401, { "content-type": "application/json", "content-length": ok ? body.length : denied.length });
       res.end(ok ? body : denied);
     });
-  };
-}
-
-/** The least a reverse proxy does: one keep-alive agent, the credential header added, bodies piped. */
-function pipeProxy(origin: string, key: string): RequestListener {
-  const target = new URL(origin);
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const headers = { ...req.headers, host: target.host, [UPSTREAM_KEY_HEADER]: key };
-    delete headers.connection;
-    const outbound = httpRequest(
-      { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers, agent },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    outbound.on("error", () => {
-      if (!res.headersSent) res.writeHead(502);
-      res.end();
-    });
-    req.pipe(outbound);
   };
 }
 
@@ -141,7 +143,7 @@ async function tools(config: Extract<ServerConfig, { role: "tools" }>): Promise<
     outboundFetch = (create as () => typeof fetch)();
   }
 
-  const toolkit = benchToolkit(defineJsonToolkit, config.upstream);
+  const toolkit = defineJsonToolkit(benchToolkit(config.upstream));
   const store = memoryStore();
   const handler = createToolsHandler({
     store,
@@ -163,27 +165,6 @@ async function tools(config: Extract<ServerConfig, { role: "tools" }>): Promise<
   const connections = await handler(new Request(`${base}/connections`, { headers }));
   const ready = await listen(toNodeHandler(handler));
   return { ...ready, agentKey: key, connectionsJson: await connections.text() };
-}
-
-/** The toolkit every bench server serves: one API-key tool on the upstream. */
-export function benchToolkit(define: typeof import("../src/index.js").defineJsonToolkit, upstream: string) {
-  return define({
-    slug: BENCH_TOOLKIT,
-    name: "Bench",
-    description: "The benchmark's upstream on loopback.",
-    baseUrl: upstream,
-    auth: { type: "apiKey", in: "header", name: UPSTREAM_KEY_HEADER },
-    tools: [
-      {
-        slug: BENCH_TOOL,
-        name: "Get item",
-        description: "Reads one item.",
-        method: "GET",
-        path: "/items/{id}",
-        inputParameters: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
-      },
-    ],
-  });
 }
 
 export function listen(listener: RequestListener): Promise<ServerReady> {

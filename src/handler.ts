@@ -5,9 +5,10 @@ import { createCors } from "./core/cors.js";
 import { errorResponse, ToolsError, toToolsError } from "./core/errors.js";
 import { cut, loggablePath } from "./core/http.js";
 import { createSafeLogger, type SafeLogger } from "./core/logger.js";
-import { authenticate } from "./credentials/api-keys.js";
+import { authenticateWith } from "./credentials/api-keys.js";
 import { createCredentialCipher } from "./credentials/cipher.js";
 import { createCursors } from "./credentials/cursors.js";
+import { createApiKeyCache, dropApiKeyCache } from "./credentials/key-cache.js";
 import { createSigner } from "./credentials/signer.js";
 import { enforceLimits } from "./limits/enforce.js";
 import { mcpRoutes } from "./mcp/route.js";
@@ -89,13 +90,17 @@ export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHand
     }
     return cors ? cors.apply(request, response) : response;
   };
+  const close = async () => {
+    if (context.apiKeys) dropApiKeyCache(context.store, context.apiKeys);
+    await sweeper.stop();
+  };
   return Object.assign(handle, {
     handler: handle,
     basePath: context.basePath,
     registry: context.registry,
     sweep: sweeper.sweep,
-    close: sweeper.stop,
-    [Symbol.asyncDispose]: sweeper.stop,
+    close,
+    [Symbol.asyncDispose]: close,
   });
 }
 
@@ -107,7 +112,7 @@ async function serve(
   context: HandlerContext,
 ): Promise<Response> {
   const ctx = forRequest(context, request.signal);
-  const principal = route.public ? null : await authenticate(ctx.store, request.headers);
+  const principal = route.public ? null : await authenticateWith(request.headers, (hash) => context.findApiKey(hash, ctx.store));
   // A route that checks limits itself (MCP: one check per message, named by what it does) is left to it.
   if (principal && context.limits && !route.ownLimits) {
     await enforceLimits(context.limits, { principal, route: `${route.method} ${route.path}`, method: request.method });
@@ -174,6 +179,7 @@ function resolveContext(options: ResolvedOptions): HandlerContext {
   const secret =
     options.secret ?? ephemeralSecret(store.persistent === false && blobStore.persistent === false, options.logger?.warn ? logger : null);
   const hooks = options.hooks;
+  const apiKeys = options.apiKeyCache.ttlMs > 0 ? createApiKeyCache(store, options.apiKeyCache) : null;
   return {
     store,
     sharedStore: store,
@@ -203,6 +209,10 @@ function resolveContext(options: ResolvedOptions): HandlerContext {
     leases: options.leases ?? storeLeases(store),
     refreshLeaseMs: options.refreshLeaseMs,
     refreshes: new Map(),
+    apiKeys,
+    findApiKey: apiKeys
+      ? (hash, from) => apiKeys.lookup(hash, async () => from.getApiKeyByHash(hash))
+      : async (hash, from) => from.getApiKeyByHash(hash),
     emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]) {
       const hook = hooks[event] as ((p: ToolsEvents[E]) => unknown) | undefined;
       if (!hook) return;

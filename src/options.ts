@@ -168,6 +168,19 @@ const optionsShape = {
    */
   refreshLeaseMs: timer("milliseconds").min(100, "must be at least 100").default(60_000),
   /**
+   * Keeps API keys looked up recently in this process, so that a request with a key seen in the
+   * last `ttlMs` (default 5000) skips the store; at most `maxEntries` keys (default 10 000).
+   * `revokeApiKey()` empties the caches of this process at once; another process (a second
+   * instance, or `tools-proxy keys revoke`) still accepts a revoked key until its entry expires,
+   * `ttlMs` at most. `ttlMs: 0` turns the cache off: every request asks the store.
+   */
+  apiKeyCache: z
+    .strictObject({
+      ttlMs: timer("milliseconds").min(0, "must be 0 (off) or more").default(5_000),
+      maxEntries: z.number().int().positive().default(10_000),
+    })
+    .prefault({}),
+  /**
    * Lets browser code on other origins call the API (preflight answers and
    * `Access-Control-Allow-Origin` on every answer). Off by default: only the app's own origin can.
    * API keys travel in headers, so no cookies or credentialed CORS are involved.

@@ -89,6 +89,8 @@ describe("timingSafeEqual", () => {
     expect(timingSafeEqual("", "")).toBe(true);
     expect(timingSafeEqual("", "a")).toBe(false);
     expect(timingSafeEqual("é", "e\u0301")).toBe(false);
+    // Two different lone surrogates: both would encode to U+FFFD, so comparing encoded bytes would call them equal.
+    expect(timingSafeEqual("\ud800", "\udc00")).toBe(false);
   });
 
   it("agrees with === on any two strings, a prefix of the other among them", () => {

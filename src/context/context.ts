@@ -3,11 +3,12 @@ import type { SafeLogger } from "../core/logger.js";
 import type { Credential } from "../credentials/auth-schemes.js";
 import type { CredentialCipher } from "../credentials/cipher.js";
 import type { Cursors } from "../credentials/cursors.js";
+import type { ApiKeyCache } from "../credentials/key-cache.js";
 import type { Signer } from "../credentials/signer.js";
 import type { LimitsHook } from "../limits/types.js";
 import type { RetryPolicy } from "../outbound/retry.js";
 import type { LeaseStore } from "../store/leases.js";
-import type { ConnectionRecord, Principal, ToolsStore } from "../store/types.js";
+import type { ApiKeyRecord, ConnectionRecord, Principal, ToolsStore } from "../store/types.js";
 import type { ToolkitRegistry } from "../toolkits/registry.js";
 import type { ConnectPageSettings } from "./connect-page.js";
 
@@ -95,6 +96,10 @@ export interface HandlerContext {
   leases: LeaseStore;
   /** OAuth refreshes in flight in this handler, by connection id: concurrent callers share one. */
   refreshes: Map<string, Promise<{ connection: ConnectionRecord; credential: Credential }>>;
+  /** API keys looked up recently (the `apiKeyCache` option); null when off. */
+  apiKeys: ApiKeyCache | null;
+  /** The record of the API key with this hash: through `apiKeys` when on, else read `from` the store (the request's, whose read stops with it). */
+  findApiKey(hash: string, from: ToolsStore): Promise<ApiKeyRecord | null>;
   /** Reports an event to its hook, if any, without failing the request. */
   emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]): void;
 }

@@ -4,6 +4,8 @@ import { ToolsError } from "./errors.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 const encoder = new TextEncoder();
+/** The decoder of nearly every JSON body, made once: a fatal decoder without `stream` keeps no state between calls. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * A JSON response. It carries its Content-Length, so a Node server sends it whole instead of
@@ -101,6 +103,7 @@ export function refuseContentEncoding(request: Request): void {
  */
 function decoderFor(contentType: string): TextDecoder {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)?.[1] ?? "utf-8";
+  if (/^utf-?8$/i.test(charset)) return UTF8;
   try {
     return new TextDecoder(charset, { fatal: true });
   } catch {

@@ -1,6 +1,7 @@
 import { ToolsError } from "../core/errors.js";
 import type { ApiKeyRecord, Principal, ToolsStore } from "../store/types.js";
 import { randomBytes, randomId, sha256Hex, timingSafeEqual, toBase64Url } from "../util/encoding.js";
+import { forgetRevokedKey } from "./key-cache.js";
 import { API_KEY_SHAPE } from "./key-shape.js";
 
 /** Prefix of agent keys. */
@@ -43,9 +44,18 @@ export async function issueApiKey(store: ToolsStore, options: IssueApiKeyOptions
   return { key, record };
 }
 
-/** Revokes a key by its id. False when there is no such key or it was already revoked. */
+/**
+ * Revokes a key by its id. False when there is no such key or it was already revoked. The
+ * handlers of this process over `store` refuse it from their next request; other processes
+ * refuse it once their cache entry expires (the `apiKeyCache` option's `ttlMs`).
+ */
 export async function revokeApiKey(store: ToolsStore, keyId: string): Promise<boolean> {
-  return store.revokeApiKey(keyId, new Date());
+  forgetRevokedKey(store, keyId); // before and after: a request between the two cannot cache it again
+  try {
+    return await store.revokeApiKey(keyId, new Date());
+  } finally {
+    forgetRevokedKey(store, keyId);
+  }
 }
 
 /**
@@ -84,7 +94,12 @@ export function readApiKey(headers: Headers): string | null {
  * Resolves the principal of a request, or throws `unauthorized`. A service key acts for one agent
  * when the request names it in `x-agent-id`.
  */
-export async function authenticate(store: ToolsStore, headers: Headers): Promise<Principal> {
+export function authenticate(store: ToolsStore, headers: Headers): Promise<Principal> {
+  return authenticateWith(headers, async (hash) => store.getApiKeyByHash(hash));
+}
+
+/** `authenticate`, finding the key's record by its hash with `find` (the handler's, through its key cache). */
+export async function authenticateWith(headers: Headers, find: (hash: string) => Promise<ApiKeyRecord | null>): Promise<Principal> {
   const key = readApiKey(headers);
   if (!key) {
     throw new ToolsError("unauthorized", "Missing API key. Send it as the header `x-api-key: <key>` or `Authorization: Bearer <key>`.");
@@ -93,7 +108,7 @@ export async function authenticate(store: ToolsStore, headers: Headers): Promise
   const invalid = () => new ToolsError("unauthorized", "Invalid API key. Check that the key is complete and has not been revoked.");
   if (!API_KEY_SHAPE.test(key)) throw invalid();
   const hash = await sha256Hex(key);
-  const record = await store.getApiKeyByHash(hash);
+  const record = await find(hash);
   // The lookup is by hash, so its timing says nothing about the key; the comparison below is
   // constant-time as a second line of defence against a store that matches loosely.
   if (!record || !timingSafeEqual(record.hash, hash) || record.revokedAt) throw invalid();

@@ -8,6 +8,9 @@ import { isRetryableStatus, parseRetryAfter, ToolRunError } from "../core/tool-e
 import { newStagingKey, ownerMetadata } from "../uploads/staging.js";
 import { BodyTooLargeError, limitBytes, readBytes } from "../util/bytes.js";
 
+/** One decoder for every answer: decoding without `stream` keeps no state between calls. */
+const decoder = new TextDecoder();
+
 // Upstream headers worth passing back: metadata an agent can act on, never cookies or auth challenges.
 const PASSED_HEADERS = new Set([
   "content-type",
@@ -115,7 +118,7 @@ export async function readUpstreamData(
   }
   const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/json" || type.endsWith("+json")) {
-    const text = new TextDecoder().decode(await readBytes(response.body, maxBytes));
+    const text = decoder.decode(await readBytes(response.body, maxBytes));
     if (text === "") return null;
     try {
       return JSON.parse(text);
@@ -123,7 +126,7 @@ export async function readUpstreamData(
       return text;
     }
   }
-  if (isTextual(type)) return new TextDecoder().decode(await readBytes(response.body, maxBytes)) || null;
+  if (isTextual(type)) return decoder.decode(await readBytes(response.body, maxBytes)) || null;
   return stageStream(ctx, agent, response.body.pipeThrough(limitBytes(maxBytes)), type, signal);
 }
 
