@@ -7,9 +7,9 @@ import { DEFAULT_LIMITS, type ImportLimits } from "./limits.js";
 import { loadDocument } from "./load.js";
 import { keeps, type OperationFilter, operationsOf } from "./operations.js";
 import { SchemaBudget, ToolSchemas } from "./schemas.js";
-import { authOf, type Requirement, requirementsOf } from "./security.js";
+import { authOf, credentialPlaces, type Requirement, requirementsOf } from "./security.js";
 import { baseUrlOf } from "./servers.js";
-import { cut, isRecord, trimText } from "./text.js";
+import { cut, escapeEnvReferences, isRecord, trimText } from "./text.js";
 import { toolOf } from "./tool.js";
 import type { ImportedTool, ImportedToolkit } from "./types.js";
 
@@ -71,7 +71,14 @@ export async function importOpenApi(document: string | object, options: ImportOp
     kept.length = options.maxTools;
   }
 
-  const context = { document: spec, budget: new SchemaBudget(limits), toolkitSlug: slug, slugs: new Set<string>(), warn };
+  const context = {
+    document: spec,
+    budget: new SchemaBudget(limits),
+    toolkitSlug: slug,
+    slugs: new Set<string>(),
+    credentials: credentialPlaces(spec),
+    warn,
+  };
   const documentSecurity = requirementsOf(spec.security) ?? [];
   const tools: Array<{ tool: ImportedTool; security: Requirement[] }> = [];
   for (const operation of kept) {
@@ -95,17 +102,19 @@ export async function importOpenApi(document: string | object, options: ImportOp
   const docsUrl = isRecord(spec.externalDocs) ? httpUrl(spec.externalDocs.url) : undefined;
   const icon = isRecord(info["x-logo"]) ? httpUrl(info["x-logo"].url) : undefined;
   const about = [info.summary, info.description].find((text): text is string => typeof text === "string" && text.trim() !== "");
-  const toolkit: ImportedToolkit = {
+  const toolkit: ImportedToolkit = escapeEnvReferences({
     slug,
     name: options.name ?? trimText(title, 100),
     description: trimText(about ?? title, 500),
     ...(icon ? { icon } : {}),
     ...(docsUrl ? { docsUrl } : {}),
     baseUrl: server.baseUrl,
-    auth,
+    auth: [],
     ...(server.inputs.length > 0 ? { inputs: server.inputs } : {}),
     tools: tools.map(({ tool }) => tool),
-  };
+  });
+  // The OAuth client's `${NAME}` references are the one place where the toolkit means them.
+  toolkit.auth = auth;
   return { toolkit, warnings: [...new Set(warnings)] };
 }
 

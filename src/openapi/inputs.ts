@@ -19,6 +19,17 @@ type Location = (typeof LOCATIONS)[number];
 /** Header parameters OpenAPI says to ignore: the request's own headers. */
 const IGNORED_HEADERS = new Set(["accept", "content-type", "authorization"]);
 
+/** An HTTP header name (a token): other names cannot be sent. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** The serialisation styles OpenAPI defines for each location; another is left to the default. */
+const STYLES: Record<Location, string[]> = {
+  path: ["simple", "label", "matrix"],
+  query: ["form", "spaceDelimited", "pipeDelimited", "deepObject"],
+  header: ["simple"],
+  cookie: ["form"],
+};
+
 /** Media types a body may be sent as, best first; `+json` types count as JSON. */
 const BODY_TYPES = [
   "application/json",
@@ -47,38 +58,54 @@ interface Part {
   parameter?: Record<string, unknown>;
 }
 
+/** What the input of an operation depends on besides its parameters and body. */
+export interface InputContext {
+  method: string;
+  /** `header:x-api-key`, `query:key`: where the toolkit's auth puts its credential (such parameters are the connection's). */
+  credentials: Set<string>;
+  warn: (message: string) => void;
+}
+
 /** The input of an operation, or the reason it cannot be a tool. */
 export function operationInput(
   pathTemplate: string,
   parameters: Record<string, unknown>[],
   requestBody: unknown,
   schemas: ToolSchemas,
+  context: InputContext,
 ): OperationInput | { skip: string } {
+  const where = `${context.method} ${pathTemplate}`;
+  const placeholders = [...pathTemplate.matchAll(/\{([^{}/]*)\}/g)].map((match) => match[1]!);
   const parts: Part[] = [];
+  const seen = new Set<string>();
   for (const parameter of parameters) {
     const location = parameter.in as Location;
     const name = parameter.name as string;
-    if (location === "header" && IGNORED_HEADERS.has(name.toLowerCase())) continue;
-    const raw = location === "path" ? name.replace(/[^A-Za-z0-9_]+/g, "_") || "value" : argumentName(name);
+    const key = `${location}:${location === "header" ? name.toLowerCase() : name}`;
+    if (seen.has(key) || context.credentials.has(key.toLowerCase())) continue;
+    if (location === "header" && (IGNORED_HEADERS.has(name.toLowerCase()) || !HEADER_NAME.test(name))) continue;
+    if (location === "path" && !placeholders.includes(name)) {
+      context.warn(`${where}: the path parameter "${name}" is not in the path; it is left out.`);
+      continue;
+    }
+    seen.add(key);
     parts.push({
       kind: location,
       name,
-      raw,
+      raw: argumentName(name),
       schema: parameterSchema(parameter, schemas),
       required: parameter.required === true,
       parameter,
     });
   }
-  for (const [, name] of pathTemplate.matchAll(/\{([^}]*)\}/g)) {
+  for (const name of placeholders) {
     if (!parts.some((part) => part.kind === "path" && part.name === name)) {
-      parts.push({
-        kind: "path",
-        name: name!,
-        raw: name!.replace(/[^A-Za-z0-9_]+/g, "_") || "value",
-        schema: { type: "string" },
-        required: true,
-      });
+      parts.push({ kind: "path", name, raw: argumentName(name), schema: { type: "string" }, required: true });
     }
+  }
+  if (requestBody !== undefined && (context.method === "GET" || context.method === "HEAD")) {
+    context.warn(`${where}: a ${context.method} request cannot carry a body; its request body is left out.`);
+    requestBody = undefined;
   }
   const body = bodyOf(requestBody, schemas);
   if ("skip" in body) return body;
@@ -97,12 +124,10 @@ export function operationInput(
   const properties: Record<string, Schema> = {};
   const required: string[] = [];
   const request: ToolRequest = { parameters: [] };
-  let path = pathTemplate;
   for (const part of parts) {
     const arg = args.get(part)!;
     properties[arg] = part.schema;
     if (part.required || part.kind === "path") required.push(arg);
-    if (part.kind === "path") path = path.split(`{${part.name}}`).join(`{${arg}}`);
     if (part.kind === "field") request.body = { ...body.request!, fields: { ...request.body?.fields, [part.name]: arg } };
     else if (part.kind === "body") request.body = { ...body.request!, arg };
     else request.parameters.push(wireParameter(part, arg));
@@ -110,7 +135,7 @@ export function operationInput(
   if (body.request && !request.body) request.body = { ...body.request, fields: {} };
   const defs = schemas.definitions();
   return {
-    path,
+    path: pathTemplate,
     inputParameters: {
       type: "object",
       properties,
@@ -123,12 +148,13 @@ export function operationInput(
 
 function wireParameter(part: Part, arg: string): RequestParameter {
   const parameter = part.parameter ?? {};
-  const name = part.kind === "path" ? arg : part.name;
+  const location = part.kind as Location;
+  const style = typeof parameter.style === "string" && STYLES[location].includes(parameter.style) ? parameter.style : undefined;
   return {
-    in: part.kind as Location,
-    name,
-    ...(arg !== name ? { arg } : {}),
-    ...(typeof parameter.style === "string" ? { style: parameter.style } : {}),
+    in: location,
+    name: part.name,
+    ...(arg !== part.name ? { arg } : {}),
+    ...(style ? { style } : {}),
     ...(typeof parameter.explode === "boolean" ? { explode: parameter.explode } : {}),
     ...(parameter.allowReserved === true && part.kind === "query" ? { allowReserved: true } : {}),
   };

@@ -30,7 +30,8 @@ export async function loadDocument(input: string | object, limits: ImportLimits)
     throw new OpenApiImportError("invalid_document", `OpenAPI version ${version} is not supported; use 2.0, 3.0 or 3.1.`, "/openapi");
   }
   const result = await validate(document);
-  if (!result.valid) throw invalid(document, result.errors ?? []);
+  const errors = (result.errors ?? []).filter((error) => !isPropertyNamedRef(document, error));
+  if (!result.valid && errors.length > 0) throw invalid(document, errors);
   return upgrade(document).specification as unknown as Document;
 }
 
@@ -77,6 +78,23 @@ function invalid(document: Document, errors: ParserError[]): OpenApiImportError 
     `The document is not valid OpenAPI${where}: ${first.message.replace(/\.$/, "")}${more}.`,
     first.pointer,
   );
+}
+
+/**
+ * The parser reads a property named `$ref` (SCIM schemas have one: GitHub Enterprise's
+ * `properties: { "$ref": { "type": "string" } }`) as a reference that does not resolve; such an
+ * error is dropped when every non-string `$ref` of the document is a property name.
+ */
+function isPropertyNamedRef(document: Document, error: ParserError): boolean {
+  if (error.message !== "Can't resolve reference: [object Object]") return false;
+  const stack: Array<[unknown, string | undefined]> = [[document, undefined]];
+  while (stack.length > 0) {
+    const [value, key] = stack.pop()!;
+    if (!isRecord(value) && !Array.isArray(value)) continue;
+    if (isRecord(value) && value.$ref !== undefined && typeof value.$ref !== "string" && key !== "properties") return false;
+    for (const [name, item] of Object.entries(value)) stack.push([item, name]);
+  }
+  return true;
 }
 
 const depth = (pointer: string | undefined) => (pointer === undefined ? -1 : pointer.split("/").length);

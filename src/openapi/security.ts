@@ -32,6 +32,19 @@ export function clientVariables(slug: string): { id: string; secret: string } {
   return { id: `${name}_CLIENT_ID`, secret: `${name}_CLIENT_SECRET` };
 }
 
+/** `header:x-api-key`, `query:key`: where the document's API keys go, lowercase, so that no tool asks for them. */
+export function credentialPlaces(document: Document): Set<string> {
+  const components = isRecord(document.components) ? document.components : {};
+  const schemes = isRecord(components.securitySchemes) ? Object.values(components.securitySchemes) : [];
+  return new Set(
+    schemes
+      .filter(isRecord)
+      .flatMap((scheme) =>
+        scheme.type === "apiKey" && typeof scheme.name === "string" ? [`${String(scheme.in)}:${scheme.name}`.toLowerCase()] : [],
+      ),
+  );
+}
+
 /**
  * The toolkit's auth from the schemes `requirements` name (those of the document and of each
  * imported operation), in the order they appear, one per type; `none` when nothing maps.

@@ -56,3 +56,15 @@ export function trimText(text: string, max: number): string {
   const space = head.search(/\s\S*$/);
   return `${(space > max / 2 ? head.slice(0, space) : head).trimEnd()}…`;
 }
+
+/**
+ * `value` with every `${NAME}` in its strings written `$${NAME}`: a JSON toolkit replaces
+ * `${NAME}` by an environment variable when it is loaded, and the document's own text (an AWS
+ * description quoting `${variableName}`) must stay as it is.
+ */
+export function escapeEnvReferences<T>(value: T): T {
+  if (typeof value === "string") return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, "$$$${$1}") as T;
+  if (Array.isArray(value)) return value.map(escapeEnvReferences) as T;
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, escapeEnvReferences(item)])) as T;
+  return value;
+}

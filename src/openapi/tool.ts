@@ -16,18 +16,29 @@ export interface ToolContext {
   toolkitSlug: string;
   /** Tool slugs given so far. */
   slugs: Set<string>;
+  /** Where the toolkit's auth puts a credential (`header:x-api-key`), lowercase. */
+  credentials: Set<string>;
   warn: (message: string) => void;
 }
 
 /** The tool of an operation, or undefined (with a warning) when it cannot be one. */
-export function toolOf({ method, path, operation, parameters }: Operation, context: ToolContext): ImportedTool | undefined {
-  const where = `${method} ${path}`;
-  if (/[?#]/.test(path) || path.split("/").some((segment) => segment === "." || segment === "..") || !path.startsWith("/")) {
-    context.warn(`${where} is left out: its path must start with / and hold no query, fragment, . or .. segment.`);
+export function toolOf(
+  { method, path: written, operation, parameters: declared }: Operation,
+  context: ToolContext,
+): ImportedTool | undefined {
+  const where = `${method} ${written}`;
+  const { path, fixed } = splitPath(written);
+  const parameters = [...declared, ...fixed.filter((f) => !declared.some((d) => d.in === f.in && d.name === f.name))];
+  if (path.split("/").some((segment) => segment === "." || segment === "..") || !path.startsWith("/")) {
+    context.warn(`${where} is left out: its path must start with / and hold no . or .. segment.`);
     return undefined;
   }
   const schemas = new ToolSchemas(context.document, context.budget, context.warn);
-  const input = operationInput(path, parameters, operation.requestBody, schemas);
+  const input = operationInput(path, parameters, operation.requestBody, schemas, {
+    method,
+    credentials: context.credentials,
+    warn: context.warn,
+  });
   if ("skip" in input) {
     context.warn(`${where} is left out: ${input.skip}`);
     return undefined;
@@ -43,7 +54,7 @@ export function toolOf({ method, path, operation, parameters }: Operation, conte
     name: trimText(summary || id || where, NAME_MAX),
     description: trimText(description || where, DESCRIPTION_MAX),
     method,
-    path: input.path,
+    path,
     inputParameters: input.inputParameters,
     annotations: {
       readOnly: method === "GET" || method === "HEAD" || method === "OPTIONS",
@@ -53,4 +64,34 @@ export function toolOf({ method, path, operation, parameters }: Operation, conte
     },
     request: input.request,
   };
+}
+
+/**
+ * A path with a query or a fragment of fixed values, as the APIs.guru collection writes AWS's
+ * actions (`/?Action=List&Version=1`, `/#X-Amz-Target=Service.Action`): the path without them, and
+ * each `name=value` as a required parameter whose only value is `value`. A name starting with
+ * `X-` in the fragment is a header, anything else a query parameter.
+ */
+function splitPath(written: string): { path: string; fixed: Record<string, unknown>[] } {
+  const at = written.search(/[?#]/);
+  if (at < 0) return { path: written, fixed: [] };
+  const fixed = written
+    .slice(at + 1)
+    .split(/[&#?]/)
+    .filter((pair) => pair.includes("="))
+    .map((pair) => {
+      const [name = "", value = ""] = pair.split("=", 2).map(decode);
+      const location = written[at] === "#" && /^x-/i.test(name) ? "header" : "query";
+      return { in: location, name, required: true, schema: { type: "string", const: value, default: value } };
+    })
+    .filter((parameter) => parameter.name !== "");
+  return { path: written.slice(0, at) || "/", fixed };
+}
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
