@@ -150,6 +150,7 @@ describe("what the parser gets wrong", () => {
     const { toolkit } = await imported(
       v30({ "/groups": { post: op({ operationId: "addMember", requestBody: { content: { "application/json": { schema: scim } } } }) } }),
     );
-    expect(Object.keys(toolkit.tools[0]!.inputParameters.properties as object)).toEqual(["$ref", "value"]);
+    expect(Object.keys(toolkit.tools[0]!.inputParameters.properties as object)).toEqual(["ref", "value"]);
+    expect(toolkit.tools[0]!.request.body).toEqual({ contentType: "application/json", fields: { $ref: "ref", value: "value" } });
   });
 });
