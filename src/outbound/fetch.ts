@@ -1,5 +1,6 @@
+import { ToolsError } from "../core/errors.js";
 import type { AuthScheme, Credential } from "../credentials/auth-schemes.js";
-import { applyCredentialQuery, buildUpstreamHeaders } from "./headers.js";
+import { applyCredentialQuery, buildUpstreamHeaders, isHeaderValue } from "./headers.js";
 import { type RetryPolicy, sendWithRetries } from "./retry.js";
 import { checkOutboundUrl, checkRedirectUrl, resolveAgainstBase } from "./url-policy.js";
 
@@ -37,6 +38,11 @@ export interface OutboundOptions {
  */
 export interface OutboundInit extends RequestInit {
   contentLength?: number;
+  /**
+   * A `Cookie` header built by trusted code (a tool's declared cookie parameters). The header
+   * policy drops a `Cookie` among `headers`, where it would be a caller's own session cookie.
+   */
+  cookie?: string;
 }
 
 /**
@@ -54,7 +60,7 @@ export function createOutboundFetch(options: OutboundOptions) {
     let url = checkOutboundUrl(resolveAgainstBase(input, toolkit.baseUrls, params), toolkit.baseUrls, params);
     let method = (init.method ?? "GET").toUpperCase();
     let body = init.body ?? null;
-    let headers = withLength(buildUpstreamHeaders(init.headers, toolkit.auth, credential, toolkit.headers), body, init.contentLength);
+    let headers = withTrusted(buildUpstreamHeaders(init.headers, toolkit.auth, credential, toolkit.headers), body, init);
     const signal = init.signal ? AbortSignal.any([init.signal, options.signal]) : options.signal;
     let retriedUnauthorized = false;
 
@@ -85,7 +91,7 @@ export function createOutboundFetch(options: OutboundOptions) {
         retriedUnauthorized = true;
         await response.body?.cancel().catch(() => {});
         credential = await options.refreshAfterUnauthorized(credential);
-        headers = buildUpstreamHeaders(headers, toolkit.auth, credential);
+        headers = withTrusted(buildUpstreamHeaders(headers, toolkit.auth, credential), body, init);
         continue;
       }
       const location = response.headers.get("location");
@@ -111,10 +117,19 @@ export function createOutboundFetch(options: OutboundOptions) {
   };
 }
 
-/** Sets the declared length of a stream body (other bodies get theirs from the fetch itself). */
-function withLength(headers: Headers, body: unknown, contentLength: number | undefined): Headers {
+/**
+ * Sets what the header policy leaves to trusted code: the declared length of a stream body (other
+ * bodies get theirs from the fetch itself) and a `Cookie` header.
+ */
+function withTrusted(headers: Headers, body: unknown, init: OutboundInit): Headers {
+  const { contentLength, cookie } = init;
   if (body instanceof ReadableStream && Number.isSafeInteger(contentLength) && contentLength! >= 0) {
     headers.set("content-length", String(contentLength));
+  }
+  if (cookie !== undefined && cookie !== "") {
+    if (!isHeaderValue(cookie))
+      throw new ToolsError("invalid_request", "The Cookie value has a line break or control character; remove it.");
+    headers.set("cookie", cookie);
   }
   return headers;
 }

@@ -18,6 +18,26 @@ const FORBIDDEN = new Set([
   "expect",
 ]);
 
+/** Whether `name` is an HTTP token, as a header name must be. */
+export function isHeaderName(name: string): boolean {
+  return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name);
+}
+
+/** Whether `value` can be sent as a header value: no CR, LF, NUL or other control character (tab aside), nothing beyond Latin-1. */
+export function isHeaderValue(value: string): boolean {
+  return !/[^\t\x20-\x7e\x80-\xff]/.test(value);
+}
+
+/**
+ * Whether a caller may never set the header `name` (lowercase): a forbidden or hop-by-hop header,
+ * a `proxy-*` one, `authorization`, or `credentialHeaderName`, the header the connection's
+ * credential goes in (see `credentialHeader`). The one rule for caller headers and a tool's
+ * header arguments.
+ */
+export function isReservedHeader(name: string, credentialHeaderName: string | null): boolean {
+  return FORBIDDEN.has(name) || name.startsWith("proxy-") || name === "authorization" || name === credentialHeaderName;
+}
+
 /**
  * The caller's headers as name-value pairs, read without `new Headers()`, which would throw a
  * TypeError on a value with CR or LF before the policy below could refuse it with a 400.
@@ -49,7 +69,7 @@ export function buildUpstreamHeaders(
 ): Headers {
   const entries = headerEntries(callerHeaders);
   for (const [name, value] of entries) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[^\t\x20-\x7e\x80-\xff]/.test(value)) {
+    if (!isHeaderName(name) || !isHeaderValue(value)) {
       throw new ToolsError(
         "invalid_request",
         `Header "${name.replace(/[^\x21-\x7e]/g, "?")}" has an invalid name, or a line break, ` +
@@ -65,8 +85,7 @@ export function buildUpstreamHeaders(
   const headers = new Headers();
   const callerNames = new Set(entries.map(([name]) => name.toLowerCase()));
   // The same rule for the toolkit's defaults and the caller's headers; a caller's own header replaces a default.
-  const dropped = (name: string) =>
-    FORBIDDEN.has(name) || name.startsWith("proxy-") || connectionListed.has(name) || name === "authorization" || name === keyHeader;
+  const dropped = (name: string) => connectionListed.has(name) || isReservedHeader(name, keyHeader);
   for (const [name, value] of Object.entries(defaults)) {
     const lower = name.toLowerCase();
     if (!callerNames.has(lower) && !dropped(lower)) headers.set(lower, value);

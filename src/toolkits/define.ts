@@ -2,6 +2,7 @@ import { z } from "zod";
 import { STAGED_FILE_FORMAT, STAGING_KEY_PATTERN } from "../api/staged-file.js";
 import type { Awaitable, Principal } from "../core/principal.js";
 import type { AuthScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
+import type { OutboundInit } from "../outbound/fetch.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
 import { baseUrlTemplateProblem } from "../outbound/url-policy.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
@@ -54,8 +55,10 @@ export interface ToolContext {
   /**
    * `fetch` carrying the connection's credential, restricted to the toolkit's base URLs: a URL
    * outside them is refused before anything is sent. Relative URLs resolve against the first base URL.
+   * Besides `RequestInit`: `contentLength`, the length of a stream body, and `cookie`, a `Cookie`
+   * header (one in `headers` is dropped, like any header the outbound policy refuses).
    */
-  fetch(input: string | URL, init?: RequestInit): Promise<Response>;
+  fetch(input: string | URL, init?: OutboundInit): Promise<Response>;
   /**
    * Reads files the calling agent staged with `POST /upload` (a key, or a `StagedFile` to open it
    * again). Unknown, expired or foreign keys throw.

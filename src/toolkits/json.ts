@@ -1,7 +1,11 @@
 import { z } from "zod";
+import type { AuthScheme } from "../credentials/auth-schemes.js";
+import { credentialHeader, isHeaderName } from "../outbound/headers.js";
 import { retriesSchema } from "../outbound/retry.js";
 import { defineToolkit, type JsonSchema, type Tool, type Toolkit } from "./define.js";
+import { TEMPLATE } from "./http-request.js";
 import { type HttpTool, runHttpTool } from "./http-tool.js";
+import { BODY_TYPE } from "./request-body.js";
 
 /** Options of `defineJsonToolkit` and `parseToolkitFile`. */
 export interface JsonToolkitOptions {
@@ -120,12 +124,108 @@ export const inputSchema = z.strictObject({
   example: z.string().optional(),
 });
 
+const STYLES_BY_PLACE = {
+  path: ["simple", "label", "matrix"],
+  query: ["form", "spaceDelimited", "pipeDelimited", "deepObject"],
+  header: ["simple"],
+  cookie: ["form"],
+} as const;
+
+const parameterSchema = z
+  .strictObject({
+    in: z.enum(["path", "query", "header", "cookie"]),
+    name: text,
+    arg: text.optional(),
+    style: z.enum(["form", "spaceDelimited", "pipeDelimited", "deepObject", "simple", "label", "matrix"]).optional(),
+    explode: z.boolean().optional(),
+    allowReserved: z.boolean().optional(),
+  })
+  .superRefine((param, ctx) => {
+    const styles: readonly string[] = STYLES_BY_PLACE[param.in];
+    if (param.style !== undefined && !styles.includes(param.style)) {
+      ctx.addIssue({ code: "custom", path: ["style"], message: `must be one of ${styles.join(", ")} for a ${param.in} parameter` });
+    }
+    if (param.allowReserved !== undefined && param.in !== "query") {
+      ctx.addIssue({ code: "custom", path: ["allowReserved"], message: "applies to query parameters only" });
+    }
+    if (param.in === "header" && !isHeaderName(param.name)) {
+      ctx.addIssue({ code: "custom", path: ["name"], message: "must be an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)" });
+    }
+  });
+
+const requestSchema = z.strictObject({
+  parameters: z.array(parameterSchema).optional(),
+  body: z
+    .strictObject({
+      contentType: z
+        .string()
+        .regex(
+          BODY_TYPE,
+          "must be application/json (or a +json type), application/x-www-form-urlencoded, multipart/form-data, text/plain or application/octet-stream",
+        ),
+      arg: text.optional(),
+      fields: z.record(text, text).optional(),
+    })
+    .refine((body) => (body.arg === undefined) !== (body.fields === undefined), "must have either arg or fields, not both")
+    .optional(),
+  response: z.enum(["auto", "json", "text", "file"]).optional(),
+});
+
+/** Checks that a declared request fits its tool: placeholders, parameters and argument names agree. */
+function checkRequest(
+  tool: { method: string; path: string; request?: z.output<typeof requestSchema> },
+  properties: object | undefined,
+  ctx: z.RefinementCtx,
+): void {
+  const request = tool.request!;
+  const parameters = request.parameters ?? [];
+  const placeholders = [...tool.path.matchAll(TEMPLATE)].map((match) => match[1]!);
+  for (const name of placeholders) {
+    if (!parameters.some((p) => p.in === "path" && p.name === name)) {
+      ctx.addIssue({ code: "custom", path: ["path"], message: `placeholder {${name}} has no path parameter in request.parameters` });
+    }
+  }
+  const seen = new Set<string>();
+  parameters.forEach((param, index) => {
+    const key = `${param.in}:${param.in === "header" ? param.name.toLowerCase() : param.name}`;
+    if (seen.has(key))
+      ctx.addIssue({
+        code: "custom",
+        path: ["request", "parameters", index, "name"],
+        message: `${param.in} parameter "${param.name}" is declared twice`,
+      });
+    seen.add(key);
+    if (param.in === "path" && !placeholders.includes(param.name)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["request", "parameters", index, "name"],
+        message: `path parameter "${param.name}" has no {${param.name}} in path`,
+      });
+    }
+  });
+  const args = [
+    ...parameters.map((param, index) => ({
+      arg: param.arg ?? param.name,
+      at: ["request", "parameters", index, param.arg ? "arg" : "name"],
+    })),
+    ...(request.body?.arg ? [{ arg: request.body.arg, at: ["request", "body", "arg"] }] : []),
+    ...Object.entries(request.body?.fields ?? {}).map(([field, arg]) => ({ arg, at: ["request", "body", "fields", field] })),
+  ];
+  for (const { arg, at } of args) {
+    if (properties && !Object.hasOwn(properties, arg))
+      ctx.addIssue({ code: "custom", path: at, message: `"${arg}" is not a property of inputParameters` });
+  }
+  if (request.body && (tool.method === "GET" || tool.method === "HEAD")) {
+    ctx.addIssue({ code: "custom", path: ["request", "body"], message: `a ${tool.method} request cannot carry a body` });
+  }
+}
+
 const toolSchema = z
   .strictObject({
     slug: text,
     name: text,
     description: z.string(),
-    method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]),
+    method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]),
     path: z
       .string()
       .regex(/^\/[^?#]*$/, "must start with / and contain no query or fragment")
@@ -136,12 +236,15 @@ const toolSchema = z
       .partial()
       .optional(),
     scopes: z.array(z.string()).optional(),
+    request: requestSchema.optional(),
   })
   .superRefine((tool, ctx) => {
     const properties = tool.inputParameters.properties;
-    if (properties === undefined || typeof properties !== "object" || properties === null) return;
+    const known = properties !== null && typeof properties === "object" ? properties : undefined;
+    if (tool.request) return checkRequest(tool, known, ctx);
+    if (known === undefined) return;
     for (const [, name] of tool.path.matchAll(PLACEHOLDER)) {
-      if (!Object.hasOwn(properties, name!)) {
+      if (!Object.hasOwn(known, name!)) {
         ctx.addIssue({ code: "custom", path: ["path"], message: `placeholder {${name}} is not a property of inputParameters` });
       }
     }
@@ -190,6 +293,7 @@ export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = 
   if (!parsed.success) throw new TypeError(`${label(document)}: ${describe(parsed.error.issues, single)}.`);
   const spec = parsed.data;
   const baseUrl = [spec.baseUrl].flat()[0]!;
+  const credentialHeaders = spec.auth.map((scheme) => credentialHeader(scheme as AuthScheme)).filter((name) => name !== null);
   return defineToolkit({
     slug: spec.slug,
     name: spec.name,
@@ -204,7 +308,7 @@ export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = 
     docsUrl: spec.docsUrl,
     timeoutMs: spec.timeoutMs,
     retries: spec.retries,
-    tools: spec.tools.map((tool, index) => toTool(tool, index, baseUrl, document)),
+    tools: spec.tools.map((tool, index) => toTool(tool, index, baseUrl, document, credentialHeaders)),
   });
 }
 
@@ -240,7 +344,7 @@ export function parseToolkitFile(text: string, options: JsonToolkitOptions & { s
   });
 }
 
-function toTool(spec: JsonToolkit["tools"][number], index: number, baseUrl: string, document: unknown): Tool {
+function toTool(spec: JsonToolkit["tools"][number], index: number, baseUrl: string, document: unknown, credentialHeaders: string[]): Tool {
   const inputParameters = spec.inputParameters as JsonSchema;
   let input: z.ZodType;
   try {
@@ -248,7 +352,7 @@ function toTool(spec: JsonToolkit["tools"][number], index: number, baseUrl: stri
   } catch (error) {
     throw new TypeError(`${label(document)}: tools[${index}].inputParameters: ${(error as Error).message}.`);
   }
-  const http: HttpTool = { method: spec.method, path: spec.path, baseUrl };
+  const http: HttpTool = { method: spec.method, path: spec.path, baseUrl, request: spec.request, credentialHeaders };
   return {
     slug: spec.slug,
     name: spec.name,
