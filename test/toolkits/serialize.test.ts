@@ -5,7 +5,14 @@
  * query examples with "?"; here the pairs are joined with "&" without it.
  */
 import { describe, expect, it } from "vitest";
-import { encode, type ParameterStyle, serializeCookie, serializeHeader, serializePath, serializeQuery } from "../../src/toolkits/serialize.js";
+import {
+  encode,
+  type ParameterStyle,
+  serializeCookie,
+  serializeHeader,
+  serializePath,
+  serializeQuery,
+} from "../../src/toolkits/serialize.js";
 
 const VALUES = { empty: "", string: "blue", array: ["blue", "black", "brown"], object: { R: 100, G: 200, B: 150 } };
 type Kind = keyof typeof VALUES;
