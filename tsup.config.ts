@@ -6,6 +6,7 @@ export default defineConfig([
       index: "src/index.ts",
       "testing/index": "src/testing/index.ts",
       "catalog/index": "src/catalog/index.ts",
+      "openapi/index": "src/openapi/index.ts",
       "adapters/express": "adapters/express.ts",
       "adapters/next": "adapters/next.ts",
       "adapters/bun": "adapters/bun.ts",

@@ -83,6 +83,16 @@ describe("architecture", () => {
     }
   });
 
+  it("the OpenAPI import builds on the toolkits alone, and only the command line imports it", () => {
+    const allowed = new Set(["toolkits", "util"]);
+    const outward = [...(graph.get("openapi") ?? [])].filter(([to]) => !allowed.has(to)).flatMap(([, why]) => why);
+    expect(outward, "openapi imports").toEqual([]);
+    const inward = [...graph]
+      .filter(([from, edges]) => from !== "cli" && edges.has("openapi"))
+      .flatMap(([, edges]) => edges.get("openapi")!);
+    expect(inward, "imports of openapi").toEqual([]);
+  });
+
   it("the check finds a cycle when there is one", () => {
     const looped = new Map([
       ["a", new Map([["b", ["a/x.ts -> b/y.ts"]]])],

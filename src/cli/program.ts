@@ -2,7 +2,7 @@
  * The `tools-proxy` command, on commander, run by main.ts once the Node
  * version is checked: `login`/`logout`/`whoami` and one command per route (search, auth,
  * connections, toolkit, execute, proxy, upload, files), built on the typed client; `serve`,
- * `keys` and `migrate` for a local server and its data.
+ * `keys` and `migrate` for a local server and its data; `import openapi` for a toolkit file.
  *
  * Results go to stdout, everything else to stderr; the exit codes are in errors.ts (EXIT).
  * Nothing here prints an API key, except the keys that `serve` and `keys create` make, once.
@@ -14,6 +14,7 @@ import { registerCatalog } from "./commands/catalog.js";
 import { registerConnections } from "./commands/connections.js";
 import { registerExecute } from "./commands/execute.js";
 import { registerFiles } from "./commands/files.js";
+import { registerImport } from "./commands/import.js";
 import { registerKeys } from "./commands/keys.js";
 import { registerLogin } from "./commands/login.js";
 import { registerProxy } from "./commands/proxy.js";
@@ -45,6 +46,7 @@ export function createProgram(): CliCommand {
   registerServe(program);
   registerKeys(program);
   registerMigrate(program);
+  registerImport(program);
   return program;
 }
 

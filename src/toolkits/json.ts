@@ -294,7 +294,9 @@ export type JsonToolkit = z.output<typeof toolkitSchema>;
  * go in the query string for GET and DELETE and in a JSON body otherwise. The URL is the first
  * base URL followed by the path, left as a string so that placeholders of the base URL itself
  * are filled by `ctx.fetch` from the connection. The upstream JSON (or text) is the result;
- * a non-2xx answer throws a `ToolRunError`.
+ * a non-2xx answer throws a `ToolRunError`. A tool with a `request` field (as an OpenAPI import
+ * writes it) sends instead exactly the parameters and body it declares, in their OpenAPI styles,
+ * and reads its answer as `request.response` says (see `runHttpTool`).
  */
 export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = {}): Toolkit {
   const env = options.env ?? globalThis.process?.env ?? {};

