@@ -24,7 +24,7 @@ import { importGithub, type Operation, operationOf } from "./github-spec.js";
  * 2. orgs/list-pat-grants: query arrays (`owner`, `token_id`; form, explode: the name repeats).
  * 3. issues/create: a JSON body assembled from top-level arguments.
  * 4. issues/update: PATCH with a JSON body holding a `null` (the spec: "use null to remove the current milestone").
- * 5. issues/delete-label: DELETE, a path value with spaces, no body, 204.
+ * 5. issues/delete-label: DELETE, a path value with a colon and a space, no body, 204.
  * 6. activity/star-repo-for-authenticated-user: PUT with no body ("set Content-Length to zero"), 204.
  * 7. markdown/render-raw: a text/plain body, a text/html answer.
  * 8. search/issues-and-pull-requests: a query value full of reserved characters (`:`, `/`, `"`, `'`, spaces).
@@ -228,13 +228,13 @@ describe("eleven GitHub operations send exactly the request the spec describes",
     expectHeaders(request, operation, ["content-type", "content-length"]);
   });
 
-  it("5. issues/delete-label: DELETE, a label name percent-encoded in the path, no body", async () => {
+  it("5. issues/delete-label: DELETE, a label name percent-encoded in the path (`:` too), no body", async () => {
     const operation = operationOf(SPEC, "issues/delete-label");
     answer = () => ({ status: 204 });
-    const { result, sent } = await execute("issues/delete-label", { owner: "octo-org", repo: "hello-world", name: "good first issue" });
+    const { result, sent } = await execute("issues/delete-label", { owner: "octo-org", repo: "hello-world", name: "priority: high" });
     expect(result).toMatchObject({ successful: true, data: null });
     const [request] = sent as [EmulatedRequest];
-    expect([request.method, request.target]).toEqual(["DELETE", "/repos/octo-org/hello-world/labels/good%20first%20issue"]);
+    expect([request.method, request.target]).toEqual(["DELETE", "/repos/octo-org/hello-world/labels/priority%3A%20high"]);
     expect(request.bytes.length).toBe(0);
     expectHeaders(request, operation);
   });
@@ -310,7 +310,10 @@ describe("eleven GitHub operations send exactly the request the spec describes",
       ["GET", "codeload.github.com", "/octo-org/hello-world/legacy.tar.gz/refs/tags/v1.0.0"],
     ]);
     expectHeaders(sent[0]!, operation);
-    expect(result).toMatchObject({ successful: true, data: { contentType: "application/x-gzip", size: archive.length } });
+    expect(result).toMatchObject({
+      successful: true,
+      data: { contentType: "application/x-gzip", filename: "octo-org-hello-world-v1.0.0.tar.gz", size: archive.length },
+    });
     const file = await fetch(`${flow.apiUrl}/files/${result.data.stagingKey}`, { headers: { "x-api-key": flow.key } });
     expect(file.status).toBe(200);
     expect(new Uint8Array(await file.arrayBuffer())).toEqual(archive);

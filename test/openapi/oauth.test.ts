@@ -58,9 +58,21 @@ function toolOf(toolkit: string, method: string, path: string): string {
 }
 
 describe.each([
-  { toolkit: "jotter", version: "Swagger 2.0 (flow accessCode)", fixtureFile: "jotter-swagger2.yaml" },
-  { toolkit: "notebook", version: "OpenAPI 3.1 (flows.authorizationCode)", fixtureFile: "notebook-openapi31.json" },
-])("$version", ({ toolkit, fixtureFile }) => {
+  {
+    toolkit: "jotter",
+    version: "Swagger 2.0 (flow accessCode)",
+    fixtureFile: "jotter-swagger2.yaml",
+    // `collectionFormat: pipes` is OpenAPI 3's pipeDelimited: one value, `|` written %7C.
+    list: { arguments: { tags: ["work", "urgent"], count: 5 }, target: "/api/notes?count=5&tags=work%7Curgent" },
+  },
+  {
+    toolkit: "notebook",
+    version: "OpenAPI 3.1 (flows.authorizationCode)",
+    fixtureFile: "notebook-openapi31.json",
+    // `style: form, explode: false`: one value, the items separated by commas.
+    list: { arguments: { tag: ["work", "urgent"] }, target: "/api/notes?tag=work,urgent" },
+  },
+])("$version", ({ toolkit, fixtureFile, list }) => {
   let connectionId: string;
 
   it("becomes an oauth2 toolkit with the document's URLs and scopes", () => {
@@ -99,5 +111,15 @@ describe.each([
     expect(received).toMatchObject({ method: "POST", path: "/api/notes", status: 201 });
     // The API checked the token against the provider's own store (a 201, not a 401) and recorded it.
     expect(received!.accessToken).toBe(credential.accessToken);
+  });
+
+  it("lists notes with the same token: an array query parameter in the document's style", async () => {
+    const apiRequests = as.apiRequests.length;
+    const res = await h.call("POST", "/execute", { key, body: { tool: toolOf(toolkit, "GET", "/notes"), arguments: list.arguments } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({ successful: true, data: { sub: `${toolkit}-user` } });
+    const [received] = as.apiRequests.slice(apiRequests);
+    expect(received).toMatchObject({ method: "GET", path: list.target, status: 200 });
+    expect(received!.accessToken).toBe((await h.credentialOf(connectionId)).accessToken);
   });
 });
