@@ -40,6 +40,9 @@ const LOGS = [
   "test/http/proxy.test.ts",
 ];
 
+// Declared requests of JSON toolkits (OpenAPI styles, bodies), unit and end to end over real HTTP.
+const DECLARED = ["test/toolkits/*.test.ts"];
+
 export const SELECTION = {
   "src/outbound/url-policy.ts": OUTBOUND,
   "src/outbound/headers.ts": OUTBOUND,
@@ -74,6 +77,9 @@ export const SELECTION = {
   "src/execution/access.ts": [...OAUTH, ...OUTBOUND],
   "src/core/redact.ts": LOGS,
   "src/core/logger.ts": LOGS,
+  "src/toolkits/serialize.ts": DECLARED,
+  "src/toolkits/http-request.ts": DECLARED,
+  "src/toolkits/request-body.ts": DECLARED,
   "src/uploads/signatures.ts": ["test/upload-signatures.test.ts", "test/multipart.test.ts"],
   "src/util/encoding.ts": [
     "test/encoding.test.ts",

@@ -37,6 +37,7 @@ export type {
   ToolAnnotations,
   ToolContext,
   ToolDefinition,
+  ToolFetchInit,
   Toolkit,
   ToolkitDefinition,
 } from "./toolkits/define.js";

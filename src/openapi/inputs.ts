@@ -192,6 +192,8 @@ function bodyOf(requestBody: unknown, schemas: ToolSchemas): Body | { skip: stri
     return { skip: `its request body is ${Object.keys(body.content).join(", ") || "of no media type"}, which the toolkit cannot send.` };
   }
   const required = body.required === true;
+  // Swagger 2.0's form parameters and many 3.0 documents list required fields without `required: true` on the body.
+  const fieldsRequired = body.required !== false;
   const contentType = media.base === "application/json" && media.type.includes("+json") ? media.type.split(";")[0]!.trim() : media.base!;
   const request = { contentType };
   if (media.base === "application/octet-stream") {
@@ -210,7 +212,7 @@ function bodyOf(requestBody: unknown, schemas: ToolSchemas): Body | { skip: stri
           name,
           raw: argumentName(name),
           schema: multipart ? filePart(schema, schemas) : schemas.copy(schema),
-          required: required && names.has(name),
+          required: fieldsRequired && names.has(name),
         }),
       );
     return { parts, request };

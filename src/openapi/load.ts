@@ -29,7 +29,7 @@ export async function loadDocument(input: string | object, limits: ImportLimits)
   if (!/^(2\.0|3\.[01])(\.\d+)?$/.test(version)) {
     throw new OpenApiImportError("invalid_document", `OpenAPI version ${version} is not supported; use 2.0, 3.0 or 3.1.`, "/openapi");
   }
-  const result = await validate(document);
+  const result = await quietly(() => validate(document));
   const errors = (result.errors ?? []).filter((error) => !isPropertyNamedRef(document, error));
   if (!result.valid && errors.length > 0) throw invalid(document, errors);
   return upgrade(document).specification as unknown as Document;
@@ -55,6 +55,22 @@ function parseText(text: string, limits: ImportLimits): unknown {
   } catch (error) {
     const message = (error as Error).message.split("\n")[0]!.replace(/\.$/, "");
     throw new OpenApiImportError("invalid_document", `The document is neither JSON nor valid YAML: ${message}.`);
+  }
+}
+
+/**
+ * Runs the parser's validation with `console.error` silenced: on an invalid enum value its error
+ * formatter fails, logs that failure's stack with `console.error` and falls back to Ajv's own
+ * messages (dist/utils/transform-errors.js), which would print a stack above the import's error.
+ * `validate` does all its work before it returns its promise, so nothing else runs meanwhile.
+ */
+function quietly<T>(run: () => T): T {
+  const error = console.error;
+  console.error = () => {};
+  try {
+    return run();
+  } finally {
+    console.error = error;
   }
 }
 

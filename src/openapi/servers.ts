@@ -27,7 +27,7 @@ export function baseUrlOf(document: Document, override: string | undefined, warn
   if (servers.length > 1) warn(`the document lists ${servers.length} servers; the toolkit uses the first, ${String(server.url)}.`);
   const template = typeof server.url === "string" ? server.url : "/";
   const variables = isRecord(server.variables) ? server.variables : {};
-  const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(template);
+  const absolute = /^([A-Za-z][A-Za-z0-9+.-]*|\{[^}]+\}):\/\//.test(template);
   if (absolute && override !== undefined) return { baseUrl: trimSlash(override), inputs: [] };
   if (!absolute) {
     if (override === undefined) {

@@ -2,7 +2,6 @@ import { z } from "zod";
 import { STAGED_FILE_FORMAT, STAGING_KEY_PATTERN } from "../api/staged-file.js";
 import type { Awaitable, Principal } from "../core/principal.js";
 import type { AuthScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
-import type { OutboundInit } from "../outbound/fetch.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
 import { baseUrlTemplateProblem } from "../outbound/url-policy.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
@@ -50,15 +49,22 @@ export interface StagedFileReference {
   expiresAt: string;
 }
 
+/** What a tool's `ctx.fetch` takes: `RequestInit` and what the outbound header policy leaves to trusted code. */
+export interface ToolFetchInit extends RequestInit {
+  /** The length of a stream body, sent as its `Content-Length` (one in `headers` is dropped). */
+  contentLength?: number;
+  /** A `Cookie` header (one in `headers` is dropped: on the proxy route it would be the caller's own session). */
+  cookie?: string;
+}
+
 /** What a tool's `run` receives besides its arguments. */
 export interface ToolContext {
   /**
    * `fetch` carrying the connection's credential, restricted to the toolkit's base URLs: a URL
    * outside them is refused before anything is sent. Relative URLs resolve against the first base URL.
-   * Besides `RequestInit`: `contentLength`, the length of a stream body, and `cookie`, a `Cookie`
-   * header (one in `headers` is dropped, like any header the outbound policy refuses).
+   * Besides `RequestInit`, it takes a stream body's `contentLength` and a `cookie` (see `ToolFetchInit`).
    */
-  fetch(input: string | URL, init?: OutboundInit): Promise<Response>;
+  fetch(input: string | URL, init?: ToolFetchInit): Promise<Response>;
   /**
    * Reads files the calling agent staged with `POST /upload` (a key, or a `StagedFile` to open it
    * again). Unknown, expired or foreign keys throw.

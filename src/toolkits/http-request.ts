@@ -103,10 +103,12 @@ function headerValue(param: ParameterSpec, value: unknown, credentialHeaders: re
   return text;
 }
 
-/** The body's value: the whole `arg`, or an object of the `fields` whose arguments are given (undefined: no body). */
+/**
+ * The body's value: the whole `arg` (undefined: no body), or an object of the `fields`, where an
+ * absent argument is an undefined property that every encoding leaves out.
+ */
 function bodyValue(body: RequestSpec["body"], args: Record<string, unknown>): unknown {
   if (!body) return undefined;
   if (body.arg !== undefined) return args[body.arg] ?? undefined;
-  const entries = Object.entries(body.fields ?? {}).filter(([, arg]) => args[arg] !== undefined);
-  return Object.fromEntries(entries.map(([property, arg]) => [property, args[arg]]));
+  return Object.fromEntries(Object.entries(body.fields ?? {}).map(([property, arg]) => [property, args[arg]]));
 }

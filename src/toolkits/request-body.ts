@@ -1,14 +1,13 @@
 import { ToolRunError } from "../core/tool-error.js";
-import type { OutboundInit } from "../outbound/fetch.js";
 import { concatBytes } from "../util/bytes.js";
-import type { StagedFile } from "./define.js";
+import type { StagedFile, ToolFetchInit } from "./define.js";
 
 /** The media types a tool's request body can have; JSON also covers any `+json` type. */
 export const BODY_TYPE =
   /^(application\/json|application\/[!#$%&'*+.^_`|~0-9A-Za-z-]+\+json|application\/x-www-form-urlencoded|multipart\/form-data|text\/plain|application\/octet-stream)(\s*;.*)?$/i;
 
 /** A request body as fetch sends it: the body, its Content-Type, and the length of a stream. */
-export type EncodedBody = Pick<OutboundInit, "body" | "contentLength"> & { contentType: string };
+export type EncodedBody = Pick<ToolFetchInit, "body" | "contentLength"> & { contentType: string };
 
 const encoder = new TextEncoder();
 

@@ -98,17 +98,18 @@ export function serializeQuery(param: ParameterStyle, value: unknown): string[] 
   const explode = param.explode ?? style === "form";
   const name = encode(param.name);
   if (style === "deepObject" && isObject(value)) return deepPairs(name, value).map(([key, text]) => `${key}=${enc(text)}`);
+  // spaceDelimited and pipeDelimited are form, not exploded, with another delimiter.
   const delimiter = style === "spaceDelimited" ? "%20" : style === "pipeDelimited" ? "%7C" : ",";
-  if ((style === "spaceDelimited" || style === "pipeDelimited") && !explode && (Array.isArray(value) || isObject(value))) {
-    return [`${name}=${flatItems(value, enc).join(delimiter)}`];
-  }
-  return formPairs(name, value, explode, enc);
+  return formPairs(name, value, explode, enc, delimiter);
 }
 
-/** `form` style: `color=blue`, `color=blue,black,brown` or repeated `color=` (explode), `R=100&G=200` (object, explode). */
-function formPairs(name: string, value: unknown, explode: boolean, enc: (s: string) => string): string[] {
+/**
+ * `form` style: `color=blue`, `color=blue,black,brown` (the items joined by `delimiter`) or
+ * repeated `color=` (explode), `R=100&G=200` (object, explode).
+ */
+function formPairs(name: string, value: unknown, explode: boolean, enc: (s: string) => string, delimiter = ","): string[] {
   if (!Array.isArray(value) && !isObject(value)) return [`${name}=${enc(scalar(value))}`];
-  if (!explode) return [`${name}=${flatItems(value, enc).join(",")}`];
+  if (!explode) return [`${name}=${flatItems(value, enc).join(delimiter)}`];
   if (Array.isArray(value)) return entriesOf(value).map(([, item]) => `${name}=${enc(scalar(item))}`);
   return entriesOf(value).map(([key, item]) => `${encode(key)}=${enc(scalar(item))}`);
 }

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { StagedFile, StagedFileReference, ToolContext } from "../../src/toolkits/define.js";
+import { buildRequest, type RequestSpec } from "../../src/toolkits/http-request.js";
 import { filenameOf } from "../../src/toolkits/http-tool.js";
 import { defineJsonToolkit } from "../../src/toolkits/json.js";
 
@@ -275,5 +276,169 @@ describe("file names of a Content-Disposition", () => {
     ["attachment; filename*=UTF-8''%E2%ZZ; filename=ok.txt", "ok.txt"],
   ])("%s → %s", (header, name) => {
     expect(filenameOf(header)).toBe(name);
+  });
+});
+
+describe("buildRequest, exactly", () => {
+  const build = (path: string, spec: RequestSpec, args: Record<string, unknown>) => buildRequest(path, spec, args, ["x-key"]);
+
+  it("fills each placeholder from its own path parameter, even beside a query parameter of the same name", () => {
+    const spec: RequestSpec = {
+      parameters: [
+        { in: "query", name: "id", arg: "q" },
+        { in: "path", name: "id", arg: "p" },
+        { in: "path", name: "sub" },
+      ],
+    };
+    expect(build("/a/{id}/{sub}", spec, { p: "P", q: "Q", sub: "S" })).toStrictEqual({ pathAndQuery: "/a/P/S?id=Q", headers: {} });
+  });
+
+  it("leaves out null and absent values, and sets no cookie, body or length without them", () => {
+    const spec: RequestSpec = {
+      parameters: [
+        { in: "query", name: "q" },
+        { in: "header", name: "X-H" },
+        { in: "cookie", name: "c" },
+      ],
+    };
+    expect(build("/a", spec, { q: null, "X-H": null, c: undefined })).toStrictEqual({ pathAndQuery: "/a", headers: {} });
+    expect(build("/a", spec, { q: 1, "X-H": "h", c: "v" })).toStrictEqual({
+      pathAndQuery: "/a?q=1",
+      headers: { "X-H": "h" },
+      cookie: "c=v",
+    });
+  });
+
+  it("refuses an empty or null path value, naming the argument and the placeholder, and a . or .. segment", () => {
+    const spec: RequestSpec = { parameters: [{ in: "path", name: "owner-id", arg: "ownerId" }] };
+    for (const ownerId of ["", null, undefined, []]) {
+      expect(() => build("/o/{owner-id}", spec, { ownerId })).toThrow(
+        'Argument "ownerId" is required: it fills {owner-id} in the request path.',
+      );
+    }
+    for (const ownerId of [".", ".."]) {
+      expect(() => build("/o/{owner-id}", spec, { ownerId })).toThrow(
+        'The path arguments must not make a "." or ".." segment of the request path.',
+      );
+    }
+    expect(build("/o/{owner-id}", spec, { ownerId: "..." }).pathAndQuery).toBe("/o/...");
+  });
+
+  it("refuses Content-Type and Accept header arguments", () => {
+    for (const name of ["Content-Type", "accept"]) {
+      expect(() => build("/a", { parameters: [{ in: "header", name, arg: "h" }] }, { h: "x" })).toThrow(
+        `Argument "h" cannot be sent: the header "${name}" is set by tools-proxy`,
+      );
+    }
+  });
+
+  it("names the body in its errors: the argument, or the body made of fields", () => {
+    expect(() => build("/a", { body: { contentType: "application/octet-stream", arg: "b" } }, { b: 1 })).toThrow(
+      'Argument "b" must be a staged file (its staging key from POST /upload) or text.',
+    );
+    expect(() => build("/a", { body: { contentType: "application/octet-stream", fields: { x: "x" } } }, { x: 1 })).toThrow(
+      "The body must be a staged file",
+    );
+  });
+
+  it("reads the content type case-insensitively, with its parameters", () => {
+    const built = build("/a", { body: { contentType: "Text/Plain; charset=utf-8", arg: "b" } }, { b: "hi" });
+    expect(built).toStrictEqual({ pathAndQuery: "/a", headers: { "content-type": "Text/Plain; charset=utf-8" }, body: "hi" });
+  });
+
+  it("loads and uses a content type with a space before its parameters", async () => {
+    const { ctx, sent } = recording();
+    await bodyTool("text/plain ; charset=utf-8").run({ b: "hi" }, ctx);
+    expect(sent[0]!.init.body).toBe("hi");
+  });
+
+  it("a form body leaves out null and absent fields", () => {
+    const built = build(
+      "/a",
+      { body: { contentType: "application/x-www-form-urlencoded", fields: { a: "a", b: "b", c: "c" } } },
+      { a: 1, b: null },
+    );
+    expect(String(built.body)).toBe("a=1");
+  });
+});
+
+describe("multipart and octet-stream edges", () => {
+  function fakeFile(options: { name?: string; contentType?: string; bytes?: Uint8Array; onCancel?: () => void } = {}) {
+    let opened = 0;
+    const file = {
+      stagingKey: "stg_abcdefghijklmnop",
+      name: options.name ?? "a.bin",
+      filename: options.name ?? null,
+      contentType: options.contentType ?? "application/x-thing",
+      size: options.bytes?.byteLength ?? 3,
+      stream: async () => {
+        opened++;
+        const bytes = options.bytes ?? new Uint8Array([1, 2, 3]);
+        let pulls = 0;
+        // The first pull gives the bytes, the second ends the stream: a reader can stop in between.
+        return new ReadableStream<Uint8Array>(
+          {
+            pull: (controller) => {
+              if (pulls++ === 0) controller.enqueue(bytes);
+              else controller.close();
+            },
+            cancel: options.onCancel,
+          },
+          { highWaterMark: 0 },
+        );
+      },
+    } as unknown as StagedFile;
+    return { file, opened: () => opened };
+  }
+
+  it("escapes quotes and line breaks in part names and file names, and line breaks in the file's type", async () => {
+    const { file } = fakeFile({ name: 'a"b\r\nc.bin', contentType: "x/y\r\nX-Evil: 1" });
+    const { ctx, sent } = recording();
+    await bodyTool("multipart/form-data").run({ b: { 'f"\r\n': file } }, ctx);
+    const text = await new Response(sent[0]!.init.body as ReadableStream).text();
+    expect(text).toContain(
+      'Content-Disposition: form-data; name="f%22%0D%0A"; filename="a%22b%0D%0Ac.bin"\r\nContent-Type: x/yX-Evil: 1\r\n\r\n',
+    );
+  });
+
+  it("an object that merely has a stagingKey is a JSON part, not a file", async () => {
+    const { ctx, sent } = recording();
+    await bodyTool("multipart/form-data").run({ b: { f: { stagingKey: "stg_abcdefghijklmnop" } } }, ctx);
+    expect(new TextDecoder().decode(sent[0]!.init.body as Uint8Array)).toContain(
+      'name="f"\r\nContent-Type: application/json\r\n\r\n{"stagingKey":"stg_abcdefghijklmnop"}\r\n',
+    );
+  });
+
+  it("an octet-stream body opens its file only when read", async () => {
+    const { file, opened } = fakeFile();
+    const { ctx, sent } = recording();
+    await bodyTool("application/octet-stream").run({ b: file }, ctx);
+    expect(opened()).toBe(0);
+    expect(new Uint8Array(await new Response(sent[0]!.init.body as ReadableStream).arrayBuffer())).toEqual(new Uint8Array([1, 2, 3]));
+    expect(opened()).toBe(1);
+  });
+
+  it("cancelling the body cancels the open file", async () => {
+    let cancelled = 0;
+    const { file } = fakeFile({ onCancel: () => void cancelled++ });
+    const { ctx, sent } = recording();
+    await bodyTool("multipart/form-data").run({ b: { f: file } }, ctx);
+    const reader = (sent[0]!.init.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read(); // the part's head
+    await reader.read(); // the file's first bytes: the file is open
+    await reader.cancel("stop");
+    expect(cancelled).toBe(1);
+  });
+
+  it("cancelling the body before it is read opens no file and does not fail", async () => {
+    const { file, opened } = fakeFile();
+    const { ctx, sent } = recording();
+    await bodyTool("multipart/form-data").run({ b: { f: file } }, ctx);
+    await expect((sent[0]!.init.body as ReadableStream).cancel("stop")).resolves.toBeUndefined();
+    expect(opened()).toBe(0);
+  });
+
+  it.each(["text/plainx", "x-application/json", "application/json-seq"])("refuses the body type %s at load", (contentType) => {
+    expect(() => bodyTool(contentType)).toThrow("tools[0].request.body.contentType: must be application/json");
   });
 });

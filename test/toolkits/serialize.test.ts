@@ -103,6 +103,7 @@ describe("cookies (form, joined into one Cookie header by the runner)", () => {
   });
 
   it("defaults to exploded and percent-encodes what a cookie value cannot hold", () => {
+    expect(serializeCookie({ in: "cookie", name: "color" }, VALUES.array)).toEqual(["color=blue", "color=black", "color=brown"]);
     expect(serializeCookie({ in: "cookie", name: "session" }, "a b;c,d=é")).toEqual(["session=a%20b%3Bc%2Cd%3D%C3%A9"]);
   });
 });
@@ -120,6 +121,7 @@ describe("encoding", () => {
     expect(serializeQuery(param, "a/b:c?d@e!$'()*,;%2F")).toEqual(["path=a/b:c?d@e!$'()*,;%2F"]);
     // `[`, `]`, `#` are not allowed in a query; `&`, `=`, `+` mean something in form syntax; a lone % is not a triple.
     expect(serializeQuery(param, "[x]#&=+ 50%")).toEqual(["path=%5Bx%5D%23%26%3D%2B%2050%25"]);
+    expect(serializeQuery(param, "%2z%a")).toEqual(["path=%252z%25a"]);
     expect(serializeQuery({ in: "query", name: "path" }, "a/b")).toEqual(["path=a%2Fb"]);
   });
 
