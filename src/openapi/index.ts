@@ -156,9 +156,13 @@ const FILLER = new Set([
   "s",
 ]);
 
-/** A toolkit slug from a title: its first three words that say something, lowercase, joined by `_`. */
+/**
+ * A toolkit slug from a title: the first three words that say something of its main part (before
+ * a `:`, `(`, `|` or a dash or `+` between spaces), lowercase, joined by `_`.
+ */
 function toolkitSlug(title: string): string {
   const words = title
+    .split(/\s[-+–—]\s|[:(|]/)[0]!
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((word) => word && !FILLER.has(word) && !/^v\d+$/.test(word));

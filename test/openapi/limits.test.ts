@@ -143,3 +143,13 @@ describe("limits", () => {
     expect(error.message).toContain("Import fewer operations");
   });
 });
+
+describe("what the parser gets wrong", () => {
+  it("accepts a property named $ref (SCIM schemas have one)", async () => {
+    const scim = { type: "object", properties: { $ref: { type: "string" }, value: { type: "string" } } };
+    const { toolkit } = await imported(
+      v30({ "/groups": { post: op({ operationId: "addMember", requestBody: { content: { "application/json": { schema: scim } } } }) } }),
+    );
+    expect(Object.keys(toolkit.tools[0]!.inputParameters.properties as object)).toEqual(["$ref", "value"]);
+  });
+});

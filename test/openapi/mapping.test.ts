@@ -281,6 +281,17 @@ describe("parameters and bodies", () => {
   });
 });
 
+describe("the toolkit", () => {
+  it("takes its slug from the main part of the title, or from the slug option", async () => {
+    const titled = (title: string) => v30({ "/me": { get: op({ operationId: "me" }) } }, { info: { title, version: "1" } });
+    expect((await imported(titled("GitHub's official OpenAPI spec + Octokit extension"))).toolkit.slug).toBe("github");
+    expect((await imported(titled("Acme Payments API v2: cards and refunds"))).toolkit.slug).toBe("acme_payments");
+    const named = await imported(titled("Anything"), { slug: "shop-eu", name: "Shop (EU)" });
+    expect(named.toolkit).toMatchObject({ slug: "shop-eu", name: "Shop (EU)" });
+    expect(named.toolkit.tools[0]!.slug).toBe("shop-eu_me");
+  });
+});
+
 describe("servers and security", () => {
   it("turns a subdomain variable into a connection input and fixes the others to their defaults", async () => {
     const result = await imported(
