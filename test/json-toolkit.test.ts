@@ -145,6 +145,29 @@ describe("defineJsonToolkit: loading", () => {
     await tool("ACME_GET_ITEM", toolkit).run({ id: "7" }, ctx);
     expect(requests[0]!.url).toBe("https://api.acme.test/items/7");
   });
+
+  it("sends a tool with its own baseUrl there, which must be one of the toolkit's", async () => {
+    const baseUrl = ["https://api.acme.test", "https://uploads.acme.test"];
+    const [get, ...others] = acme().tools;
+    const toolkit = defineJsonToolkit(acme({ baseUrl, tools: [{ ...get, baseUrl: "https://uploads.acme.test" }, ...others] }), { env });
+    const { ctx, requests } = fakeContext();
+    await tool("ACME_GET_ITEM", toolkit).run({ id: "7" }, ctx);
+    expect(requests[0]!.url).toBe("https://uploads.acme.test/items/7");
+    expect(
+      thrown(() => defineJsonToolkit(acme({ baseUrl, tools: [{ ...get, baseUrl: "https://elsewhere.test" }] }), { env })).message,
+    ).toBe(`Invalid toolkit "acme": tools[0].baseUrl: must be one of the toolkit's baseUrl values.`);
+  });
+
+  it("validates arguments without filling in the schema's defaults, which are the API's to assume", async () => {
+    const [, update, ...others] = acme().tools;
+    const properties = { id: { type: "string" }, title: { type: "string" }, private: { type: "boolean", default: false } };
+    const withDefaults = { ...update!, inputParameters: { ...update!.inputParameters, properties } };
+    const toolkit = defineJsonToolkit(acme({ tools: [withDefaults, ...others] }), { env });
+    const patch = tool("ACME_UPDATE_ITEM", toolkit);
+    const validated = await patch.input["~standard"].validate({ id: "7", title: "New" });
+    expect(validated).toEqual({ value: { id: "7", title: "New" } });
+    expect(patch.inputParameters.properties).toEqual(properties);
+  });
 });
 
 describe("defineJsonToolkit: environment variables", () => {

@@ -8,7 +8,7 @@ import { loadDocument } from "./load.js";
 import { keeps, type OperationFilter, operationsOf } from "./operations.js";
 import { SchemaBudget, ToolSchemas } from "./schemas.js";
 import { authOf, credentialPlaces, type Requirement, requirementsOf } from "./security.js";
-import { baseUrlOf } from "./servers.js";
+import { baseUrlOf, operationBaseUrl } from "./servers.js";
 import { cut, escapeEnvReferences, isRecord, trimText } from "./text.js";
 import { toolOf } from "./tool.js";
 import type { ImportedTool, ImportedToolkit } from "./types.js";
@@ -81,9 +81,16 @@ export async function importOpenApi(document: string | object, options: ImportOp
   };
   const documentSecurity = requirementsOf(spec.security) ?? [];
   const tools: Array<{ tool: ImportedTool; security: Requirement[] }> = [];
+  const baseUrls = [server.baseUrl];
   for (const operation of kept) {
     const tool = toolOf(operation, context);
-    if (tool) tools.push({ tool, security: requirementsOf(operation.operation.security) ?? documentSecurity });
+    if (!tool) continue;
+    const own = operation.servers && operationBaseUrl(operation.servers, `${operation.method} ${operation.path}`, warn);
+    if (own && own !== server.baseUrl) {
+      tool.baseUrl = own;
+      if (!baseUrls.includes(own)) baseUrls.push(own);
+    }
+    tools.push({ tool, security: requirementsOf(operation.operation.security) ?? documentSecurity });
   }
   if (tools.length === 0) {
     throw new OpenApiImportError(
@@ -108,7 +115,7 @@ export async function importOpenApi(document: string | object, options: ImportOp
     description: trimText(about ?? title, 500),
     ...(icon ? { icon } : {}),
     ...(docsUrl ? { docsUrl } : {}),
-    baseUrl: server.baseUrl,
+    baseUrl: baseUrls.length > 1 ? baseUrls : server.baseUrl,
     auth: [],
     ...(server.inputs.length > 0 ? { inputs: server.inputs } : {}),
     tools: tools.map(({ tool }) => tool),

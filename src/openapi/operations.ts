@@ -15,6 +15,8 @@ export interface Operation {
   parameters: Record<string, unknown>[];
   /** Where the operation is in the document, as a JSON pointer. */
   pointer: string;
+  /** The operation's own `servers` (or its path item's), when it lists some. */
+  servers?: unknown[];
 }
 
 /** Which operations an import keeps. */
@@ -50,7 +52,8 @@ export function operationsOf(paths: unknown, resolve: (value: unknown) => unknow
       const key = (p: Record<string, unknown>) => `${String(p.in)} ${String(p.name)}`;
       const parameters = [...shared.filter((p) => !own.some((o) => key(o) === key(p))), ...own];
       const pointer = `/paths/${path.replace(/~/g, "~0").replace(/\//g, "~1")}/${method}`;
-      found.push({ method: method.toUpperCase() as HttpMethod, path, operation, parameters, pointer });
+      const servers = [operation.servers, item.servers].find((list) => Array.isArray(list) && list.length > 0) as unknown[] | undefined;
+      found.push({ method: method.toUpperCase() as HttpMethod, path, operation, parameters, pointer, ...(servers ? { servers } : {}) });
     }
   }
   return found;

@@ -78,7 +78,7 @@ export class ToolSchemas {
       const kept = this.keyword(key, value);
       if (kept !== undefined) out[key === "items" && Array.isArray(value) ? "prefixItems" : key] = kept;
     }
-    return out;
+    return schema.nullable === true ? withNull(out) : withNullInEnum(out);
   }
 
   /** Every schema the copies reached, by name; undefined when none. */
@@ -190,6 +190,24 @@ function type(value: unknown): unknown {
   const valid = [...new Set(names.filter((name): name is string => typeof name === "string" && TYPES.has(name)))];
   if (valid.length === 0) return undefined;
   return valid.length === 1 ? valid[0] : valid;
+}
+
+/**
+ * OpenAPI 3.0's `nullable: true` where the upgrade to 3.1 left it (a schema without `type`: a
+ * `oneOf`, an `allOf`, a `$ref`), read as most tools read it: null is allowed too. GitHub's
+ * `issues/update` says "use `null` to remove the current milestone" of such a `milestone`.
+ */
+function withNull(schema: Record<string, unknown>): Record<string, unknown> {
+  if (schema.type !== undefined) return withNullInEnum({ ...schema, type: [...new Set([schema.type, "null"].flat())] });
+  const { description, ...rest } = schema;
+  return { ...(description === undefined ? {} : { description }), anyOf: [rest, { type: "null" }] };
+}
+
+/** A schema whose `type` allows null keeps null among its `enum` values (the 3.0 upgrade turns `nullable` into the type only). */
+function withNullInEnum(schema: Record<string, unknown>): Record<string, unknown> {
+  const nullType = Array.isArray(schema.type) ? schema.type.includes("null") : schema.type === "null";
+  if (!nullType || !Array.isArray(schema.enum) || schema.enum.includes(null)) return schema;
+  return { ...schema, enum: [...schema.enum, null] };
 }
 
 function strings(value: unknown): string[] | undefined {

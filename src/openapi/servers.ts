@@ -48,6 +48,29 @@ export function baseUrlOf(document: Document, override: string | undefined, warn
   return { baseUrl: trimSlash(url.replace(/[?#].*$/, "")), inputs };
 }
 
+/**
+ * The base URL of an operation with its own `servers` (GitHub's release asset upload goes to
+ * uploads.github.com): the first one, its variables fixed to their defaults. A relative URL, or a
+ * variable without a default, leaves the operation on the toolkit's base URL, with a warning.
+ */
+export function operationBaseUrl(servers: unknown[], where: string, warn: (message: string) => void): string | undefined {
+  const server = servers.find(isRecord);
+  const template = typeof server?.url === "string" ? server.url : "";
+  const variables = isRecord(server?.variables) ? server.variables : {};
+  const url = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const variable = isRecord(variables[name]) ? variables[name] : {};
+    const values = Array.isArray(variable.enum) ? variable.enum.map(String) : [];
+    return variable.default !== undefined ? String(variable.default) : (values[0] ?? `{${name}}`);
+  });
+  if (!isHttpUrl(url) || /\{[^}]*\}/.test(url)) {
+    warn(
+      `${where} lists its own server "${template}", which is not an absolute http(s) URL with defaults; the tool uses the toolkit's base URL.`,
+    );
+    return undefined;
+  }
+  return trimSlash(url.replace(/[?#].*$/, ""));
+}
+
 /** Replaces each `{variable}` by its default, or by a placeholder for an input when `asInput` says so. */
 function fill(
   template: string,

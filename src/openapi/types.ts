@@ -41,6 +41,8 @@ export interface ImportedTool {
   inputParameters: JsonSchema & { type: "object" };
   annotations: { readOnly: boolean; destructive: boolean; idempotent: boolean; openWorld: boolean };
   scopes?: string[];
+  /** The operation's own server, one of the toolkit's base URLs (absent: the toolkit's first). */
+  baseUrl?: string;
   request: ToolRequest;
 }
 
@@ -76,7 +78,8 @@ export interface ImportedToolkit {
   description: string;
   icon?: string;
   docsUrl?: string;
-  baseUrl: string;
+  /** The document's server first, then the other servers some operations name. */
+  baseUrl: string | string[];
   auth: ImportedAuth[];
   inputs?: ImportedInput[];
   tools: ImportedTool[];

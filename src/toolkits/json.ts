@@ -236,6 +236,8 @@ const toolSchema = z
       .partial()
       .optional(),
     scopes: z.array(z.string()).optional(),
+    /** The base URL of this tool when it is not the toolkit's first (one of the toolkit's `baseUrl`s). */
+    baseUrl: text.optional(),
     request: requestSchema.optional(),
   })
   .superRefine((tool, ctx) => {
@@ -250,23 +252,32 @@ const toolSchema = z
     }
   });
 
-const toolkitSchema = z.strictObject({
-  $schema: z.string().optional(),
-  slug: text,
-  name: text,
-  description: z.string(),
-  icon: z.string().optional(),
-  baseUrl: z.union([text, z.array(text).min(1)], { error: "must be a URL or a non-empty array of URLs" }),
-  auth: authSchema,
-  headers: stringMap.optional(),
-  inputs: z.array(inputSchema).optional(),
-  aliases: z.array(text).optional(),
-  categories: z.array(text).optional(),
-  docsUrl: url.optional(),
-  timeoutMs: z.number().int().positive().optional(),
-  retries: retriesSchema.optional(),
-  tools: z.array(toolSchema).default([]),
-});
+const toolkitSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    slug: text,
+    name: text,
+    description: z.string(),
+    icon: z.string().optional(),
+    baseUrl: z.union([text, z.array(text).min(1)], { error: "must be a URL or a non-empty array of URLs" }),
+    auth: authSchema,
+    headers: stringMap.optional(),
+    inputs: z.array(inputSchema).optional(),
+    aliases: z.array(text).optional(),
+    categories: z.array(text).optional(),
+    docsUrl: url.optional(),
+    timeoutMs: z.number().int().positive().optional(),
+    retries: retriesSchema.optional(),
+    tools: z.array(toolSchema).default([]),
+  })
+  .superRefine((toolkit, ctx) => {
+    const baseUrls = [toolkit.baseUrl].flat();
+    toolkit.tools.forEach((tool, index) => {
+      if (tool.baseUrl !== undefined && !baseUrls.includes(tool.baseUrl)) {
+        ctx.addIssue({ code: "custom", path: ["tools", index, "baseUrl"], message: "must be one of the toolkit's baseUrl values" });
+      }
+    });
+  });
 
 /** The JSON form of a toolkit, as validated: `defineToolkit`'s fields, with HTTP tools and JSON Schema inputs. */
 export type JsonToolkit = z.output<typeof toolkitSchema>;
@@ -350,11 +361,19 @@ function toTool(spec: JsonToolkit["tools"][number], index: number, baseUrl: stri
   const inputParameters = spec.inputParameters as JsonSchema;
   let input: z.ZodType;
   try {
-    input = z.fromJSONSchema(inputParameters as Parameters<typeof z.fromJSONSchema>[0]);
+    // Validation only: a `default` says what the API assumes when the argument is absent, so it is
+    // not filled in (a PATCH would otherwise send every default, changing what the caller left alone).
+    input = z.fromJSONSchema(withoutDefaults(inputParameters) as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (error) {
     throw new TypeError(`${label(document)}: tools[${index}].inputParameters: ${(error as Error).message}.`);
   }
-  const http: HttpTool = { method: spec.method, path: spec.path, baseUrl, request: spec.request, credentialHeaders };
+  const http: HttpTool = {
+    method: spec.method,
+    path: spec.path,
+    baseUrl: spec.baseUrl ?? baseUrl,
+    request: spec.request,
+    credentialHeaders,
+  };
   return {
     slug: spec.slug,
     name: spec.name,
@@ -365,6 +384,29 @@ function toTool(spec: JsonToolkit["tools"][number], index: number, baseUrl: stri
     inputParameters,
     run: (args, ctx) => runHttpTool(http, args, ctx),
   };
+}
+
+const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+const SCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+const SCHEMA_ONE = ["items", "additionalItems", "additionalProperties", "unevaluatedItems", "unevaluatedProperties"];
+const SCHEMA_ONE_MORE = ["not", "if", "then", "else", "contains", "propertyNames"];
+
+/** A copy of a JSON Schema without its `default` keywords, at every level (a property named "default" stays). */
+function withoutDefaults(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutDefaults);
+  if (!isRecord(schema)) return schema;
+  const copy: Record<string, unknown> = {};
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === "default") continue;
+    if (SCHEMA_MAPS.includes(keyword) && isRecord(value)) {
+      copy[keyword] = Object.fromEntries(Object.entries(value).map(([name, item]) => [name, withoutDefaults(item)]));
+    } else if ([...SCHEMA_LISTS, ...SCHEMA_ONE, ...SCHEMA_ONE_MORE].includes(keyword)) {
+      copy[keyword] = withoutDefaults(value);
+    } else {
+      copy[keyword] = value;
+    }
+  }
+  return copy;
 }
 
 const ENV_REFERENCE = /\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)\}/g;

@@ -22,14 +22,18 @@ export interface EmulatedRequest {
   host: string;
   path: string;
   query: URLSearchParams;
+  /** The request target as sent (path and query, not decoded). */
+  target: string;
   headers: Record<string, string>;
   body: string;
+  /** The body's bytes. */
+  bytes: Buffer;
 }
 
 export interface EmulatedAnswer {
   status?: number;
   headers?: Record<string, string>;
-  /** An object is sent as JSON; a string as it is. */
+  /** An object is sent as JSON; a string or bytes as they are. */
   body?: unknown;
 }
 
@@ -59,10 +63,10 @@ export function mint(prefix: string): string {
   return `${prefix}${crypto.randomUUID().replaceAll("-", "")}`;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 async function listen(server: Server): Promise<number> {
@@ -94,20 +98,23 @@ export async function startFlow(options: FlowOptions) {
   const provider = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://emulated.test");
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
+    const bytes = await readBody(req);
     const request: EmulatedRequest = {
       method: req.method ?? "GET",
       host: headers["x-emulated-host"] ?? "",
       path: url.pathname,
       query: url.searchParams,
+      target: req.url ?? "/",
       headers,
-      body: await readBody(req),
+      body: bytes.toString("utf8"),
+      bytes,
     };
     requests.push(request);
     try {
       const answer = await options.emulate(request);
-      const body = answer.body === undefined ? "" : typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
-      const type =
-        typeof answer.body === "string" || answer.body === undefined ? {} : { "content-type": "application/json; charset=utf-8" };
+      const raw = answer.body === undefined || typeof answer.body === "string" || answer.body instanceof Uint8Array;
+      const body = answer.body === undefined ? "" : raw ? (answer.body as string | Uint8Array) : JSON.stringify(answer.body);
+      const type = raw ? {} : { "content-type": "application/json; charset=utf-8" };
       res.writeHead(answer.status ?? 200, { ...type, ...answer.headers });
       res.end(body);
     } catch (error) {
@@ -218,6 +225,9 @@ export async function startFlow(options: FlowOptions) {
     clientId,
     clientSecret,
     origin,
+    /** The agent's API key, and the Tools API's address (for requests `call` does not send: uploads, file reads). */
+    key,
+    apiUrl: `${origin}${tools.basePath}`,
     requests,
     logs,
     call,
