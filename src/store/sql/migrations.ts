@@ -1,7 +1,7 @@
 import { type CreateTableBuilder, type Kysely, sql } from "kysely";
 import { type Migration, type MigrationResultSet, Migrator } from "kysely/migration";
 import { detectDialect, mysqlBinaryCollation, type SqlDialect } from "./dialect.js";
-import { DEFAULT_TABLE_PREFIX, tableNames } from "./schema.js";
+import { DEFAULT_TABLE_PREFIX, listingIndexNames, tableNames } from "./schema.js";
 
 /** Options of `migrate`. */
 export interface MigrateOptions {
@@ -82,13 +82,14 @@ function migrations(dialect: SqlDialect, prefix: string): Record<string, Migrati
  */
 async function createListingIndexes(db: Kysely<any>, prefix: string): Promise<void> {
   const t = tableNames(prefix);
+  const index = listingIndexNames(prefix);
   await db.schema
-    .createIndex(`${prefix}conn_agent_order`)
+    .createIndex(index.connectionsAgentOrder)
     .on(t.connections)
     .columns(["workspace_id", "agent_id", "created_at", "id"])
     .execute();
-  await db.schema.createIndex(`${prefix}conn_workspace_order`).on(t.connections).columns(["workspace_id", "created_at", "id"]).execute();
-  await db.schema.createIndex(`${prefix}keys_workspace_order`).on(t.apiKeys).columns(["workspace_id", "created_at", "id"]).execute();
+  await db.schema.createIndex(index.connectionsWorkspaceOrder).on(t.connections).columns(["workspace_id", "created_at", "id"]).execute();
+  await db.schema.createIndex(index.apiKeysWorkspaceOrder).on(t.apiKeys).columns(["workspace_id", "created_at", "id"]).execute();
 }
 
 async function createTables(db: Kysely<any>, dialect: SqlDialect, prefix: string): Promise<void> {
@@ -129,12 +130,13 @@ async function createTables(db: Kysely<any>, dialect: SqlDialect, prefix: string
     .addColumn("version", "integer", (c) => c.notNull())
     .execute();
   // An agent's connections (to one toolkit), and a workspace's connections to one toolkit, oldest first.
+  const index = listingIndexNames(prefix);
   await db.schema
-    .createIndex(`${prefix}conn_by_agent`)
+    .createIndex(index.connectionsByAgent)
     .on(t.connections)
     .columns(["workspace_id", "agent_id", "toolkit", "created_at"])
     .execute();
-  await db.schema.createIndex(`${prefix}conn_by_toolkit`).on(t.connections).columns(["workspace_id", "toolkit", "created_at"]).execute();
+  await db.schema.createIndex(index.connectionsByToolkit).on(t.connections).columns(["workspace_id", "toolkit", "created_at"]).execute();
 
   await create(t.authorizations)
     .addColumn("id", id, (c) => c.primaryKey())

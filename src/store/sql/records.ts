@@ -18,7 +18,7 @@ import type {
 } from "../types.js";
 import type { SqlDialect } from "./dialect.js";
 import * as rows from "./rows.js";
-import type { AuthorizationsTable, ConnectionsTable, StoreDatabase, TableNames } from "./schema.js";
+import type { AuthorizationsTable, ConnectionsTable, listingIndexNames, StoreDatabase, TableNames } from "./schema.js";
 
 /** An UPDATE on one of the store's tables, before `RETURNING` is added or not. */
 type AnyUpdate = UpdateQueryBuilder<any, any, any, UpdateResult>;
@@ -45,7 +45,34 @@ function paged<DB, TB extends keyof DB & string, O>(query: SelectQueryBuilder<DB
  * The queries behind API keys, connections and authorizations; `sqlStore` wraps each in `guard`.
  * Reads take Kysely's query options, whose signal cancels the statement in the database.
  */
-export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect, t: TableNames) {
+export function recordOperations(
+  db: Kysely<StoreDatabase>,
+  dialect: SqlDialect,
+  t: TableNames,
+  indexes: ReturnType<typeof listingIndexNames>,
+) {
+  /**
+   * The table a listing reads, naming on MySQL/MariaDB the index in its order: `FORCE INDEX`.
+   * MariaDB's optimiser costs a range by every row after the cursor (the LIMIT does not lower
+   * it), finds a deep page's range dearer than reading the table, and falls back to `ref` on the
+   * workspace alone: the index in order from the workspace's first entry, each checked against
+   * the cursor, 900,000 of them for a page 90% of the way through a million rows (0.3 s instead
+   * of 0.3 ms). With the index forced it reads the range from the cursor. PostgreSQL and SQLite
+   * find the range on their own. Without `index` (the toolkit listings, whose 0001 indexes end
+   * at created_at, so that forcing one sorts every row after the cursor) the optimiser chooses.
+   */
+  function listing<T extends "connections" | "api_keys">(table: T, index: string | undefined) {
+    if (dialect !== "mysql" || index === undefined) return db.selectFrom(table);
+    const hinted = sql<Selectable<StoreDatabase[T]>>`${sql.table(table)}`.as<T>(sql`${sql.id(table)} force index (${sql.id(index)})`);
+    return db.selectFrom(hinted) as unknown as ReturnType<typeof db.selectFrom<T>>;
+  }
+
+  /** The index in the order of a connection listing (workspace, agent): (…, created_at, id). */
+  function connectionsIndex(filter: ConnectionFilter): string | undefined {
+    if (filter.toolkit !== undefined) return undefined;
+    return filter.agentId !== undefined ? indexes.connectionsAgentOrder : indexes.connectionsWorkspaceOrder;
+  }
+
   /**
    * Runs a conditional UPDATE and reads the row it changed, as one atomic step: `RETURNING` on
    * PostgreSQL and SQLite; on MySQL a transaction whose row lock keeps other writers off the row
@@ -75,7 +102,10 @@ export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect,
       return row ? rows.apiKeyRecord(row) : null;
     },
     async listApiKeys(workspaceId: string, page: ListPage = {}, options?: AbortableQueryOptions) {
-      const found = await paged(db.selectFrom(t.apiKeys).selectAll().where("workspace_id", "=", workspaceId), page).execute(options);
+      const found = await paged(
+        listing(t.apiKeys, indexes.apiKeysWorkspaceOrder).selectAll().where("workspace_id", "=", workspaceId),
+        page,
+      ).execute(options);
       return found.map(rows.apiKeyRecord);
     },
     async revokeApiKey(id: string, at: Date) {
@@ -96,7 +126,7 @@ export function recordOperations(db: Kysely<StoreDatabase>, dialect: SqlDialect,
       return row ? rows.connectionRecord(row) : null;
     },
     async listConnections(filter: ConnectionFilter, options?: AbortableQueryOptions) {
-      let query = db.selectFrom(t.connections).selectAll().where("workspace_id", "=", filter.workspaceId);
+      let query = listing(t.connections, connectionsIndex(filter)).selectAll().where("workspace_id", "=", filter.workspaceId);
       if (filter.agentId !== undefined) query = query.where("agent_id", "=", filter.agentId);
       if (filter.toolkit !== undefined) query = query.where("toolkit", "=", filter.toolkit);
       const found = await paged(query, filter).execute(options);

@@ -99,6 +99,26 @@ export function tableNames(prefix: string) {
 
 export type TableNames = ReturnType<typeof tableNames>;
 
+/**
+ * The names of the indexes the listings read, for a prefix (valid: `tableNames` checks it). The
+ * migrations create them under these names and, on MySQL/MariaDB, the listings in (created_at, id)
+ * order name theirs in `FORCE INDEX` (see `records.ts`).
+ */
+export function listingIndexNames(prefix: string) {
+  return {
+    /** 0001: an agent's connections to one toolkit, (workspace_id, agent_id, toolkit, created_at). */
+    connectionsByAgent: `${prefix}conn_by_agent`,
+    /** 0001: a workspace's connections to one toolkit, (workspace_id, toolkit, created_at). */
+    connectionsByToolkit: `${prefix}conn_by_toolkit`,
+    /** 0002: an agent's connections, (workspace_id, agent_id, created_at, id). */
+    connectionsAgentOrder: `${prefix}conn_agent_order`,
+    /** 0002: a workspace's connections, (workspace_id, created_at, id). */
+    connectionsWorkspaceOrder: `${prefix}conn_workspace_order`,
+    /** 0002: a workspace's API keys, (workspace_id, created_at, id). */
+    apiKeysWorkspaceOrder: `${prefix}keys_workspace_order`,
+  };
+}
+
 /** Reads a stored millisecond count, whatever type the driver gave it. */
 export function toDate(value: number | string | bigint): Date {
   return new Date(Number(value));

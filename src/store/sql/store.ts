@@ -6,7 +6,7 @@ import { guard, isDuplicate } from "./errors.js";
 import { leaseOperations } from "./leases.js";
 import { type MigrateResult, migrate } from "./migrations.js";
 import { recordOperations } from "./records.js";
-import { DEFAULT_TABLE_PREFIX, type StoreDatabase, tableNames } from "./schema.js";
+import { DEFAULT_TABLE_PREFIX, listingIndexNames, type StoreDatabase, tableNames } from "./schema.js";
 
 /** Options of `sqlStore`: a database (a Kysely instance or a URL) and how to use it. */
 export type SqlStoreOptions = (
@@ -75,7 +75,7 @@ export function sqlStore(options: SqlStoreOptions): SqlToolsStore {
   const timeoutMs = options.timeoutMs ?? 5000;
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new TypeError("timeoutMs must be a positive whole number of milliseconds.");
 
-  const records = recordOperations(db, dialect, t);
+  const records = recordOperations(db, dialect, t, listingIndexNames(tablePrefix));
   const leases = leaseOperations(db, dialect, t);
   /** A write is never cancelled: past `timeoutMs` its caller stops waiting, and the statement ends on its own. */
   const write = <T>(operation: string, fn: () => Promise<T>) => guard(operation, timeoutMs, fn);
