@@ -1,7 +1,7 @@
 /**
  * `keys create`, `keys list` and `keys revoke`: API keys in the data of a local server, with the
- * same storage options as `serve`. A running server sees every change at once (it looks each key
- * up on every request).
+ * same storage options as `serve`. A running server accepts a new key at once and refuses a
+ * revoked one within its API key cache's 5 seconds.
  */
 import { type Command, Option } from "commander";
 import type { ApiKeyRecord } from "../../store/types.js";
@@ -104,10 +104,10 @@ export function registerKeys(program: Command): void {
   const revoke = keys
     .command("revoke")
     .argument("<id...>", 'the keys\' ids (key_..., from "keys list" or "keys create")')
-    .summary("Revoke API keys by id: a running server refuses them at once (401)")
+    .summary("Revoke API keys by id: a running server refuses them within 5 s (401)")
     .description(
       'Revoke API keys by their ids (from "tools-proxy keys list"), in the same data as "tools-proxy serve" ' +
-        "(run it with the same storage options). A running server refuses a revoked key at once (401). " +
+        "(run it with the same storage options). A running server refuses a revoked key within 5 seconds (401; its API key cache keeps a valid key that long). " +
         "Revoking a key twice is not an error.",
     );
   addStorageOptions(revoke)
