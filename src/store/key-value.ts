@@ -1,5 +1,6 @@
 import type { Awaitable } from "../core/principal.js";
 import { selectPage } from "./paging.js";
+import { stopReadsWith } from "./stop-reads.js";
 import type { ApiKeyRecord, AuthorizationRecord, ConnectionRecord, ListPage, ListPosition, ToolsStore } from "./types.js";
 
 /**
@@ -81,7 +82,8 @@ export function keyValueStore(kv: KeyValuePrimitives): ToolsStore {
     if (!(await kv.insert(key, value))) throw new Error(`${what} already exists.`);
   };
 
-  return {
+  const store: ToolsStore = {
+    withSignal: (signal) => stopReadsWith(store, signal),
     async createApiKey(record) {
       await insertUnique(k("key-hash", record.hash), record.id, "An API key with this hash");
       if (!(await kv.insert(k("key", record.id), encode(record)))) {
@@ -188,6 +190,7 @@ export function keyValueStore(kv: KeyValuePrimitives): ToolsStore {
     },
     close: () => kv.close?.(),
   };
+  return store;
 }
 
 /** A key of the store's layout: a kind, then each part percent-encoded, joined by `/`. */

@@ -1,4 +1,5 @@
 import { selectPage } from "./paging.js";
+import { stopReadsWith } from "./stop-reads.js";
 import type { ApiKeyRecord, AuthorizationRecord, ConnectionRecord, ToolsStore } from "./types.js";
 
 /**
@@ -15,8 +16,9 @@ export function memoryStore(): ToolsStore {
   const authorizationIdsByState = new Map<string, string>();
   const leases = new Map<string, { holder: string; expiresAt: number }>();
 
-  return {
+  const store: ToolsStore = {
     persistent: false,
+    withSignal: (signal) => stopReadsWith(store, signal),
     createApiKey(record) {
       if (keys.has(record.id) || keyIdsByHash.has(record.hash)) throw new Error(`API key ${record.id} already exists.`);
       keys.set(record.id, structuredClone(record));
@@ -118,6 +120,7 @@ export function memoryStore(): ToolsStore {
       return removed;
     },
   };
+  return store;
 }
 
 /** A deep copy of the patch without its `undefined` fields: an undefined field leaves the stored value alone. */

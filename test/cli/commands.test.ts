@@ -180,7 +180,7 @@ describe.skipIf(missingBuild)(
       const url = `${serve.origin}/demo-api/v1/notes`;
       const got = await cli(["proxy", "get", url, "--toolkit", "demo", "-i"]);
       expect(got.status, got.stderr).toBe(0);
-      expect(got.stdout).toMatch(/^HTTP 200\ncontent-type: application\/json\n/);
+      expect(got.stdout).toMatch(/^HTTP 200\ncontent-length: \d+\ncontent-type: application\/json\n/);
       expect(got.stdout).toContain('"text": "plain words"');
       const posted = await json(["proxy", "POST", url, "--toolkit", "demo", "--body", '{"text":"via proxy"}', "-H", "X-Trace: 1"]);
       expect(posted).toMatchObject({ successful: true, status: 201, data: { text: "via proxy" } });
