@@ -9,7 +9,7 @@ const warned = new WeakSet<object>();
 
 /** One page of the store's connections matching `filter` (which the store cuts at `limit + 1`). */
 export function connectionPage(
-  ctx: Pick<HandlerContext, "store" | "logger">,
+  ctx: Pick<HandlerContext, "store" | "sharedStore" | "logger">,
   filter: Omit<ConnectionFilter, "limit" | "after">,
   page: { limit: number; after?: ListPosition | undefined },
 ): Promise<Page<ConnectionRecord>> {
@@ -17,8 +17,9 @@ export function connectionPage(
     (bounds) => ctx.store.listConnections({ ...filter, ...bounds }),
     page,
     () => {
-      if (warned.has(ctx.store)) return;
-      warned.add(ctx.store);
+      // The handler's store, not this request's view of it (withSignal makes one per request).
+      if (warned.has(ctx.sharedStore)) return;
+      warned.add(ctx.sharedStore);
       ctx.logger.log(
         "warn",
         "the store's listConnections ignores limit and after, so every page loads the whole listing: page it by (createdAt, id) as the ToolsStore contract says (the conformance suite checks it)",
@@ -34,7 +35,7 @@ export function connectionPage(
  * edited one, or one of another listing, is a 400.
  */
 export async function listConnections(
-  ctx: Pick<HandlerContext, "store" | "logger" | "cursors">,
+  ctx: Pick<HandlerContext, "store" | "sharedStore" | "logger" | "cursors">,
   principal: Principal,
   query: { toolkit?: string | undefined; limit: number; cursor?: string | undefined },
 ): Promise<{ connections: ReturnType<typeof publicConnection>[]; nextCursor?: string }> {
@@ -53,7 +54,7 @@ export async function listConnections(
  * over a large workspace) is asked per toolkit of the page instead, so nothing unbounded is held.
  */
 export async function connectedToolkits(
-  ctx: Pick<HandlerContext, "store" | "logger">,
+  ctx: Pick<HandlerContext, "store" | "sharedStore" | "logger">,
   principal: Principal,
   toolkits: string[],
 ): Promise<Set<string>> {

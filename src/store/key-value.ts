@@ -83,7 +83,11 @@ export function keyValueStore(kv: KeyValuePrimitives): ToolsStore {
   };
 
   const store: ToolsStore = {
-    withSignal: (signal) => stopReadsWith(store, signal),
+    // `this`, not this store: a wrapper made by spreading it (`{ ...store, getConnection }`) gets
+    // a view of itself, its own methods included.
+    withSignal(signal) {
+      return stopReadsWith(this, signal);
+    },
     async createApiKey(record) {
       await insertUnique(k("key-hash", record.hash), record.id, "An API key with this hash");
       if (!(await kv.insert(k("key", record.id), encode(record)))) {

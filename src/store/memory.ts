@@ -18,7 +18,11 @@ export function memoryStore(): ToolsStore {
 
   const store: ToolsStore = {
     persistent: false,
-    withSignal: (signal) => stopReadsWith(store, signal),
+    // `this`, not this store: a wrapper made by spreading it (`{ ...store, getConnection }`) gets
+    // a view of itself, its own methods included.
+    withSignal(signal) {
+      return stopReadsWith(this, signal);
+    },
     createApiKey(record) {
       if (keys.has(record.id) || keyIdsByHash.has(record.hash)) throw new Error(`API key ${record.id} already exists.`);
       keys.set(record.id, structuredClone(record));
