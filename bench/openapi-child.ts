@@ -1,0 +1,11 @@
+/**
+ * A child process of bench/openapi.ts: imports and checks the documents it is sent, one at a
+ * time, and answers each with its `DocumentResult`. Its own process, so that the parent can stop
+ * a document that runs past its time limit, and a document that exhausts the heap ends only this.
+ */
+import { importDocument } from "../test/support/openapi-directory.js";
+
+process.on("message", async (file: string) => {
+  process.send!(await importDocument(file));
+});
+process.send!("ready");
