@@ -6,6 +6,7 @@
 import { importDocument } from "../test/support/openapi-directory.js";
 
 process.on("message", async (file: string) => {
-  process.send!(await importDocument(file));
+  const result = await importDocument(file, (stage, soFar) => process.send!({ stage, tools: soFar.tools, ms: soFar.ms }));
+  process.send!(result);
 });
 process.send!("ready");

@@ -32,7 +32,9 @@ const TIMEOUT_S = positive("BENCH_OPENAPI_TIMEOUT", 300);
 const HEAP_MB = positive("BENCH_OPENAPI_HEAP", 4096);
 const CHILD = fileURLToPath(new URL("./openapi-child.ts", import.meta.url));
 
-type Outcome = DocumentResult | { file: string; stopped: "timed out" | "out of memory"; ms: number };
+/** A document its child did not finish: where it was (`import`, `ajv` or `load`), and what the import made. */
+type Stopped = { file: string; stopped: "timed out" | "out of memory"; stage: string; tools: number; importMs: number; ms: number };
+type Outcome = DocumentResult | Stopped;
 
 /** A child process that checks one document at a time. */
 function startChild(): Promise<ChildProcess> {
@@ -49,6 +51,15 @@ function startChild(): Promise<ChildProcess> {
 /** Checks `file` in `child`: its result, or why the child was stopped (it is then dead). */
 function check(child: ChildProcess, file: string): Promise<Outcome> {
   const started = performance.now();
+  let stage = { stage: "import", tools: 0, ms: 0 };
+  const stopped = (why: Stopped["stopped"]): Stopped => ({
+    file,
+    stopped: why,
+    stage: stage.stage,
+    tools: stage.tools,
+    importMs: stage.ms,
+    ms: performance.now() - started,
+  });
   return new Promise((resolve) => {
     const done = (outcome: Outcome) => {
       clearTimeout(timer);
@@ -56,17 +67,24 @@ function check(child: ChildProcess, file: string): Promise<Outcome> {
       child.off("exit", exited);
       resolve(outcome);
     };
-    const answered = (result: unknown) => done(result as DocumentResult);
-    const exited = () => done({ file, stopped: "out of memory", ms: performance.now() - started });
+    const answered = (message: unknown) => {
+      if (isStage(message)) stage = message;
+      else done(message as DocumentResult);
+    };
+    const exited = () => done(stopped("out of memory"));
     const timer = setTimeout(() => {
       child.off("exit", exited);
       child.kill("SIGKILL");
-      done({ file, stopped: "timed out", ms: performance.now() - started });
+      done(stopped("timed out"));
     }, TIMEOUT_S * 1000);
     child.on("message", answered);
     child.once("exit", exited);
     child.send(file);
   });
+}
+
+function isStage(message: unknown): message is { stage: string; tools: number; ms: number } {
+  return typeof message === "object" && message !== null && "stage" in message;
 }
 
 const files = directoryDocuments().filter((_, index) => index % EVERY === 0);
@@ -93,7 +111,7 @@ const reasons = new Map<string, string[]>();
 const imported = outcomes.filter((o): o is DocumentResult => !("stopped" in o) && o.imported);
 for (const outcome of outcomes) {
   if (!("stopped" in outcome) && outcome.imported) continue;
-  const reason = "stopped" in outcome ? `${outcome.stopped} (${TIMEOUT_S} s, ${HEAP_MB} MB heap)` : outcome.reason!;
+  const reason = "stopped" in outcome ? `${outcome.stopped} in ${outcome.stage} (${TIMEOUT_S} s, ${HEAP_MB} MB heap)` : outcome.reason!;
   (reasons.get(reason) ?? reasons.set(reason, []).get(reason)!).push(documentName(outcome.file));
 }
 const tools = imported.reduce((sum, o) => sum + o.tools, 0);
@@ -139,7 +157,9 @@ console.log(`load:           ${seconds(imported.reduce((s, o) => s + o.loadMs, 0
 console.log("slowest:");
 for (const o of slowest) {
   const detail =
-    "stopped" in o ? o.stopped : `import ${seconds(o.ms)}, Ajv ${seconds(o.ajvMs)}, load ${seconds(o.loadMs)}, ${o.tools} tools`;
+    "stopped" in o
+      ? `${o.stopped} in ${o.stage}${o.stage === "import" ? "" : ` (import ${seconds(o.importMs)}, ${o.tools} tools)`}`
+      : `import ${seconds(o.ms)}, Ajv ${seconds(o.ajvMs)}, load ${seconds(o.loadMs)}, ${o.tools} tools`;
   console.log(`  ${documentName(o.file)}: ${detail}`);
 }
 console.log(

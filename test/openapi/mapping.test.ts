@@ -211,6 +211,25 @@ describe("parameters and bodies", () => {
     expect(JSON.parse(JSON.stringify(plant.inputParameters))).toEqual(plant.inputParameters);
   });
 
+  it("leaves out a parameter without a name", async () => {
+    const result = await imported(
+      v30({
+        "/customers": {
+          get: op({
+            operationId: "customers",
+            parameters: [
+              { name: "", in: "query", schema: { type: "string" } },
+              { name: "page", in: "query", schema: { type: "integer" } },
+            ],
+          }),
+        },
+      }),
+    );
+    const customers = tool(result, "acme_shop_customers");
+    expect(customers.request.parameters).toEqual([{ in: "query", name: "page" }]);
+    expect(Object.keys(customers.inputParameters.properties as object)).toEqual(["page"]);
+  });
+
   it("gives each tool the $defs names of its own, where two components' names clash in one tool and not in another", async () => {
     // Pet's property id and the schema Pet_properties_id both become Pet_properties_id: a tool
     // reaching both names the second Pet_properties_id_2, so its copy of Owner (which uses the

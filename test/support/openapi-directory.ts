@@ -57,8 +57,14 @@ export interface DocumentResult {
 
 const ajv = new Ajv2020({ strict: false, logger: false, allErrors: false });
 
-/** Imports one document and checks what came out. */
-export async function importDocument(file: string): Promise<DocumentResult> {
+/**
+ * Imports one document and checks what came out; `stage` hears when each step begins (`ajv`,
+ * `load`), with the result so far.
+ */
+export async function importDocument(
+  file: string,
+  stage: (name: string, soFar: DocumentResult) => void = () => {},
+): Promise<DocumentResult> {
   const text = readFileSync(file, "utf8");
   const result: DocumentResult = { file, imported: false, neededBaseUrl: false, tools: 0, invalidSchemas: [], ms: 0, ajvMs: 0, loadMs: 0 };
   const started = performance.now();
@@ -75,9 +81,11 @@ export async function importDocument(file: string): Promise<DocumentResult> {
     result.imported = true;
     const { toolkit } = imported;
     result.tools = toolkit.tools.length;
+    stage("ajv", result);
     const compiling = performance.now();
     result.invalidSchemas = compileAll(toolkit.tools);
     result.ajvMs = performance.now() - compiling;
+    stage("load", result);
     const loading = performance.now();
     try {
       defineJsonToolkit(toolkit, {
