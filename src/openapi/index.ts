@@ -74,6 +74,7 @@ export async function importOpenApi(document: string | object, options: ImportOp
   const context = {
     document: spec,
     budget: new SchemaBudget(limits),
+    copies: new Map(),
     toolkitSlug: slug,
     slugs: new Set<string>(),
     credentials: credentialPlaces(spec),

@@ -61,10 +61,13 @@ export function operationsOf(paths: unknown, resolve: (value: unknown) => unknow
 
 function parametersOf(list: unknown, resolve: (value: unknown) => unknown): Record<string, unknown>[] {
   if (!Array.isArray(list)) return [];
-  return list
-    .map(resolve)
-    .filter(isRecord)
-    .filter((p) => typeof p.name === "string" && ["path", "query", "header", "cookie"].includes(p.in as string));
+  return (
+    list
+      .map(resolve)
+      .filter(isRecord)
+      // A parameter without a name (brainbi.net's `name: ""`) has nothing to send.
+      .filter((p) => typeof p.name === "string" && p.name !== "" && ["path", "query", "header", "cookie"].includes(p.in as string))
+  );
 }
 
 /** Whether the filter keeps the operation: each kind of include given must match, and no exclude may. */

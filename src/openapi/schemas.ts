@@ -45,6 +45,11 @@ export class SchemaBudget {
 
   constructor(private readonly limits: ImportLimits) {}
 
+  /** Schema values counted so far. */
+  get spent(): number {
+    return this.nodes;
+  }
+
   spend(count: number): void {
     this.nodes += count;
     if (this.nodes > this.limits.maxSchemaNodes) {
@@ -56,16 +61,37 @@ export class SchemaBudget {
   }
 }
 
+/** A component's copy, as `ToolSchemas.definitions()` made it when every reference in it took its own name. */
+interface ComponentCopy {
+  schema: Schema;
+  /** The references it holds, in the order the copy met them. */
+  refs: string[];
+  /** The schema values it counted against the budget. */
+  nodes: number;
+}
+
+/**
+ * The components copied so far in one import, by reference: a component reached by many tools
+ * (Microsoft Graph's 11,000 operations reach the same few thousand) is copied once, and each
+ * tool's `$defs` holds that same copy. It stands for the tool's own copy only where it would be
+ * equal: when each reference in it gets its own name (`#/components/schemas/Pet` → `Pet`) in
+ * this tool too; otherwise the tool copies the component itself.
+ */
+export type ComponentCopies = Map<string, ComponentCopy>;
+
 /** The schemas of one tool: `copy` what its input uses, then `definitions()` for its `$defs`. */
 export class ToolSchemas {
   private readonly names = new Map<string, string>();
   private readonly taken = new Set<string>();
   private readonly pending: string[] = [];
+  /** The references met while copying a component, for its `ComponentCopy`. */
+  private met: string[] | undefined;
 
   constructor(
     private readonly document: Document,
     private readonly budget: SchemaBudget,
     private readonly warn: (message: string) => void,
+    private readonly copies: ComponentCopies = new Map(),
   ) {}
 
   /** A copy of `schema` with its references rewritten; the schemas they reach are queued for `definitions()`. */
@@ -85,9 +111,34 @@ export class ToolSchemas {
   definitions(): Record<string, Schema> | undefined {
     const defs: Record<string, Schema> = {};
     for (let next = this.pending.shift(); next !== undefined; next = this.pending.shift()) {
-      defs[this.names.get(next)!] = this.copy(this.resolve(next));
+      defs[this.names.get(next)!] = this.component(next);
     }
     return Object.keys(defs).length > 0 ? defs : undefined;
+  }
+
+  /** The copy of the component `ref` points at: the import's shared one when it is what this tool's would be. */
+  private component(ref: string): Schema {
+    const shared = this.copies.get(ref);
+    if (shared?.refs.every((r) => this.ownName(r))) {
+      for (const r of shared.refs) this.reference(r);
+      this.budget.spend(shared.nodes);
+      return shared.schema;
+    }
+    const spent = this.budget.spent;
+    this.met = [];
+    const schema = this.copy(this.resolve(ref));
+    const refs = [...new Set(this.met)];
+    this.met = undefined;
+    if (!shared && refs.every((r) => this.names.get(r) === defName(r))) {
+      this.copies.set(ref, { schema, refs, nodes: this.budget.spent - spent });
+    }
+    return schema;
+  }
+
+  /** Whether `ref` has, or would get, its own name (`defName`) in this tool. */
+  private ownName(ref: string): boolean {
+    const name = this.names.get(ref);
+    return name === undefined ? !this.taken.has(defName(ref)) : name === defName(ref);
   }
 
   /** The schema a reference points at, following references to references; `{}` when it leads nowhere. */
@@ -140,6 +191,7 @@ export class ToolSchemas {
   }
 
   private reference(ref: string): string | undefined {
+    this.met?.push(ref);
     if (!ref.startsWith("#/")) {
       this.warn(`the reference ${ref} points outside the document; it accepts any value.`);
       return undefined;

@@ -62,9 +62,15 @@ export function trimText(text: string, max: number): string {
  * `${NAME}` by an environment variable when it is loaded, and the document's own text (an AWS
  * description quoting `${variableName}`) must stay as it is.
  */
-export function escapeEnvReferences<T>(value: T): T {
-  if (typeof value === "string") return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, "$$$${$1}") as T;
-  if (Array.isArray(value)) return value.map(escapeEnvReferences) as T;
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, escapeEnvReferences(item)])) as T;
-  return value;
+export function escapeEnvReferences<T>(value: T, done = new Map<object, unknown>()): T {
+  if (typeof value === "string") return (value.includes("${") ? value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, "$$$${$1}") : value) as T;
+  if (!Array.isArray(value) && !isRecord(value)) return value;
+  // An object reached again (the tools share the copies of components) is escaped once.
+  if (done.has(value)) return done.get(value) as T;
+  const entries = Object.entries(value);
+  const escaped = entries.map(([key, item]) => [key, escapeEnvReferences(item, done)] as const);
+  const changed = escaped.some(([, item], index) => item !== entries[index]![1]);
+  const result = !changed ? value : Array.isArray(value) ? escaped.map(([, item]) => item) : Object.fromEntries(escaped);
+  done.set(value, result);
+  return result as T;
 }

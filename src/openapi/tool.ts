@@ -2,7 +2,7 @@
 import { operationInput } from "./inputs.js";
 import type { Document } from "./load.js";
 import type { Operation } from "./operations.js";
-import type { SchemaBudget } from "./schemas.js";
+import type { ComponentCopies, SchemaBudget } from "./schemas.js";
 import { ToolSchemas } from "./schemas.js";
 import { cut, snakeCase, trimText, unique } from "./text.js";
 import type { ImportedTool } from "./types.js";
@@ -13,6 +13,8 @@ const DESCRIPTION_MAX = 1024;
 export interface ToolContext {
   document: Document;
   budget: SchemaBudget;
+  /** The components copied so far, shared by the tools. */
+  copies: ComponentCopies;
   toolkitSlug: string;
   /** Tool slugs given so far. */
   slugs: Set<string>;
@@ -33,7 +35,7 @@ export function toolOf(
     context.warn(`${where} is left out: its path must start with / and hold no . or .. segment.`);
     return undefined;
   }
-  const schemas = new ToolSchemas(context.document, context.budget, context.warn);
+  const schemas = new ToolSchemas(context.document, context.budget, context.warn, context.copies);
   const input = operationInput(path, parameters, operation.requestBody, schemas, {
     method,
     credentials: context.credentials,

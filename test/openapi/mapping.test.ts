@@ -211,6 +211,73 @@ describe("parameters and bodies", () => {
     expect(JSON.parse(JSON.stringify(plant.inputParameters))).toEqual(plant.inputParameters);
   });
 
+  it("leaves out a parameter without a name", async () => {
+    const result = await imported(
+      v30({
+        "/customers": {
+          get: op({
+            operationId: "customers",
+            parameters: [
+              { name: "", in: "query", schema: { type: "string" } },
+              { name: "page", in: "query", schema: { type: "integer" } },
+            ],
+          }),
+        },
+      }),
+    );
+    const customers = tool(result, "acme_shop_customers");
+    expect(customers.request.parameters).toEqual([{ in: "query", name: "page" }]);
+    expect(Object.keys(customers.inputParameters.properties as object)).toEqual(["page"]);
+  });
+
+  it("gives each tool the $defs names of its own, where two components' names clash in one tool and not in another", async () => {
+    // Pet's property id and the schema Pet_properties_id both become Pet_properties_id: a tool
+    // reaching both names the second Pet_properties_id_2, so its copy of Owner (which uses the
+    // schema) is not the one an earlier tool made.
+    const body = (ref: string) => ({ content: { "application/json": { schema: { $ref: ref } } } });
+    const result = await imported(
+      v31(
+        {
+          "/owners": { post: op({ operationId: "first", requestBody: body("#/components/schemas/Owners") }) },
+          "/pets": {
+            post: op({
+              operationId: "second",
+              requestBody: body("#/components/schemas/Pair"),
+            }),
+          },
+        },
+        {
+          components: {
+            schemas: {
+              Owners: { type: "array", items: { $ref: "#/components/schemas/Owner" } },
+              Owner: { type: "object", properties: { pet: { $ref: "#/components/schemas/Pet_properties_id" } } },
+              Pair: {
+                type: "object",
+                properties: { a: { $ref: "#/components/schemas/Pet/properties/id" }, b: { $ref: "#/components/schemas/Owner" } },
+              },
+              Pet: { type: "object", properties: { id: { type: "string", format: "uuid" } } },
+              Pet_properties_id: { type: "integer" },
+            },
+          },
+        },
+      ),
+    );
+    expect(tool(result, "acme_shop_first").inputParameters.$defs).toEqual({
+      Owners: { type: "array", items: { $ref: "#/$defs/Owner" } },
+      Owner: { type: "object", properties: { pet: { $ref: "#/$defs/Pet_properties_id" } } },
+      Pet_properties_id: { type: "integer" },
+    });
+    expect(tool(result, "acme_shop_second").inputParameters).toEqual({
+      type: "object",
+      properties: { a: { $ref: "#/$defs/Pet_properties_id" }, b: { $ref: "#/$defs/Owner" } },
+      $defs: {
+        Pet_properties_id: { type: "string", format: "uuid" },
+        Owner: { type: "object", properties: { pet: { $ref: "#/$defs/Pet_properties_id_2" } } },
+        Pet_properties_id_2: { type: "integer" },
+      },
+    });
+  });
+
   it("sends a body that is not a plain object as one argument, body; form, text and octet-stream bodies", async () => {
     const result = await imported(
       v31({
