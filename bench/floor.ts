@@ -10,13 +10,14 @@
  * Environment: BENCH_SECONDS (per run, default 3), BENCH_RUNS (rounds, default 3),
  * BENCH_WARMUP (seconds per server, default 2), BENCH_CONNECTIONS (default "1,10").
  */
-import { cpus, loadavg } from "node:os";
 import { type ChildServer, startChild } from "./child.js";
 import { runLoad, type Sample } from "./load.js";
-import { loadSettings, median, printTable, progress } from "./report.js";
+import { median, printTable, report } from "./report.js";
+import { failures, machineLine, paired, roundSettingsFromEnv, rpsCells, runRounds, type Scenario, scenario, verdict } from "./rounds.js";
 import { FLOOR_BODY, FLOOR_BRIDGES, type FloorBridge } from "./servers.js";
 
-const { SECONDS, RUNS, WARMUP, CONNECTIONS } = loadSettings();
+const SETTINGS = roundSettingsFromEnv();
+const { seconds: SECONDS, runs: RUNS, warmup: WARMUP, connections: CONNECTIONS } = SETTINGS;
 
 /** The target of issue #18: `toNodeHandler` at this share of bare node:http's throughput, at 10 connections. */
 const TARGET = { bridge: "toNodeHandler", ratio: 0.9, connections: 10 } as const;
@@ -44,64 +45,47 @@ async function main(): Promise<void> {
       if (answer.status !== 200 || text !== FLOOR_BODY) throw new Error(`${bridge} answers ${answer.status} ${JSON.stringify(text)}`);
     }
     printSetup(servers);
-    for (const [bridge, server] of servers) {
-      progress(`warm-up ${bridge} (${WARMUP}s)`);
-      await runLoad({ url: server.origin }, Math.max(...CONNECTIONS), WARMUP);
-    }
-    const runs = new Map<string, Run[]>();
-    for (let round = 1; round <= RUNS; round++) {
-      for (const connections of CONNECTIONS) {
-        for (const [bridge, server] of servers) {
-          progress(`round ${round}/${RUNS}: ${bridge} at ${connections} connection(s)`);
-          const before = await server.cpu();
-          const sample = await runLoad({ url: server.origin }, connections, SECONDS);
-          const used = (await server.cpu()) - before;
-          const key = `${bridge}@${connections}`;
-          runs.set(key, [...(runs.get(key) ?? []), { ...sample, cpuPerRequest: used / (sample.rps * SECONDS) }]);
-        }
-      }
-    }
-    progress("");
-    print(runs);
+    const scenarios = FLOOR_BRIDGES.map((bridge) =>
+      scenario<Run>(bridge, LABELS[bridge], { url: servers.get(bridge)!.origin }, CONNECTIONS),
+    );
+    await runRounds(scenarios, SETTINGS, async (s, connections, seconds) => {
+      const server = servers.get(s.id as FloorBridge)!;
+      const before = await server.cpu();
+      const sample = await runLoad(s.target, connections, seconds);
+      const used = (await server.cpu()) - before;
+      return { ...sample, cpuPerRequest: used / (sample.rps * seconds) };
+    });
+    print(scenarios);
   } finally {
     await Promise.all([...servers.values()].map((server) => server.stop()));
   }
 }
 
 function printSetup(servers: Map<FloorBridge, ChildServer>): void {
-  const cpu = cpus();
   console.log("adapter floor (issue #18): a trivial fetch handler behind each Node bridge, loopback 127.0.0.1");
-  console.log(
-    `node ${process.version}, ${cpu.length} CPU(s) (${cpu[0]?.model.trim() ?? "?"}), load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")}`,
-  );
+  console.log(machineLine());
   console.log(`servers: one child process each (pids ${[...servers.values()].map((s) => s.pid).join(", ")}); autocannon here`);
   console.log(`runs: warm-up ${WARMUP}s each, then ${RUNS} interleaved round(s) x ${SECONDS}s per server and connection count`);
   console.log("figures: medians over rounds; ratios are medians of per-round ratios to bare; cpu = server CPU µs per request");
   console.log("");
 }
 
-function print(runs: Map<string, Run[]>): void {
+function print(scenarios: Scenario<Run>[]): void {
   const rows = [["bridge", "conns", "req/s", "(min-max)", "p50 ms", "cpu µs/req", "x bare req/s", "x bare cpu", "failures"]];
-  const ratio = (bridge: FloorBridge, connections: number, f: (run: Run, bare: Run) => number) => {
-    const bare = runs.get(`bare@${connections}`)!;
-    return median(runs.get(`${bridge}@${connections}`)!.map((run, i) => f(run, bare[i]!)));
-  };
+  const ratio = (bridge: FloorBridge, connections: number, f: (run: Run, bare: Run) => number) =>
+    paired(scenarios, bridge, "bare", connections, f);
   for (const connections of CONNECTIONS) {
-    for (const bridge of FLOOR_BRIDGES) {
-      const all = runs.get(`${bridge}@${connections}`)!;
-      const rps = all.map((r) => r.rps);
+    for (const s of scenarios) {
+      const all = s.samples.get(connections)!;
       rows.push([
-        LABELS[bridge],
+        s.label,
         String(connections),
-        median(rps).toFixed(0),
-        `${Math.min(...rps).toFixed(0)}-${Math.max(...rps).toFixed(0)}`,
+        ...rpsCells(all),
         median(all.map((r) => r.p50)).toFixed(3),
         median(all.map((r) => r.cpuPerRequest)).toFixed(1),
-        ratio(bridge, connections, (run, bare) => run.rps / bare.rps).toFixed(2),
-        ratio(bridge, connections, (run, bare) => bare.cpuPerRequest / run.cpuPerRequest).toFixed(2),
-        String(all.reduce((n, r) => n + r.failures, 0)),
+        ratio(s.id as FloorBridge, connections, (run, bare) => run.rps / bare.rps).toFixed(2),
+        ratio(s.id as FloorBridge, connections, (run, bare) => bare.cpuPerRequest / run.cpuPerRequest).toFixed(2),
+        failures(all),
       ]);
     }
   }
@@ -112,15 +96,10 @@ function print(runs: Map<string, Run[]>): void {
     return;
   }
   const measured = ratio(TARGET.bridge, TARGET.connections, (run, bare) => run.rps / bare.rps);
-  const met = measured >= TARGET.ratio ? "MET" : "NOT MET";
-  console.log(`  toNodeHandler >= ${TARGET.ratio} x bare node:http throughput @${TARGET.connections}: ${met} (${measured.toFixed(2)})`);
+  console.log(
+    `  toNodeHandler >= ${TARGET.ratio} x bare node:http throughput @${TARGET.connections}: ${verdict(measured >= TARGET.ratio)} (${measured.toFixed(2)})`,
+  );
   console.log("");
 }
 
-main()
-  .catch((error: unknown) => {
-    console.error("bench failed:", error);
-  })
-  .finally(() => {
-    process.exitCode = 0;
-  });
+report(main);

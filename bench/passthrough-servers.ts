@@ -1,48 +1,17 @@
 /**
- * The servers of `bench/passthrough.ts`, one per child process. Over IPC the parent sends one
- * `PassthroughServerConfig`; the child answers with a `PassthroughServerReady` once it listens on
- * 127.0.0.1, and exits on "exit" or when the parent disconnects.
- *
- * - "upstream": answers `GET /items/:id` with a small JSON body when `Authorization: Bearer <token>`;
- * - "pipe": the minimal pipe proxy of `bench/pipe-proxy.ts`, adding that header;
- * - "tools": the handler behind `toNodeHandler`, memory store, a bearer toolkit on the upstream and
- *   a connection holding the token; the passthrough route is what is measured.
+ * The tools-proxy server of `bench/passthrough.ts` (role "passthrough" of `bench/servers.ts`, in
+ * its own child process): the handler behind `toNodeHandler`, memory store, a bearer toolkit on the
+ * upstream and a connection holding the token; the passthrough route is what is measured. The
+ * upstream and the pipe proxy are the roles "upstream" and "pipe" of `bench/servers.ts`, which
+ * take the same token as a Bearer credential.
  */
-import { createServer, type RequestListener } from "node:http";
-import type { AddressInfo } from "node:net";
-import { pipeProxyListener } from "./pipe-proxy.js";
+import type { RequestListener } from "node:http";
+import { BENCH_TOOLKIT, type ServerConfig, type ServerReady } from "./servers.js";
 
-export const PASSTHROUGH_TOOLKIT = "bench";
-
-export type PassthroughServerConfig =
-  | { role: "upstream"; token: string }
-  | { role: "pipe"; upstream: string; token: string }
-  | { role: "tools"; upstream: string; token: string };
-
-export interface PassthroughServerReady {
-  port: number;
-  /** tools: the agent key to call with. */
-  agentKey?: string;
-  error?: string;
-}
-
-const ITEM = JSON.stringify({ id: "item_1", name: "A small item", price: 12.5, tags: ["bench", "loopback"], inStock: true });
-
-function upstream(token: string): RequestListener {
-  const body = Buffer.from(ITEM);
-  const denied = Buffer.from(JSON.stringify({ error: "bad token" }));
-  const expected = `Bearer ${token}`;
-  return (req, res) => {
-    req.resume();
-    req.on("end", () => {
-      const ok = req.headers.authorization === expected;
-      res.writeHead(ok ? 200 : 401, { "content-type": "application/json", "content-length": ok ? body.length : denied.length });
-      res.end(ok ? body : denied);
-    });
-  };
-}
-
-async function tools(config: Extract<PassthroughServerConfig, { role: "tools" }>): Promise<PassthroughServerReady> {
+export async function passthroughTools(
+  config: Extract<ServerConfig, { role: "passthrough" }>,
+  listen: (listener: RequestListener) => Promise<ServerReady>,
+): Promise<ServerReady> {
   const { createToolsHandler, defineToolkit, issueApiKey, memoryStore } = await import("../src/index.js");
   const nodeAdapter: Record<string, unknown> = await import("../adapters/node.js");
   const toNodeHandler = nodeAdapter.toNodeHandler as typeof import("../adapters/node.js").toNodeHandler;
@@ -53,7 +22,7 @@ async function tools(config: Extract<PassthroughServerConfig, { role: "tools" }>
     store,
     toolkits: [
       defineToolkit({
-        slug: PASSTHROUGH_TOOLKIT,
+        slug: BENCH_TOOLKIT,
         name: "Bench",
         description: "The benchmark's upstream on loopback.",
         baseUrl: config.upstream,
@@ -69,37 +38,10 @@ async function tools(config: Extract<PassthroughServerConfig, { role: "tools" }>
     new Request("http://bench.invalid/proxy/tools/auth", {
       method: "POST",
       headers: { "x-api-key": key, "content-type": "application/json" },
-      body: JSON.stringify({ toolkit: PASSTHROUGH_TOOLKIT, credentials: { token: config.token } }),
+      body: JSON.stringify({ toolkit: BENCH_TOOLKIT, credentials: { token: config.key } }),
     }),
   );
   if (auth.status !== 201) return { port: 0, error: `POST /auth answered ${auth.status}: ${await auth.text()}` };
   const ready = await listen(toNodeHandler(handler));
   return { ...ready, agentKey: key };
 }
-
-function listen(listener: RequestListener): Promise<PassthroughServerReady> {
-  const server = createServer({ keepAliveTimeout: 60_000 }, listener);
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ port: (server.address() as AddressInfo).port })));
-}
-
-async function main(config: PassthroughServerConfig): Promise<PassthroughServerReady> {
-  switch (config.role) {
-    case "upstream":
-      return listen(upstream(config.token));
-    case "pipe":
-      return listen(pipeProxyListener({ upstream: config.upstream, token: config.token }).listener);
-    case "tools":
-      return tools(config);
-  }
-}
-
-process.once("message", (config: PassthroughServerConfig) => {
-  main(config).then(
-    (ready) => process.send?.(ready),
-    (error: unknown) => process.send?.({ port: 0, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
-  );
-  process.on("message", (message) => {
-    if (message === "exit") process.exit(0);
-  });
-  process.once("disconnect", () => process.exit(0));
-});

@@ -42,16 +42,3 @@ export function printTable(rows: string[][], textColumns: number): void {
   }
   console.log("");
 }
-
-/** The load runs' settings: BENCH_SECONDS (per run, 3), BENCH_RUNS (rounds, 3), BENCH_WARMUP (seconds, 2), BENCH_CONNECTIONS ("1,10"). */
-export function loadSettings(): { SECONDS: number; RUNS: number; WARMUP: number; CONNECTIONS: number[] } {
-  return {
-    SECONDS: positive("BENCH_SECONDS", 3),
-    RUNS: positive("BENCH_RUNS", 3),
-    WARMUP: positive("BENCH_WARMUP", 2),
-    CONNECTIONS: (process.env.BENCH_CONNECTIONS ?? "1,10")
-      .split(",")
-      .map(Number)
-      .filter((n) => Number.isInteger(n) && n > 0),
-  };
-}

@@ -1,16 +1,20 @@
 /**
- * What the throughput benchmarks share: scenarios, interleaved rounds (every scenario once per
- * round, back to back, so that a noisy neighbour slows all scenarios of a round alike), the table
- * of medians, and ratios as medians of per-round ratios.
+ * What the throughput benchmarks share: their settings, scenarios, interleaved rounds (every
+ * scenario once per round, back to back, so that a noisy neighbour slows all scenarios of a round
+ * alike), the table of medians, ratios as medians of per-round ratios, and the setup line that
+ * names the machine.
  */
+import { cpus, loadavg } from "node:os";
 import { runLoad, type Sample, type Target } from "./load.js";
-import { median, positive, progress } from "./report.js";
+import { median, positive, printTable as printRows, progress } from "./report.js";
 
-export interface Scenario {
+export { verdict } from "./report.js";
+
+export interface Scenario<S extends Sample = Sample> {
   id: string;
   label: string;
   target: Target;
-  samples: Map<number, Sample[]>;
+  samples: Map<number, S[]>;
 }
 
 export interface RoundSettings {
@@ -37,12 +41,33 @@ export function roundSettingsFromEnv(): RoundSettings {
   };
 }
 
-export function scenario(id: string, label: string, target: Target, connections: number[]): Scenario {
+export function scenario<S extends Sample = Sample>(id: string, label: string, target: Target, connections: number[]): Scenario<S> {
   return { id, label, target, samples: new Map(connections.map((c) => [c, []])) };
 }
 
-/** Warms every scenario up, then runs `settings.runs` interleaved rounds, filling each scenario's samples. */
-export async function runRounds(scenarios: Scenario[], settings: RoundSettings): Promise<void> {
+/**
+ * One request per scenario before timing anything, so that a 401 or a failed call does not bench
+ * the error path: each must answer 2xx, and `tool` scenarios (by id) a body with `successful: true`.
+ */
+export async function checkAnswers(scenarios: Scenario[], tool: (id: string) => boolean = () => false): Promise<void> {
+  for (const s of scenarios) {
+    const response = await fetch(s.target.url, { method: s.target.method ?? "GET", headers: s.target.headers, body: s.target.body });
+    const text = await response.text();
+    const failed = !response.ok || (tool(s.id) && (JSON.parse(text) as { successful?: boolean }).successful !== true);
+    if (failed) throw new Error(`scenario ${s.id} does not answer as expected: ${response.status} ${text.slice(0, 300)}`);
+  }
+}
+
+/** One timed sample of a scenario at a connection count; by default the load run alone. */
+export type Measure<S extends Sample> = (s: Scenario<S>, connections: number, seconds: number) => Promise<S>;
+
+/**
+ * Warms every scenario up, then runs `settings.runs` interleaved rounds, filling each scenario's
+ * samples with what `measure` returns (a runner that also reads the server's CPU time, say).
+ */
+export async function runRounds(scenarios: Scenario[], settings: RoundSettings): Promise<void>;
+export async function runRounds<S extends Sample>(scenarios: Scenario<S>[], settings: RoundSettings, measure: Measure<S>): Promise<void>;
+export async function runRounds(scenarios: Scenario[], settings: RoundSettings, measure: Measure<Sample> = load): Promise<void> {
   for (const s of scenarios) {
     progress(`warm-up ${s.id} (${settings.warmup}s)`);
     await runLoad(s.target, Math.max(...settings.connections), settings.warmup);
@@ -51,11 +76,19 @@ export async function runRounds(scenarios: Scenario[], settings: RoundSettings):
     for (const s of scenarios) {
       for (const connections of settings.connections) {
         progress(`round ${round}/${settings.runs}: ${s.id} at ${connections} connection(s)`);
-        s.samples.get(connections)!.push(await runLoad(s.target, connections, settings.seconds));
+        s.samples.get(connections)!.push(await measure(s, connections, settings.seconds));
       }
     }
   }
   progress("");
+}
+
+const load: Measure<Sample> = (s, connections, seconds) => runLoad(s.target, connections, seconds);
+
+/** Median req/s and its (min-max) over rounds, as two table cells. */
+export function rpsCells(samples: Sample[]): string[] {
+  const rps = samples.map((x) => x.rps);
+  return [median(rps).toFixed(0), `${Math.min(...rps).toFixed(0)}-${Math.max(...rps).toFixed(0)}`];
 }
 
 /** One line per scenario and connection count: median req/s (min-max), p50, p99, failures. */
@@ -64,29 +97,33 @@ export function printTable(scenarios: Scenario[], connectionCounts: number[]): v
   for (const s of scenarios) {
     for (const connections of connectionCounts) {
       const samples = s.samples.get(connections)!;
-      const rps = samples.map((x) => x.rps);
       rows.push([
         s.id,
         s.label,
         String(connections),
-        median(rps).toFixed(0),
-        `${Math.min(...rps).toFixed(0)}-${Math.max(...rps).toFixed(0)}`,
+        ...rpsCells(samples),
         median(samples.map((x) => x.p50)).toFixed(3),
         median(samples.map((x) => x.p99)).toFixed(3),
-        String(samples.reduce((n, x) => n + x.failures, 0)),
+        failures(samples),
       ]);
     }
   }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const [index, row] of rows.entries()) {
-    console.log(row.map((cell, i) => (i >= 2 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  "));
-    if (index === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  }
-  console.log("");
+  printRows(rows, 2);
+}
+
+/** The failures of all rounds, as a table cell. */
+export function failures(samples: Sample[]): string {
+  return String(samples.reduce((n, x) => n + x.failures, 0));
 }
 
 /** Median over rounds of f(round's sample of x, round's sample of y), at `connections`. */
-export function paired(scenarios: Scenario[], x: string, y: string, connections: number, f: (a: Sample, b: Sample) => number): number {
+export function paired<S extends Sample>(
+  scenarios: Scenario<S>[],
+  x: string,
+  y: string,
+  connections: number,
+  f: (a: S, b: S) => number,
+): number {
   const find = (id: string) => scenarios.find((s) => s.id === id)!.samples.get(connections)!;
   const ys = find(y);
   return median(find(x).map((sample, i) => f(sample, ys[i]!)));
@@ -95,6 +132,11 @@ export function paired(scenarios: Scenario[], x: string, y: string, connections:
 export const throughput = (a: Sample, b: Sample) => a.rps / b.rps;
 export const addedP50 = (a: Sample, b: Sample) => a.p50 - b.p50;
 
-export function verdict(met: boolean): string {
-  return met ? "MET" : "NOT MET";
+/** The setup line naming Node, the CPUs and the load average at the start. */
+export function machineLine(): string {
+  const cpu = cpus();
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+  return `node ${process.version}, ${cpu.length} CPU(s) (${cpu[0]?.model.trim() ?? "?"}), load average ${load}`;
 }

@@ -11,11 +11,14 @@
  * BENCH_FETCH ("global", "undici" or "both", the default: undici is skipped when
  * adapters/node.ts does not export createUndiciFetch).
  */
-import { cpus, loadavg } from "node:os";
+import { cpus } from "node:os";
 import { type ChildServer, startChild } from "./child.js";
 import type { Sample, Target } from "./load.js";
+import { report } from "./report.js";
 import {
   addedP50,
+  checkAnswers,
+  machineLine,
   scenario as newScenario,
   paired as pairedOf,
   printTable,
@@ -82,7 +85,7 @@ async function main(): Promise<void> {
       );
     }
     scenarios.push(scenario("bare", "bare node:http, same JSON as GET /connections", { url: `${bare.origin}/connections` }));
-    await checkAnswers(scenarios);
+    await checkAnswers(scenarios, (id) => /^[cd]/.test(id));
 
     printSetup(children, notes);
     await runRounds(scenarios, SETTINGS);
@@ -100,29 +103,14 @@ function scenario(id: string, label: string, target: Target): Scenario {
   return newScenario(id, label, target, CONNECTIONS);
 }
 
-/** One request per scenario before timing anything: a 401 or a failed tool would bench the error path. */
-async function checkAnswers(scenarios: Scenario[]): Promise<void> {
-  for (const s of scenarios) {
-    const response = await fetch(s.target.url, { method: s.target.method ?? "GET", headers: s.target.headers, body: s.target.body });
-    const text = await response.text();
-    const failed = !response.ok || (/^[cd]/.test(s.id) && (JSON.parse(text) as { successful?: boolean }).successful !== true);
-    if (failed) throw new Error(`scenario ${s.id} does not answer as expected: ${response.status} ${text.slice(0, 300)}`);
-  }
-}
-
 function printSetup(children: ChildServer[], notes: string[]): void {
-  const cpu = cpus();
   console.log("tools-proxy benchmark (issue #4): loopback, 127.0.0.1");
-  console.log(
-    `node ${process.version}, ${cpu.length} CPU(s) (${cpu[0]?.model.trim() ?? "?"}), load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")}`,
-  );
+  console.log(machineLine());
   console.log(`load generator: autocannon 9 in the parent process (pid ${process.pid}), pipelining 1, keep-alive`);
   console.log(
     `servers: one child process each (pids ${children.map((c) => c.pid).join(", ")}): upstream, pipe proxy, tools-proxy (toNodeHandler on node:http), bare`,
   );
-  console.log(`note: on ${cpu.length} cores, (a) uses 2 busy processes (load generator + upstream) and (b)-(d) use 3 (+ the proxy),`);
+  console.log(`note: on ${cpus().length} cores, (a) uses 2 busy processes (load generator + upstream) and (b)-(d) use 3 (+ the proxy),`);
   console.log("      so the hop shares CPU with the upstream and the load generator; (b) is the reference for that cost.");
   console.log(
     `runs: warm-up ${WARMUP}s per scenario, then ${RUNS} interleaved round(s) x ${SECONDS}s per scenario and connection count (${CONNECTIONS.join(", ")})`,
@@ -189,10 +177,4 @@ function printRatios(scenarios: Scenario[], tags: string[]): void {
   }
 }
 
-main()
-  .catch((error: unknown) => {
-    console.error("bench failed:", error);
-  })
-  .finally(() => {
-    process.exitCode = 0;
-  });
+report(main);

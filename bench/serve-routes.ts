@@ -9,9 +9,21 @@
  * Environment: BENCH_SECONDS (default 3), BENCH_RUNS (default 3), BENCH_WARMUP (default 2),
  * BENCH_CONNECTIONS (default "1,10"), as `bench/run.ts`.
  */
-import { cpus, loadavg } from "node:os";
 import { startChild } from "./child.js";
-import { addedP50, paired, printTable, roundSettingsFromEnv, runRounds, type Scenario, scenario, throughput, verdict } from "./rounds.js";
+import { report } from "./report.js";
+import {
+  addedP50,
+  checkAnswers,
+  machineLine,
+  paired,
+  printTable,
+  roundSettingsFromEnv,
+  runRounds,
+  type Scenario,
+  scenario,
+  throughput,
+  verdict,
+} from "./rounds.js";
 import { type ServeProcess, startServe } from "./serve-process.js";
 import { BENCH_TOOL, BENCH_TOOLKIT } from "./servers.js";
 
@@ -57,7 +69,7 @@ async function main(): Promise<void> {
       ...routes("sql", "serve (SQLite) ", sql, item),
       ...routes("mem", "serve --memory ", mem, item),
     ];
-    await checkAnswers(scenarios);
+    await checkAnswers(scenarios, (id) => /proxy|execute/.test(id));
     printSetup([upstream.pid, pipe.pid, sql.pid, mem.pid, bare.pid]);
     await runRounds(scenarios, SETTINGS);
     printTable(scenarios, CONNECTIONS);
@@ -87,24 +99,9 @@ function routes(id: string, label: string, serve: ServeProcess, item: string): S
   ];
 }
 
-/** One request per scenario before timing anything: a 401 or a failed call would bench the error path. */
-async function checkAnswers(scenarios: Scenario[]): Promise<void> {
-  for (const s of scenarios) {
-    const response = await fetch(s.target.url, { method: s.target.method ?? "GET", headers: s.target.headers, body: s.target.body });
-    const text = await response.text();
-    const failed = !response.ok || (/proxy|execute/.test(s.id) && (JSON.parse(text) as { successful?: boolean }).successful !== true);
-    if (failed) throw new Error(`scenario ${s.id} does not answer as expected: ${response.status} ${text.slice(0, 300)}`);
-  }
-}
-
 function printSetup(pids: number[]): void {
-  const cpu = cpus();
   console.log("tools-proxy serve's routes beside hand-written node:http servers (issue #18): loopback, 127.0.0.1");
-  console.log(
-    `node ${process.version}, ${cpu.length} CPU(s) (${cpu[0]?.model.trim() ?? "?"}), load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")}`,
-  );
+  console.log(machineLine());
   console.log(
     `processes: autocannon here (pid ${process.pid}); upstream, pipe proxy, serve (SQLite), serve --memory, bare (${pids.join(", ")})`,
   );
@@ -151,10 +148,4 @@ function printTargets(scenarios: Scenario[]): void {
   }
 }
 
-main()
-  .catch((error: unknown) => {
-    console.error("bench failed:", error);
-  })
-  .finally(() => {
-    process.exitCode = 0;
-  });
+report(main);

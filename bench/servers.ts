@@ -18,6 +18,7 @@ export type ServerConfig =
   | { role: "tools"; upstream: string; key: string; fetch: "global" | "undici" }
   | { role: "bare"; json: string }
   | { role: "sql"; url: string; upstream: string; key: string }
+  | { role: "passthrough"; upstream: string; key: string }
   | { role: "floor"; bridge: FloorBridge };
 
 /** The Node bridges the adapter floor compares, each serving the same trivial fetch handler (and "bare", none). */
@@ -74,6 +75,8 @@ async function main(config: ServerConfig): Promise<ServerReady> {
       return tools(config);
     case "sql":
       return (await import("./scale-server.js")).sqlTools(config, listen);
+    case "passthrough":
+      return (await import("./passthrough-servers.js")).passthroughTools(config, listen);
     case "floor":
       return listen(await floor(config.bridge));
   }
