@@ -1,17 +1,24 @@
 import type { ServerResponse } from "node:http";
+import { wholeParts } from "../src/core/whole-bodies.js";
 
 /**
- * Writes a fetch `Response` to Node's `ServerResponse`. A body that is already whole when it is
+ * Writes a fetch `Response` to Node's `ServerResponse`. The handler's own whole answers
+ * (`wholeParts`) go out in one call without a `Response` being read. A body that is already whole when it is
  * written (a string, bytes, or a stream with its last chunk queued) goes out in one write with
  * its Content-Length; any other body streams as it is produced, with backpressure. The returned
  * promise settles when the body has been written or abandoned (the client went away: the body is
  * cancelled); it rejects when the body stream fails after the head was sent.
  */
 export function sendResponse(response: Response, res: ServerResponse): Promise<void> | undefined {
+  const whole = wholeParts(response);
+  if (whole) {
+    res.writeHead(whole.status, whole.headers).end(whole.body);
+    return;
+  }
   res.setHeaders(response.headers);
   const body = response.body;
   if (body === null) {
-    res.writeHead(response.status, response.statusText).end();
+    res.writeHead(response.status, response.statusText || undefined).end();
     return;
   }
   return sendBody(body.getReader(), response, res);
@@ -29,13 +36,13 @@ async function sendBody(reader: ReadableStreamDefaultReader<Uint8Array>, respons
     if (read.done) {
       const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       if (!res.hasHeader("content-length") && !res.hasHeader("transfer-encoding")) res.setHeader("content-length", whole.byteLength);
-      res.writeHead(response.status, response.statusText).end(whole);
+      res.writeHead(response.status, response.statusText || undefined).end(whole);
       return;
     }
     chunks.push(read.value);
     next = reader.read();
   }
-  res.writeHead(response.status, response.statusText);
+  res.writeHead(response.status, response.statusText || undefined);
   for (const chunk of chunks) res.write(chunk);
   res.flushHeaders();
   await pump(reader, next, res);

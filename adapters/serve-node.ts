@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
+import { answersOf, rememberBody } from "../src/core/whole-bodies.js";
 import type { ToolsHandler } from "../src/handler.js";
 import { sendResponse } from "./node-response.js";
 
@@ -25,26 +26,30 @@ const INTERNAL = { error: "The server failed to answer this request; try again l
  * (not an entry point). The `Request` is @hono/node-server's: built lazily, so a route reads only
  * what it uses (the URL, a header, the body as a stream). Its URL is the path as received on the
  * Host header's host (nothing is parsed or rebuilt; only the URL standard resolves `.` and `..`
- * segments, as in every runtime); its body is `replay` when a body parser already read it
- * (@hono/node-server takes such a body from `req.rawBody`,
- * https://github.com/honojs/node-server/pull/223), else a stream read as the handler reads it
- * (`withBody`: a request with a body is a standard `Request` built around that stream). Its
- * signal aborts when the client goes away.
+ * segments, as in every runtime); its body is `replay` when a body parser already read it, or
+ * read whole first when its declared length is small (`isSmallBody`): @hono/node-server takes
+ * such a body from `req.rawBody` (https://github.com/honojs/node-server/pull/223), and `readJson`
+ * takes it without a stream (`rememberBody`). Any other body is a stream read as the handler
+ * reads it (`withBody`: a request with a body is a standard `Request` built around that stream).
+ * Its signal aborts when the client goes away.
  * When the handler answers before the body ended (a 413), the rest is read and dropped for a
  * moment (at most 500 ms or 64 MiB) before the connection closes, so the client reads the answer
  * rather than a reset. The `Response` is written by `sendResponse`: in one write when its body is
- * whole, else streamed with backpressure. A handler that throws gets a JSON 500.
+ * whole, else streamed with backpressure. The handler's JSON answers are taken before they become
+ * `Response`s (`answersOf`), so most routes never build one. A handler that throws gets a JSON 500.
  *
  * The global `Request` and `Response` are left alone: @hono/node-server by default replaces them
  * with its own, after which `(await fetch(url)) instanceof Response` is false in the whole process.
  */
 export function nodeBridge(tools: FetchHandler): NodeBridge {
+  const answer = answersOf(tools);
   const listener = getRequestListener(
     async (request, env) => {
       // Only node:http requests come here (the listener is never given to an HTTP/2 server).
       const outgoing = env.outgoing as ServerResponse;
       const incoming = env.incoming as IncomingMessage & { rawBody?: Buffer };
       let handlerRequest = request;
+      if (incoming.rawBody !== undefined) rememberBody(request, incoming.rawBody);
       try {
         if (streamsBody(request, incoming)) handlerRequest = withBody(request, incoming);
       } catch {
@@ -52,7 +57,7 @@ export function nodeBridge(tools: FetchHandler): NodeBridge {
         return RESPONSE_ALREADY_SENT;
       }
       try {
-        await sendResponse(await tools(handlerRequest), outgoing);
+        await sendResponse(await answer(handlerRequest), outgoing);
       } catch {
         if (outgoing.headersSent) outgoing.destroy();
         else fail(outgoing, 500, INTERNAL);
@@ -72,8 +77,37 @@ export function nodeBridge(tools: FetchHandler): NodeBridge {
     req.url = path;
     if (!/^[A-Za-z0-9.:[\]-]*$/.test(req.headers.host ?? "")) req.headers.host = "localhost";
     if (replay !== undefined) (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(replay);
+    else if (isSmallBody(req)) {
+      readSmallBody(req, (body) => {
+        (req as IncomingMessage & { rawBody?: Buffer }).rawBody = body;
+        void listener(req, res);
+      });
+      return;
+    }
     void listener(req, res);
   };
+}
+
+/** Largest request body read whole before the handler runs (see `isSmallBody`); larger ones stream. */
+const SMALL_BODY_BYTES = 64 * 1024;
+
+/**
+ * Whether the request has a body of a declared length of at most `SMALL_BODY_BYTES`. Node's
+ * parser ends such a body after exactly that many bytes, so reading it whole first holds at most
+ * 64 KiB, and the handler gets it without a stream (the JSON of POST /proxy, /execute, /auth).
+ */
+function isSmallBody(req: IncomingMessage): boolean {
+  if (req.method === "GET" || req.method === "HEAD") return false;
+  const length = req.headers["content-length"];
+  return length !== undefined && /^\d{1,6}$/.test(length) && Number(length) <= SMALL_BODY_BYTES;
+}
+
+/** Reads the body whole, then calls `then` with it; nothing when the client goes away first. */
+function readSmallBody(req: IncomingMessage, then: (body: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  req.on("data", (chunk: Buffer) => chunks.push(chunk));
+  req.once("end", () => then(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+  req.once("error", () => req.socket.destroy());
 }
 
 function streamsBody(request: Request, incoming: IncomingMessage & { rawBody?: Buffer }): boolean {

@@ -5,6 +5,7 @@ import { createCors } from "./core/cors.js";
 import { errorResponse, ToolsError, toToolsError } from "./core/errors.js";
 import { cut, loggablePath } from "./core/http.js";
 import { createSafeLogger, type SafeLogger } from "./core/logger.js";
+import { answering, standardResponse } from "./core/whole-bodies.js";
 import { authenticateWith } from "./credentials/api-keys.js";
 import { createCredentialCipher } from "./credentials/cipher.js";
 import { createCursors } from "./credentials/cursors.js";
@@ -80,7 +81,7 @@ export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHand
       `No route ${cut(request.method, 16)} ${cut(url.pathname, 200)}. The routes are listed at ${context.basePath}/openapi.json.`,
     );
   };
-  const handle = async (request: Request): Promise<Response> => {
+  const answer = async (request: Request): Promise<Response> => {
     sweeper.start();
     let response: Response;
     try {
@@ -90,11 +91,12 @@ export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHand
     }
     return cors ? cors.apply(request, response) : response;
   };
+  const handle = async (request: Request): Promise<Response> => standardResponse(await answer(request));
   const close = async () => {
     if (context.apiKeys) dropApiKeyCache(context.store, context.apiKeys);
     await sweeper.stop();
   };
-  return Object.assign(handle, {
+  return Object.assign(answering(handle, answer), {
     handler: handle,
     basePath: context.basePath,
     registry: context.registry,

@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { createUndiciFetch, handleClientError, toNodeHandler } from "../../adapters/node.js";
 import { catalogToolkits, loadToolkitFile } from "../catalog/index.js";
 import type { Logger } from "../core/logger.js";
+import { answersOf } from "../core/whole-bodies.js";
 import { createToolsHandler, type ToolsHandler } from "../handler.js";
 import { memoryRateLimitStore } from "../limits/memory.js";
 import { rateLimit } from "../limits/rate-limit.js";
@@ -84,7 +85,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
   const listener = toNodeHandler(async (request) => {
     if (demoApi && new URL(request.url).pathname.startsWith(`${DEMO_API_PATH}/`)) return demoApi(request);
     return tools
-      ? tools(request)
+      ? answersOf(tools)(request) // the handler's answers as made: the Node bridge writes whole ones directly
       : Response.json({ error: "The server is starting; retry in a moment.", code: "unavailable" }, { status: 503 });
   });
   const server = createServer(accessLog ? accessLog.wrap(listener) : listener);

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { wholeResponse } from "./whole-bodies.js";
+
+const encoder = new TextEncoder();
 
 /**
  * Machine codes of every error the Tools API answers with, and the HTTP status of each.
@@ -72,15 +75,16 @@ export class StoreUnavailableError extends ToolsError {
 
 /** Builds the JSON error response for a ToolsError. */
 export function errorResponse(error: ToolsError): Response {
-  const headers = new Headers(error.headers);
-  headers.set("content-type", "application/json; charset=utf-8");
-  if (error.retryAfter !== undefined) headers.set("retry-after", String(Math.max(0, Math.ceil(error.retryAfter))));
-  if (error.code === "unauthorized") headers.set("www-authenticate", 'Bearer realm="tools-proxy"');
+  const headers: Record<string, string> = {};
+  if (error.headers) for (const [name, value] of new Headers(error.headers)) headers[name] = value;
+  headers["content-type"] = "application/json; charset=utf-8";
+  if (error.retryAfter !== undefined) headers["retry-after"] = String(Math.max(0, Math.ceil(error.retryAfter)));
+  if (error.code === "unauthorized") headers["www-authenticate"] = 'Bearer realm="tools-proxy"';
   const body: ErrorBody = { error: error.message, code: error.code };
   // With its length, as every JSON answer (see `json`): sent whole rather than chunked.
-  const bytes = new TextEncoder().encode(JSON.stringify(body));
-  headers.set("content-length", String(bytes.length));
-  return new Response(bytes, { status: error.status, headers });
+  const bytes = encoder.encode(JSON.stringify(body));
+  headers["content-length"] = String(bytes.length);
+  return wholeResponse(bytes, error.status, headers);
 }
 
 /** Turns anything thrown into a ToolsError; unknown errors become a generic `internal`. */

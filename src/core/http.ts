@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 import { ToolsError } from "./errors.js";
+import { knownBody, wholeResponse } from "./whole-bodies.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 const encoder = new TextEncoder();
@@ -9,13 +10,14 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * A JSON response. It carries its Content-Length, so a Node server sends it whole instead of
- * chunked: one write fewer per response (the chunked terminator), and clients see the size.
+ * chunked: one write fewer per response (the chunked terminator), and clients see the size. It is
+ * a `wholeResponse`: the Node bridge writes its bytes without building a `Response` at all.
  */
 export function json(body: unknown, status = 200, headers?: HeadersInit): Response {
   const bytes = encoder.encode(JSON.stringify(body));
-  const response = new Response(bytes, { status, headers: { "content-type": JSON_TYPE, "content-length": String(bytes.length) } });
-  if (headers) for (const [name, value] of new Headers(headers)) response.headers.set(name, value);
-  return response;
+  const fields: Record<string, string> = { "content-type": JSON_TYPE, "content-length": String(bytes.length) };
+  if (headers) for (const [name, value] of new Headers(headers)) fields[name] = value;
+  return wholeResponse(bytes, status, fields);
 }
 
 /** Largest JSON request body the API reads (1 MiB); larger bodies are a 413. */
@@ -114,7 +116,8 @@ function decoderFor(contentType: string): TextDecoder {
 async function readText(request: Request, decoder: TextDecoder, maxBytes: number): Promise<string> {
   let bytes: Uint8Array;
   try {
-    bytes = await readBytes(request.body, maxBytes);
+    bytes = knownBody(request) ?? (await readBytes(request.body, maxBytes));
+    if (bytes.byteLength > maxBytes) throw new BodyTooLargeError(maxBytes);
   } catch (error) {
     if (error instanceof BodyTooLargeError) {
       throw new ToolsError("payload_too_large", `The JSON body is larger than ${maxBytes} bytes; send a smaller request.`);

@@ -1,16 +1,27 @@
 /** The Node bridge of the node and express adapters, in process, for what the shared suite cannot reach. */
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/node.js";
+import { knownBody } from "../../src/core/whole-bodies.js";
+import { createToolsHandler, issueApiKey, memoryStore } from "../../src/index.js";
 
 let server: Server;
 let port: number;
+/** The bodies the /body route read: whether the bridge had read it whole, and its text. */
+const bodies: Array<{ whole: boolean; text: string }> = [];
 beforeAll(async () => {
   server = createServer(
     toNodeHandler(async (request) => {
       const url = new URL(request.url);
       if (url.pathname === "/throws") throw new Error("a bug with a secret-123 inside");
+      if (url.pathname === "/body") {
+        const seen = { whole: knownBody(request) !== undefined, text: "(unread)" };
+        bodies.push(seen); // before reading: a handler run for a body that never ends is seen too
+        seen.text = await request.text();
+        return new Response(null, { status: 204 });
+      }
       return Response.json({ host: url.host, path: url.pathname + url.search });
     }),
   );
@@ -18,6 +29,11 @@ beforeAll(async () => {
   port = (server.address() as AddressInfo).port;
 });
 afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+/** Resolves when `check` holds, checking every 10 ms. */
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 10));
+}
 
 /** A raw GET with a Host header of our choosing, which fetch would not send. */
 function get(path: string, host: string): Promise<{ status: number; body: string }> {
@@ -53,5 +69,81 @@ describe("toNodeHandler", () => {
     expect(response).toBeInstanceOf(Response);
     expect(new Request(`http://127.0.0.1:${port}/`)).toBeInstanceOf(Request);
     await response.text();
+  });
+
+  it("sends a status line with the status's own reason phrase when the Response has none", async () => {
+    const res = await new Promise<{ status: number; message: string | undefined }>((resolve, reject) => {
+      httpRequest({ port, host: "127.0.0.1", path: "/p" }, (r) => {
+        r.resume();
+        resolve({ status: r.statusCode ?? 0, message: r.statusMessage });
+      })
+        .on("error", reject)
+        .end();
+    });
+    expect(res).toEqual({ status: 200, message: "OK" });
+  });
+
+  it("reads a small body whole before the handler runs, and streams a larger one", async () => {
+    bodies.length = 0;
+    const small = "x".repeat(64 * 1024);
+    const large = "y".repeat(64 * 1024 + 1);
+    for (const body of [small, large]) {
+      const res = await fetch(`http://127.0.0.1:${port}/body`, { method: "POST", body });
+      expect(res.status).toBe(204);
+    }
+    const chunked = new Blob(["z"]).stream(); // no Content-Length: streamed
+    await fetch(`http://127.0.0.1:${port}/body`, { method: "POST", body: chunked, duplex: "half" } as RequestInit);
+    expect(bodies).toEqual([
+      { whole: true, text: small },
+      { whole: false, text: large },
+      { whole: false, text: "z" },
+    ]);
+  });
+
+  it("never runs the handler for a client that leaves before its small body ended", async () => {
+    bodies.length = 0;
+    const accepted: Socket[] = [];
+    const onConnection = (s: Socket) => accepted.push(s);
+    server.on("connection", onConnection);
+    const socket = connect(port, "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    const head = "POST /body HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789";
+    socket.write(head);
+    let peer: Socket | undefined;
+    await until(() => {
+      peer = accepted.find((s) => s.remotePort === socket.localPort);
+      return peer !== undefined && peer.bytesRead >= head.length;
+    });
+    server.off("connection", onConnection);
+    socket.destroy();
+    await until(() => peer!.destroyed);
+    const res = await fetch(`http://127.0.0.1:${port}/body`, { method: "POST", body: "after" });
+    expect(res.status).toBe(204);
+    expect(bodies).toEqual([{ whole: true, text: "after" }]);
+  });
+});
+
+describe("toNodeHandler with the Tools API handler", () => {
+  it("writes the handler's JSON answers whole, as the standard Response would have them", async () => {
+    const store = memoryStore();
+    const tools = createToolsHandler({ store, toolkits: [], cors: { origins: ["https://app.test"] } });
+    const { key } = await issueApiKey(store, { workspaceId: "ws", agentId: "agent" });
+    const api = createServer(toNodeHandler(tools));
+    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}/proxy/tools`;
+    try {
+      for (const headers of [{ "x-api-key": key }, { "x-api-key": key, origin: "https://app.test" }, {}]) {
+        const served = await fetch(`${base}/connections`, { headers });
+        const direct = await tools(new Request(`${base}/connections`, { headers }));
+        expect(served.status).toBe(direct.status);
+        expect(served.statusText).toBe(served.status === 200 ? "OK" : "Unauthorized");
+        const strip = (h: Headers) => Object.fromEntries([...h].filter(([name]) => !["date", "connection", "keep-alive"].includes(name)));
+        expect(strip(served.headers)).toEqual(strip(direct.headers));
+        expect(await served.text()).toBe(await direct.text());
+      }
+    } finally {
+      await new Promise((resolve) => api.close(resolve));
+      await tools.close();
+    }
   });
 });
