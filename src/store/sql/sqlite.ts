@@ -37,11 +37,33 @@ export async function openSqlite(filename: string, options: { busyTimeoutMs?: nu
     native.close();
     throw error;
   }
+  const prepared = new Map<string, SqliteStatement>();
   return {
-    prepare: (sql) => statement(native.prepare(sql)),
-    close: () => native.close(),
+    prepare(sql) {
+      let found = prepared.get(sql);
+      if (found) {
+        // Most recently used last, so that the first entry is the one to drop when the cache is full.
+        prepared.delete(sql);
+      } else {
+        found = statement(native, sql);
+        if (prepared.size >= STATEMENT_CACHE_SIZE) prepared.delete(prepared.keys().next().value!);
+      }
+      prepared.set(sql, found);
+      return found;
+    },
+    close: () => {
+      prepared.clear();
+      native.close();
+    },
   };
 }
+
+/**
+ * How many prepared statements a database keeps for reuse. The store runs a few dozen distinct
+ * statements; preparing one again for each query (SQLite parses and plans it) cost GET
+ * /connections more than running it.
+ */
+const STATEMENT_CACHE_SIZE = 200;
 
 // Module names in variables: bundlers leave such imports alone (esbuild would otherwise drop the
 // "node:" prefix, which node:sqlite cannot do without, and try to resolve bun:sqlite).
@@ -66,14 +88,19 @@ async function openNative(filename: string): Promise<NativeDatabase> {
   return new sqlite.DatabaseSync(filename);
 }
 
-/** Adapts a native statement to Kysely's interface: parameters as an array, and `reader`. */
-function statement(native: NativeStatement): SqliteStatement {
+/**
+ * Adapts a native statement to Kysely's interface: parameters as an array, and `reader`. `all`
+ * and `run` finish before they return, so one prepared statement serves every call; `iterate`
+ * gets a statement of its own, since a second query on a shared one would reset the first's rows.
+ */
+function statement(database: NativeDatabase, sql: string): SqliteStatement {
+  const native = database.prepare(sql);
   const columns = native.columns ? native.columns().length : (native.columnNames?.length ?? 0);
   return {
     reader: columns > 0,
     all: (parameters) => native.all(...parameters.map(bindable)),
     run: (parameters) => native.run(...parameters.map(bindable)),
-    iterate: (parameters) => native.iterate(...parameters.map(bindable)),
+    iterate: (parameters) => database.prepare(sql).iterate(...parameters.map(bindable)),
   };
 }
 
