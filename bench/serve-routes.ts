@@ -10,13 +10,15 @@
  * BENCH_CONNECTIONS (default "1,10"), as `bench/run.ts`.
  */
 import { startChild } from "./child.js";
-import { report } from "./report.js";
+import { runLoad, type Sample } from "./load.js";
+import { median, report } from "./report.js";
 import {
   addedP50,
   checkAnswers,
   machineLine,
   paired,
   printTable,
+  processCpuMicros,
   roundSettingsFromEnv,
   runRounds,
   type Scenario,
@@ -30,6 +32,11 @@ import { BENCH_TOOL, BENCH_TOOLKIT } from "./servers.js";
 const SETTINGS = roundSettingsFromEnv();
 const { seconds: SECONDS, runs: RUNS, warmup: WARMUP, connections: CONNECTIONS } = SETTINGS;
 const UPSTREAM_KEY = "upstream-secret-key";
+
+interface CpuSample extends Sample {
+  /** CPU time of the scenario's server process per request served, in microseconds. */
+  cpuPerRequest: number;
+}
 
 /** The targets of issue #18: a scenario over a reference, at a connection count, at least `ratio`. */
 const TARGETS: Array<{ x: string; y: string; connections: number; ratio: number; what: string }> = [
@@ -57,7 +64,7 @@ async function main(): Promise<void> {
     stops.push(bare.stop);
 
     const item = `${upstream.origin}/items/item_1`;
-    const scenarios: Scenario[] = [
+    const scenarios: Scenario<CpuSample>[] = [
       scenario(
         "upstream",
         "upstream direct              GET /items/:id",
@@ -71,15 +78,24 @@ async function main(): Promise<void> {
     ];
     await checkAnswers(scenarios, (id) => /proxy|execute/.test(id));
     printSetup([upstream.pid, pipe.pid, sql.pid, mem.pid, bare.pid]);
-    await runRounds(scenarios, SETTINGS);
+    // The process whose CPU time a scenario's requests cost (besides the upstream's, for the proxies).
+    const serverOf = (id: string) =>
+      ({ upstream: upstream.pid, pipe: pipe.pid, bare: bare.pid })[id] ?? (id.startsWith("sql-") ? sql.pid : mem.pid);
+    await runRounds(scenarios, SETTINGS, async (s, connections, seconds) => {
+      const pid = serverOf(s.id);
+      const before = processCpuMicros(pid);
+      const sample = await runLoad(s.target, connections, seconds);
+      return { ...sample, cpuPerRequest: (processCpuMicros(pid) - before) / (sample.rps * seconds) };
+    });
     printTable(scenarios, CONNECTIONS);
+    printCpu(scenarios);
     printTargets(scenarios);
   } finally {
     await Promise.all(stops.map((stop) => stop()));
   }
 }
 
-function routes(id: string, label: string, serve: ServeProcess, item: string): Scenario[] {
+function routes(id: string, label: string, serve: ServeProcess, item: string): Scenario<CpuSample>[] {
   const headers = { "x-api-key": serve.agentKey, "content-type": "application/json" };
   const base = `${serve.origin}/proxy/tools`;
   return [
@@ -109,6 +125,28 @@ function printSetup(pids: number[]): void {
   console.log(
     `runs: warm-up ${WARMUP}s per scenario, then ${RUNS} interleaved round(s) x ${SECONDS}s per scenario and connection count (${CONNECTIONS.join(", ")})`,
   );
+  console.log("");
+}
+
+/**
+ * Server CPU per request, which a loaded machine moves far less than requests per second: the
+ * process serving each scenario (not the upstream behind a proxy), and its ratio to the reference.
+ */
+function printCpu(scenarios: Scenario<CpuSample>[]): void {
+  console.log("server CPU per request (µs, user + system, medians over rounds; x ref = reference's CPU / this one's)");
+  const reference = (id: string) =>
+    id.endsWith("-connections") ? "bare" : id.endsWith("-proxy") || id.endsWith("-execute") ? "pipe" : null;
+  for (const connections of CONNECTIONS) {
+    const cells = scenarios.map((s) => {
+      const cpu = median(s.samples.get(connections)!.map((x) => x.cpuPerRequest));
+      const ref = reference(s.id);
+      const ratio = ref
+        ? ` (x ${ref} ${paired(scenarios, s.id, ref, connections, (run, base) => base.cpuPerRequest / run.cpuPerRequest).toFixed(2)})`
+        : "";
+      return `${s.id} ${cpu.toFixed(1)}${ratio}`;
+    });
+    console.log(`  @${connections}: ${cells.join(", ")}`);
+  }
   console.log("");
 }
 

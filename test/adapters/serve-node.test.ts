@@ -132,7 +132,8 @@ describe("toNodeHandler with the Tools API handler", () => {
     await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
     const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}/proxy/tools`;
     try {
-      for (const headers of [{ "x-api-key": key }, { "x-api-key": key, origin: "https://app.test" }, {}]) {
+      const cases: Record<string, string>[] = [{ "x-api-key": key }, { "x-api-key": key, origin: "https://app.test" }, {}];
+      for (const headers of cases) {
         const served = await fetch(`${base}/connections`, { headers });
         const direct = await tools(new Request(`${base}/connections`, { headers }));
         expect(served.status).toBe(direct.status);
