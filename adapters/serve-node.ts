@@ -1,3 +1,4 @@
+import { AsyncResource } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
@@ -102,11 +103,16 @@ function isSmallBody(req: IncomingMessage): boolean {
   return length !== undefined && /^\d{1,6}$/.test(length) && Number(length) <= SMALL_BODY_BYTES;
 }
 
-/** Reads the body whole, then calls `then` with it; nothing when the client goes away first. */
+/**
+ * Reads the body whole, then calls `then` with it, in the async context of this call (so that an
+ * AsyncLocalStorage the caller entered, as serve's access log does, still holds); nothing when
+ * the client goes away first.
+ */
 function readSmallBody(req: IncomingMessage, then: (body: Buffer) => void): void {
   const chunks: Buffer[] = [];
+  const resume = AsyncResource.bind(then);
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
-  req.once("end", () => then(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+  req.once("end", () => resume(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
   req.once("error", () => req.socket.destroy());
 }
 

@@ -68,87 +68,151 @@ export function standardResponse(response: Response): Response {
   return response instanceof WholeResponse ? response.standard() : response;
 }
 
+/** How a whole answer is made: its status, headers (lower-case names, or a `Headers`) and, for an upstream answer, its URL. */
+export interface WholeInit {
+  status: number;
+  statusText?: string;
+  headers: Record<string, string> | Headers;
+  url?: string;
+}
+
+/**
+ * The body of a whole answer, taken as bytes (it then counts as read, as `bytes()` would), or
+ * undefined for any other `Response` and for one whose body was read or asked for as a stream:
+ * read `response.body` then.
+ */
+export function takeWholeBody(response: Response): Uint8Array | undefined {
+  return response instanceof WholeResponse ? response.take() : undefined;
+}
+
+/** Whether `response` is a whole answer whose body, still unread, has at most `maxBytes` bytes. */
+export function isWholeWithin(response: Response, maxBytes: number): boolean {
+  return response instanceof WholeResponse && response.unreadSize() <= maxBytes;
+}
+
+/** UTF-8 as `Response.text()` decodes it: invalid bytes replaced, a leading BOM dropped. */
+const utf8 = new TextDecoder();
+
 /**
  * An answer whose body is known whole. It passes for a `Response` (`instanceof Response`, and
- * every property and method of one), delegating to a real `Response` it builds on first use;
- * only `status`, `ok`, `bodyUsed` and the parts are answered without building one.
+ * every property and method of one): its status, headers and body reads (`text()`, `json()`,
+ * `bytes()`, `arrayBuffer()`, `blob()`, `clone()`) come from the parts; a real `Response` is
+ * built only for `body` (a stream) or `formData()`, and then answers everything.
  */
 class WholeResponse {
-  readonly #status: number;
-  readonly #headers: Record<string, string>;
   readonly #body: Uint8Array;
+  readonly #init: WholeInit;
+  #headers: Headers | undefined;
+  #used = false;
   #standard: Response | undefined;
 
-  constructor(body: Uint8Array, status: number, headers: Record<string, string>) {
+  constructor(body: Uint8Array, init: WholeInit) {
     this.#body = body;
-    this.#status = status;
-    this.#headers = headers;
+    this.#init = init;
+    if (init.headers instanceof Headers) this.#headers = init.headers;
   }
 
-  /** The real `Response`, built once; after that the parts are no longer given out. */
+  /** The real `Response`, built once (its body already read if the parts' was taken); it then answers everything. */
   standard(): Response {
-    this.#standard ??= new Response(this.#body as Uint8Array<ArrayBuffer>, { status: this.#status, headers: this.#headers });
-    return this.#standard;
+    if (this.#standard) return this.#standard;
+    const { status, statusText, url } = this.#init;
+    const standard = new Response(this.#body as Uint8Array<ArrayBuffer>, { status, statusText, headers: this.headers });
+    if (url) Object.defineProperty(standard, "url", { value: url });
+    if (this.#used) void standard.arrayBuffer(); // read already: as disturbed as the original
+    this.#standard = standard;
+    return standard;
   }
 
-  /** The parts, while no `Response` was built (its headers or body may have been changed or read since). */
+  /** The parts, while nothing could have changed them: no `Headers` handed out, no body read, no `Response` built. */
   parts(): WholeParts | null {
-    return this.#standard ? null : { status: this.#status, headers: this.#headers, body: this.#body };
+    const { status, headers } = this.#init;
+    if (this.#standard || this.#used || this.#headers || headers instanceof Headers) return null;
+    return { status, headers, body: this.#body };
+  }
+
+  /** The body's bytes, once (`takeWholeBody`); undefined when it was read or a `Response` was built. */
+  take(): Uint8Array | undefined {
+    if (this.#standard || this.#used) return undefined;
+    this.#used = true;
+    return this.#body;
+  }
+
+  /** The body's size while it can still be taken, else Infinity. */
+  unreadSize(): number {
+    return this.#standard || this.#used ? Number.POSITIVE_INFINITY : this.#body.byteLength;
+  }
+
+  /** The bytes for a read method: the same errors as a `Response` whose body was read already. */
+  #read(): Uint8Array {
+    const body = this.take();
+    if (!body) throw new TypeError("Body is unusable: Body has already been read");
+    return body;
   }
 
   get status(): number {
-    return this.#status;
+    return this.#init.status;
   }
   get ok(): boolean {
-    return this.#status >= 200 && this.#status < 300;
-  }
-  get bodyUsed(): boolean {
-    return this.#standard?.bodyUsed ?? false;
+    return this.status >= 200 && this.status < 300;
   }
   get statusText(): string {
-    return this.standard().statusText;
+    return this.#init.statusText ?? "";
   }
   get headers(): Headers {
-    return this.standard().headers;
+    if (this.#standard) return this.#standard.headers;
+    this.#headers ??= new Headers(this.#init.headers);
+    return this.#headers;
+  }
+  get bodyUsed(): boolean {
+    return this.#standard?.bodyUsed ?? this.#used;
   }
   get body(): ReadableStream<Uint8Array> | null {
     return this.standard().body;
   }
   get type(): ResponseType {
-    return this.standard().type;
+    return "default";
   }
   get url(): string {
-    return this.standard().url;
+    return this.#init.url ?? "";
   }
   get redirected(): boolean {
-    return this.standard().redirected;
+    return false;
   }
-  arrayBuffer(): Promise<ArrayBuffer> {
-    return this.standard().arrayBuffer();
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    if (this.#standard) return this.#standard.arrayBuffer();
+    return this.#read().slice().buffer as ArrayBuffer;
   }
-  blob(): Promise<Blob> {
-    return this.standard().blob();
+  async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    if (this.#standard) return this.#standard.bytes();
+    return this.#read().slice() as Uint8Array<ArrayBuffer>;
   }
-  bytes(): Promise<Uint8Array<ArrayBuffer>> {
-    return this.standard().bytes();
+  async blob(): Promise<Blob> {
+    if (this.#standard) return this.#standard.blob();
+    return new Blob([this.#read() as Uint8Array<ArrayBuffer>], { type: this.headers.get("content-type") ?? "" });
+  }
+  async text(): Promise<string> {
+    if (this.#standard) return this.#standard.text();
+    return utf8.decode(this.#read());
+  }
+  async json(): Promise<unknown> {
+    if (this.#standard) return this.#standard.json();
+    return JSON.parse(utf8.decode(this.#read()));
   }
   formData(): Promise<FormData> {
     return this.standard().formData();
   }
-  json(): Promise<unknown> {
-    return this.standard().json();
-  }
-  text(): Promise<string> {
-    return this.standard().text();
-  }
   clone(): Response {
-    return this.standard().clone();
+    if (this.#standard || this.#used) return this.standard().clone(); // throws as a Response would once read
+    return new WholeResponse(this.#body, { ...this.#init, headers: new Headers(this.headers) }) as unknown as Response;
   }
 }
 // `instanceof Response` holds, and anything not defined above is found on Response.prototype.
 Object.setPrototypeOf(WholeResponse.prototype, Response.prototype);
 
 /** An answer of `status` with `headers` (lower-case names) and the whole `body`, as a `Response`. */
-export function wholeResponse(body: Uint8Array, status: number, headers: Record<string, string>): Response {
-  return new WholeResponse(body, status, headers) as unknown as Response;
+export function wholeResponse(body: Uint8Array, status: number, headers: Record<string, string>): Response;
+/** An answer with the whole `body`, made as `init` says, as a `Response`. */
+export function wholeResponse(body: Uint8Array, init: WholeInit): Response;
+export function wholeResponse(body: Uint8Array, init: number | WholeInit, headers?: Record<string, string>): Response {
+  return new WholeResponse(body, typeof init === "number" ? { status: init, headers: headers! } : init) as unknown as Response;
 }

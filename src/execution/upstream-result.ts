@@ -5,6 +5,7 @@ import { ToolsError } from "../core/errors.js";
 import type { AgentPrincipal } from "../core/principal.js";
 import { redact, redactData, secretForms } from "../core/redact.js";
 import { isRetryableStatus, parseRetryAfter, ToolRunError } from "../core/tool-error.js";
+import { isWholeWithin, takeWholeBody } from "../core/whole-bodies.js";
 import { newStagingKey, ownerMetadata } from "../uploads/staging.js";
 import { BodyTooLargeError, limitBytes, readBytes } from "../util/bytes.js";
 
@@ -39,10 +40,11 @@ export function filterResponseHeaders(headers: Headers): Record<string, string> 
 /**
  * The upstream headers a caller gets back (`filterResponseHeaders`), with the call's secrets
  * redacted: an upstream that echoes the request (its URL with a query key, in a Location) must
- * not hand the connection's credential to the agent.
+ * not hand the connection's credential to the agent. `forms`: the secrets' forms, when the caller
+ * has them already.
  */
-export function passedHeaders(headers: Headers, secrets: string[]): Record<string, string> {
-  return redactData(filterResponseHeaders(headers), secretForms(secrets)) as Record<string, string>;
+export function passedHeaders(headers: Headers, secrets: string[], forms = secretForms(secrets)): Record<string, string> {
+  return redactData(filterResponseHeaders(headers), forms) as Record<string, string>;
 }
 
 /** A proxy call's ExecutionResult: the upstream status (null when no answer came) and filtered headers. */
@@ -65,7 +67,7 @@ export async function upstreamResult(
   // An upstream that echoes the request (its URL with a query key, in a Location or an error
   // page) must not hand the connection's credential to the agent.
   const forms = secretForms(secrets);
-  const answer = { status: response.status, headers: passedHeaders(response.headers, secrets) };
+  const answer = { status: response.status, headers: passedHeaders(response.headers, secrets, forms) };
   let data: unknown;
   try {
     data = redactData(await readUpstreamData(ctx, agent, response, signal), forms);
@@ -108,17 +110,22 @@ export async function readUpstreamData(
   response: Response,
   signal: AbortSignal,
 ): Promise<unknown> {
-  // A 304 (or 204) has no body whatever length it declares: RFC 9110 lets a 304 carry the length of the 200.
-  if (!response.body) return null;
   const maxBytes = ctx.maxResponseBytes;
+  // An answer read whole already (`createUndiciFetch`): its bytes, without a stream around them.
+  const whole = takeWholeBody(response);
+  if (whole && whole.byteLength > maxBytes) throw new BodyTooLargeError(maxBytes);
+  // A 304 (or 204) has no body whatever length it declares: RFC 9110 lets a 304 carry the length of the 200.
+  const body = whole ? null : response.body;
+  if (!whole && !body) return null;
   // No Content-Length is Number(null), 0; one that is not a number is NaN: neither is over the cap.
   if (Number(response.headers.get("content-length")) > maxBytes) {
-    await response.body.cancel().catch(() => {});
+    await body?.cancel().catch(() => {});
     throw new BodyTooLargeError(maxBytes);
   }
+  const bytes = () => (whole ? Promise.resolve(whole) : readBytes(body, maxBytes));
   const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/json" || type.endsWith("+json")) {
-    const text = decoder.decode(await readBytes(response.body, maxBytes));
+    const text = decoder.decode(await bytes());
     if (text === "") return null;
     try {
       return JSON.parse(text);
@@ -126,8 +133,9 @@ export async function readUpstreamData(
       return text;
     }
   }
-  if (isTextual(type)) return decoder.decode(await readBytes(response.body, maxBytes)) || null;
-  return stageStream(ctx, agent, response.body.pipeThrough(limitBytes(maxBytes)), type, signal);
+  if (isTextual(type)) return decoder.decode(await bytes()) || null;
+  const stream = whole ? new Blob([whole as Uint8Array<ArrayBuffer>]).stream() : body!.pipeThrough(limitBytes(maxBytes));
+  return stageStream(ctx, agent, stream, type, signal);
 }
 
 /** Streams a body into the blob store as a staged file of the agent; null when it was empty. */
@@ -159,6 +167,8 @@ async function stageStream(
  * A declared Content-Length over the limit fails the same way at the first read.
  */
 export function capResponseBody(response: Response, maxBytes: number): Response {
+  // An answer read whole already (`createUndiciFetch`) within the limit needs no cap.
+  if (isWholeWithin(response, maxBytes)) return response;
   if (!response.body) return response;
   const tooLarge = () =>
     new ToolRunError(`The upstream response is larger than ${maxBytes} bytes.`, {

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { Agent, type Dispatcher } from "undici";
+import { wholeResponse } from "../core/whole-bodies.js";
 
 /** Options of `createUndiciFetch`. */
 export interface UndiciFetchOptions {
@@ -73,6 +74,7 @@ export function createUndiciFetch(options: UndiciFetchOptions = {}): UndiciFetch
     }
     const nullBody = method === "HEAD" || data.statusCode === 204 || data.statusCode === 205 || data.statusCode === 304;
     if (nullBody) data.body.dump().catch(() => {});
+    else if (isSmallBody(data.headers["content-length"])) return wholeAnswer(data, url, signal);
     const response = new Response(nullBody ? null : toWebStream(data.body), {
       status: data.statusCode,
       statusText: data.statusText ?? "",
@@ -88,6 +90,35 @@ export function createUndiciFetch(options: UndiciFetchOptions = {}): UndiciFetch
       await owned?.close();
     },
   });
+}
+
+/** Largest answer read whole before it is returned (see `wholeAnswer`); larger ones, and those of unknown length, stream. */
+const SMALL_BODY_BYTES = 64 * 1024;
+
+function isSmallBody(length: string | string[] | undefined): boolean {
+  return typeof length === "string" && /^\d{1,6}$/.test(length) && Number(length) <= SMALL_BODY_BYTES;
+}
+
+/**
+ * An answer of a declared length of at most 64 KiB, read whole first: a `Response` whose headers
+ * and body reads (`json()`, `text()`...) come straight from the bytes, and whose body stream is
+ * made only when asked for (`wholeResponse`). Most API answers are this size, and a web stream
+ * around the socket cost more than the rest of reading them. A body that breaks off gives a
+ * `Response` whose body fails on the first read with the same error, as a streamed one would;
+ * an abort before the body ended rejects, as fetch does before it has an answer.
+ */
+async function wholeAnswer(data: Dispatcher.ResponseData, url: URL, signal: AbortSignal | null): Promise<Response> {
+  const init = { status: data.statusCode, statusText: data.statusText ?? "", headers: toHeaders(data.headers), url: url.href };
+  let body: Uint8Array;
+  try {
+    body = new Uint8Array(await data.body.arrayBuffer());
+  } catch (error) {
+    if (signal?.aborted) throw error; // aborted before the answer was whole: fetch itself rejects
+    const failed = new Response(new ReadableStream({ start: (controller) => controller.error(error) }), init);
+    Object.defineProperty(failed, "url", { value: url.href });
+    return failed;
+  }
+  return wholeResponse(body, init);
 }
 
 /** A fetch body as undici takes it, setting the Content-Type fetch would set when none is given. */

@@ -1,6 +1,7 @@
 import { ToolsError } from "../core/errors.js";
 import { requireAgent } from "../core/principal.js";
 import type { ExecutionResult } from "../core/results.js";
+import { takeWholeBody, wholeResponse } from "../core/whole-bodies.js";
 import { runCall } from "../execution/call.js";
 import { passedHeaders } from "../execution/upstream-result.js";
 import { credentialHeader } from "../outbound/headers.js";
@@ -140,6 +141,9 @@ function answer(upstream: Response, secrets: string[], rewrite: (value: string) 
     void upstream.body?.cancel().catch(() => {});
     return new Response(null, { status: upstream.status, statusText: upstream.statusText, headers });
   }
+  // An answer read whole already (`createUndiciFetch`) goes back whole: the Node bridge writes its bytes.
+  const whole = takeWholeBody(upstream);
+  if (whole) return wholeResponse(whole, upstream.status, { ...headers, "content-length": String(whole.byteLength) });
   return new Response(upstream.body, { status: upstream.status, statusText: upstream.statusText, headers });
 }
 

@@ -6,6 +6,7 @@
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUndiciFetch } from "../../adapters/node.js";
+import { takeWholeBody } from "../../src/core/whole-bodies.js";
 import { bearer, defineToolkit } from "../../src/index.js";
 import { CREDENTIALS, createHarness, expectError, type Harness } from "../support/harness.js";
 import { BINARY_BYTES } from "../support/upstream.js";
@@ -38,6 +39,17 @@ beforeAll(async () => {
       case "/stall":
         res.writeHead(200, { "content-type": "text/plain" });
         return void res.write("partial");
+      case "/small": {
+        const small = JSON.stringify({ small: "é" });
+        res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(small)) });
+        return void res.end(small);
+      }
+      case "/short": // a declared length the body never reaches: the connection breaks off
+        res.writeHead(200, { "content-type": "text/plain", "content-length": "100" });
+        return void res.write("0123456789", () => res.socket?.destroy());
+      case "/short-stall": // a declared length, half the body, then nothing
+        res.writeHead(200, { "content-type": "text/plain", "content-length": "20" });
+        return void res.write("0123456789");
     }
     res.writeHead(404).end();
   });
@@ -87,6 +99,40 @@ describe("createUndiciFetch as a fetch", () => {
       expected,
     );
     expect(echoed.headers["content-type"]).toBe(type);
+  });
+
+  it("reads a small answer whole: its body reads come from the bytes, once, as a Response's do", async () => {
+    const small = () => fetch(`${server.origin}/small`);
+    expect(takeWholeBody(await small()), "read whole before fetch resolved").toEqual(new TextEncoder().encode('{"small":"é"}'));
+    expect(takeWholeBody(await fetch(`${server.origin}/echo`)), "no declared length: streamed").toBeUndefined();
+
+    const response = await small();
+    expect([response.status, response.statusText, response.url]).toEqual([200, "OK", `${server.origin}/small`]);
+    const copy = response.clone();
+    expect(response.bodyUsed).toBe(false);
+    expect(await response.json()).toEqual({ small: "é" });
+    expect(response.bodyUsed).toBe(true);
+    await expect(response.text()).rejects.toThrow(TypeError);
+    await expect(response.arrayBuffer()).rejects.toThrow(TypeError);
+    expect(response.body?.locked, "a read body is no stream to read again").toBe(true);
+    const blob = await copy.blob();
+    expect([blob.type, await blob.text()]).toEqual(["application/json", '{"small":"é"}']);
+
+    expect(await new Response((await small()).body).text(), "as a stream").toBe('{"small":"é"}');
+    expect(await (await small()).bytes()).toEqual(new TextEncoder().encode('{"small":"é"}'));
+  });
+
+  it("a small answer that breaks off resolves, and its body fails on the first read", async () => {
+    const response = await fetch(`${server.origin}/short`);
+    expect([response.status, response.url]).toEqual([200, `${server.origin}/short`]);
+    await expect(response.text()).rejects.toThrow();
+  });
+
+  it("an abort while a small answer is read rejects fetch with the signal's reason", async () => {
+    const during = new AbortController();
+    const pending = fetch(`${server.origin}/short-stall`, { signal: during.signal });
+    setTimeout(() => during.abort(new Error("gave up mid-body")), 20);
+    await expect(pending).rejects.toThrow("gave up mid-body");
   });
 
   it("takes a Request as input", async () => {
