@@ -1,8 +1,10 @@
 /**
  * `npm run bench`, first part: the adapter floor (issue #18). A trivial fetch handler, answering
  * the same bytes as a bare node:http handler, behind each Node bridge: `toNodeHandler`,
- * @whatwg-node/server's `createServerAdapter`, @hono/node-server's `getRequestListener`, and bare
- * node:http. Each runs in its own child process; autocannon drives them from here, rounds
+ * @whatwg-node/server's `createServerAdapter`, @hono/node-server's `getRequestListener` with its
+ * defaults (which replace the global `Response` with a lighter one) and with
+ * `overrideGlobalObjects: false` (as `toNodeHandler` uses it, so the handler's `Response` is the
+ * platform's), and bare node:http. Each runs in its own child process; autocannon drives them from here, rounds
  * interleaved, ratios the medians of per-round ratios to bare. Beside throughput, the server's
  * own CPU time per request (user + system over the requests served), which a loaded machine
  * moves much less than it moves requests per second. A report, not a test: it always exits 0.
@@ -32,6 +34,7 @@ const LABELS: Record<FloorBridge, string> = {
   toNodeHandler: "toNodeHandler (tools-proxy/node)",
   "whatwg-node": "@whatwg-node/server createServerAdapter",
   hono: "@hono/node-server getRequestListener",
+  "hono-globals-kept": "@hono/node-server, overrideGlobalObjects: false",
 };
 
 async function main(): Promise<void> {

@@ -22,7 +22,7 @@ export type ServerConfig =
   | { role: "floor"; bridge: FloorBridge };
 
 /** The Node bridges the adapter floor compares, each serving the same trivial fetch handler (and "bare", none). */
-export const FLOOR_BRIDGES = ["bare", "toNodeHandler", "whatwg-node", "hono"] as const;
+export const FLOOR_BRIDGES = ["bare", "toNodeHandler", "whatwg-node", "hono", "hono-globals-kept"] as const;
 export type FloorBridge = (typeof FLOOR_BRIDGES)[number];
 /** What the trivial handler and the bare server answer: the same status, headers and bytes. */
 export const FLOOR_BODY = "Hello from the adapter floor\n";
@@ -112,7 +112,8 @@ function bare(json: string): RequestListener {
 /**
  * A trivial fetch handler behind one Node bridge: ours (`toNodeHandler`), @whatwg-node/server's
  * `createServerAdapter`, @hono/node-server's `getRequestListener` (with its defaults, which
- * replace the global `Request` and `Response` in this process), or none (a bare node:http handler).
+ * replace the global `Request` and `Response` in this process, and without that replacement), or
+ * none (a bare node:http handler).
  */
 async function floor(bridge: FloorBridge): Promise<RequestListener> {
   const trivial = async () => new Response(FLOOR_BODY, { headers: { "content-type": FLOOR_TYPE } });
@@ -130,6 +131,11 @@ async function floor(bridge: FloorBridge): Promise<RequestListener> {
       return (await import("@whatwg-node/server")).createServerAdapter(trivial) as unknown as RequestListener;
     case "hono":
       return (await import("@hono/node-server")).getRequestListener(trivial) as unknown as RequestListener;
+    case "hono-globals-kept":
+      // As toNodeHandler uses it: the handler's Response is then the platform's, built and read in full.
+      return (await import("@hono/node-server")).getRequestListener(trivial, {
+        overrideGlobalObjects: false,
+      }) as unknown as RequestListener;
   }
 }
 
