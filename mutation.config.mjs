@@ -47,7 +47,15 @@ export const SELECTION = {
   "src/outbound/url-policy.ts": OUTBOUND,
   "src/outbound/headers.ts": OUTBOUND,
   "src/outbound/fetch.ts": OUTBOUND,
-  "src/execution/upstream-result.ts": [...OUTBOUND, "test/staged-files.test.ts"],
+  // createUndiciFetch's answers read whole take their own path through readUpstreamData.
+  "src/execution/upstream-result.ts": [...OUTBOUND, "test/staged-files.test.ts", "test/outbound-io/undici-fetch.test.ts"],
+  // The whole answers and request bodies of the Node bridge and createUndiciFetch (src/core/whole-bodies.ts).
+  "src/core/whole-bodies.ts": [
+    "test/http/whole-bodies.test.ts",
+    "test/adapters/serve-node.test.ts",
+    "test/outbound-io/undici-fetch.test.ts",
+    "test/http/proxy.test.ts",
+  ],
   "src/credentials/api-keys.ts": [
     "test/credentials/api-keys.test.ts",
     "test/http/auth-keys.test.ts",
