@@ -48,10 +48,16 @@ export const SELECTION = {
   "src/outbound/headers.ts": OUTBOUND,
   "src/outbound/fetch.ts": OUTBOUND,
   // createUndiciFetch's answers read whole take their own path through readUpstreamData.
-  "src/execution/upstream-result.ts": [...OUTBOUND, "test/staged-files.test.ts", "test/outbound-io/undici-fetch.test.ts"],
+  "src/execution/upstream-result.ts": [
+    ...OUTBOUND,
+    "test/staged-files.test.ts",
+    "test/outbound-io/undici-fetch.test.ts",
+    "test/http/upstream-whole.test.ts",
+  ],
   // The whole answers and request bodies of the Node bridge and createUndiciFetch (src/core/whole-bodies.ts).
   "src/core/whole-bodies.ts": [
     "test/http/whole-bodies.test.ts",
+    "test/http/upstream-whole.test.ts",
     "test/adapters/serve-node.test.ts",
     "test/outbound-io/undici-fetch.test.ts",
     "test/http/proxy.test.ts",

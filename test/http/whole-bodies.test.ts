@@ -5,7 +5,16 @@
 import { describe, expect, it } from "vitest";
 import { errorResponse, ToolsError } from "../../src/core/errors.js";
 import { json } from "../../src/core/http.js";
-import { answersOf, knownBody, rememberBody, standardResponse, wholeParts } from "../../src/core/whole-bodies.js";
+import {
+  answersOf,
+  isWholeWithin,
+  knownBody,
+  rememberBody,
+  standardResponse,
+  takeWholeBody,
+  wholeParts,
+  wholeResponse,
+} from "../../src/core/whole-bodies.js";
 import { createToolsHandler, issueApiKey, memoryStore } from "../../src/index.js";
 
 describe("a whole answer", () => {
@@ -49,6 +58,7 @@ describe("a whole answer", () => {
     const answer = errorResponse(new ToolsError("rate_limited", "Slow down.", { retryAfter: 2.5, headers: { "X-Why": "burst" } }));
     const plain = standardResponse(answer);
     expect(Object.getPrototypeOf(plain)).toBe(Response.prototype);
+    expect(plain.url).toBe("");
     expect(plain.status).toBe(429);
     expect(Object.fromEntries(plain.headers)).toEqual({
       "content-length": String((await plain.clone().bytes()).length),
@@ -60,6 +70,91 @@ describe("a whole answer", () => {
     const other = new Response("x");
     expect(standardResponse(other)).toBe(other);
     expect(wholeParts(other)).toBeNull();
+  });
+});
+
+describe("a whole answer's reads", () => {
+  const bytes = new TextEncoder().encode("a=1&b=%C3%A9");
+  const make = (status = 200) =>
+    wholeResponse(bytes, {
+      status,
+      statusText: "Fine",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      url: "https://api.test/x",
+    });
+
+  it("answers ok for 2xx only, and its statusText and url as made", () => {
+    expect([199, 200, 299, 300].map((status) => make(status).ok)).toEqual([false, true, true, false]);
+    const answer = make();
+    expect([answer.statusText, answer.url, answer.type, answer.redirected]).toEqual(["Fine", "https://api.test/x", "default", false]);
+  });
+
+  it("serves each read once from the bytes, then fails as a read Response does", async () => {
+    const reads: Array<(r: Response) => Promise<unknown>> = [
+      (r) => r.text(),
+      (r) => r.json(),
+      (r) => r.bytes(),
+      (r) => r.arrayBuffer(),
+      (r) => r.blob(),
+    ];
+    for (const read of reads) {
+      const answer = make();
+      await read(answer).catch(() => {}); // json() of form data throws, but it has read the body
+      expect(answer.bodyUsed).toBe(true);
+      expect(wholeParts(answer)).toBeNull();
+      expect(isWholeWithin(answer, 1_000_000), "a read body has nothing left to take").toBe(false);
+      expect(takeWholeBody(answer)).toBeUndefined();
+      await expect(answer.text()).rejects.toThrow(/already been read/);
+      expect(() => answer.clone()).toThrow(TypeError);
+    }
+    expect((await make().blob()).type).toBe("application/x-www-form-urlencoded");
+    expect((await wholeResponse(bytes, { status: 200, headers: {} }).blob()).type, "no Content-Type").toBe("");
+    expect(Object.fromEntries(await make().formData())).toEqual({ a: "1", b: "é" });
+  });
+
+  it("once its body was asked for as a stream, answers everything from that one Response", async () => {
+    const reads: Array<[(r: Response) => Promise<unknown>, unknown]> = [
+      [(r) => r.text(), "a=1&b=%C3%A9"],
+      [(r) => r.bytes(), bytes],
+      [async (r) => new Uint8Array(await r.arrayBuffer()), bytes],
+      [async (r) => (await r.blob()).text(), "a=1&b=%C3%A9"],
+      [async (r) => r.clone().text(), "a=1&b=%C3%A9"],
+    ];
+    for (const [read, expected] of reads) {
+      const answer = make();
+      expect(answer.body).toBe(answer.body); // one Response, one stream
+      expect(await read(answer)).toEqual(expected);
+    }
+    const answer = make();
+    void answer.body;
+    answer.headers.set("x-late", "1");
+    const standard = standardResponse(answer);
+    expect([standard.headers.get("x-late"), standard.url, standard.statusText]).toEqual(["1", "https://api.test/x", "Fine"]);
+    await expect(make().json()).rejects.toThrow(SyntaxError); // form data is no JSON
+    const data = json({ n: 1 });
+    void data.body;
+    expect(await data.json()).toEqual({ n: 1 });
+  });
+
+  it("keeps the Headers it was given, and a taken body leaves a disturbed stream", async () => {
+    const headers = new Headers({ "content-type": "text/plain" });
+    const answer = wholeResponse(bytes, { status: 200, headers });
+    expect(answer.headers).toBe(headers);
+    expect(wholeParts(answer), "Headers given out from the start: no parts").toBeNull();
+    expect(isWholeWithin(answer, bytes.length)).toBe(true);
+    expect(isWholeWithin(answer, bytes.length - 1)).toBe(false);
+    expect(takeWholeBody(answer)).toBe(bytes);
+    expect(answer.body?.locked).toBe(true);
+    expect(standardResponse(answer).bodyUsed).toBe(true);
+  });
+
+  it("a clone is a whole answer of its own, with its own headers", async () => {
+    const answer = make();
+    const copy = answer.clone();
+    expect(takeWholeBody(copy.clone()), "a clone's bytes are whole too").toEqual(bytes);
+    copy.headers.set("x-copy", "1");
+    expect(answer.headers.get("x-copy")).toBeNull();
+    expect(await copy.text()).toBe(await answer.text());
   });
 });
 
