@@ -137,17 +137,15 @@ describe("GET /connections and DELETE /connections/{id}", () => {
   it("lists the caller's connections oldest first, filtered by toolkit", async () => {
     const all = await h.call("GET", "/connections", { key });
     expect(all.status).toBe(200);
-    expect(all.json.connections.map((c: { toolkit: string }) => c.toolkit)).toEqual([
-      "acme",
-      "notes",
-      "vault",
-      "notes",
-      "notes",
-      "tenant",
-      "tenant",
-    ]);
+    const listed = all.json.connections as Array<{ id: string; toolkit: string; label: string }>;
+    expect(listed.map((c) => c.toolkit).sort()).toEqual(["acme", "notes", "notes", "notes", "tenant", "tenant", "vault"]);
+    // Oldest first, and by id within one millisecond: connections made back to back can share one.
+    const order = await Promise.all(listed.map(async (c) => [(await h.store.getConnection(c.id))!.createdAt.getTime(), c.id] as const));
+    expect(order).toEqual([...order].sort(([at, id], [at2, id2]) => at - at2 || (id < id2 ? -1 : id > id2 ? 1 : 0)));
     const notes = await h.call("GET", "/connections?toolkit=notes", { key });
-    expect(notes.json.connections.map((c: { label: string }) => c.label)).toEqual(["Notes", "Notes 2", "Work notes"]);
+    const labels = notes.json.connections.map((c: { label: string }) => c.label);
+    expect(labels).toEqual(listed.filter((c) => c.toolkit === "notes").map((c) => c.label));
+    expect([...labels].sort()).toEqual(["Notes", "Notes 2", "Work notes"]);
     expect((await h.call("GET", "/connections?toolkit=nope", { key })).json.connections).toEqual([]);
     for (const value of [CREDENTIALS.headerKey, CREDENTIALS.bearerToken, CREDENTIALS.basicPassword]) expect(all.text).not.toContain(value);
   });
