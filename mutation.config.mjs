@@ -70,6 +70,13 @@ export const SELECTION = {
     "test/http/errors.test.ts",
   ],
   "src/credentials/key-shape.ts": ["test/credentials/api-keys.test.ts", "test/http/auth-keys.test.ts"],
+  // The API key cache: what a revoked key may still do is its doing.
+  "src/credentials/key-cache.ts": [
+    "test/credentials/key-cache.test.ts",
+    "test/credentials/api-keys.test.ts",
+    "test/http/auth-keys.test.ts",
+  ],
+  "src/util/ttl-cache.ts": ["test/credentials/key-cache.test.ts", "test/credentials/opened-values.test.ts"],
   "src/credentials/cipher.ts": ["test/cipher.test.ts", "test/credentials/cipher-paths.test.ts", "test/security/credential-values.test.ts"],
   "src/credentials/sealing.ts": ["test/credentials/sealing.test.ts", "test/cipher.test.ts"],
   "src/credentials/signer.ts": [

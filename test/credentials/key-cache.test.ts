@@ -5,7 +5,7 @@
  * `maxEntries` keys, nor misses, revoked keys, or a key revoked while it was being looked up.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createApiKeyCache } from "../../src/credentials/key-cache.js";
+import { createApiKeyCache, dropApiKeyCache, forgetRevokedKey } from "../../src/credentials/key-cache.js";
 import { type ApiKeyRecord, createToolsHandler, issueApiKey, memoryStore, revokeApiKey, type ToolsStore } from "../../src/index.js";
 
 const SECRET = "key-cache-test-secret-0123456789abcdefghijklmnop";
@@ -113,6 +113,30 @@ describe("createApiKeyCache", () => {
     expect(await cache.lookup("nothing", async () => null)).toBeNull();
     expect((await cache.lookup("hash-r", async () => record("r", true)))?.revokedAt).not.toBeNull();
     expect(cache.size).toBe(0);
+  });
+
+  it("forgets only the revoked key: the others are still answered from the cache", async () => {
+    const store = memoryStore();
+    const cache = createApiKeyCache(store, { ttlMs: 60_000, maxEntries: 10 });
+    const loads: string[] = [];
+    const lookup = (id: string) => cache.lookup(`hash-${id}`, async () => (loads.push(id), record(id)));
+    await lookup("kept");
+    await lookup("revoked");
+    await revokeApiKey(store, "revoked"); // no such key in the store: only the caches are told
+    expect(cache.size).toBe(1);
+    await lookup("kept");
+    expect(loads).toEqual(["kept", "revoked"]);
+  });
+
+  it("is no longer told of revocations once its handler has dropped it; a store without caches is told nothing", async () => {
+    const store = memoryStore();
+    const cache = createApiKeyCache(store, { ttlMs: 60_000, maxEntries: 10 });
+    await cache.lookup("hash-k", async () => record("k"));
+    dropApiKeyCache(store, cache);
+    forgetRevokedKey(store, "k");
+    expect(cache.size, "a dropped cache is out of the store's set").toBe(1);
+    expect(() => forgetRevokedKey(memoryStore(), "k")).not.toThrow();
+    expect(() => dropApiKeyCache(memoryStore(), cache), "dropping from a store that has no caches").not.toThrow();
   });
 
   it("does not keep a key whose lookup was under way when it was revoked", async () => {
