@@ -2,7 +2,7 @@ import { AsyncResource } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import { answersOf, rememberBody } from "../src/core/whole-bodies.js";
+import { answersOf, isWholeLength, rememberBody } from "../src/core/whole-bodies.js";
 import type { ToolsHandler } from "../src/handler.js";
 import { sendResponse } from "./node-response.js";
 
@@ -89,18 +89,13 @@ export function nodeBridge(tools: FetchHandler): NodeBridge {
   };
 }
 
-/** Largest request body read whole before the handler runs (see `isSmallBody`); larger ones stream. */
-const SMALL_BODY_BYTES = 64 * 1024;
-
 /**
- * Whether the request has a body of a declared length of at most `SMALL_BODY_BYTES`. Node's
+ * Whether the request has a body of a declared length of at most 64 KiB (`isWholeLength`). Node's
  * parser ends such a body after exactly that many bytes, so reading it whole first holds at most
  * 64 KiB, and the handler gets it without a stream (the JSON of POST /proxy, /execute, /auth).
  */
 function isSmallBody(req: IncomingMessage): boolean {
-  if (req.method === "GET" || req.method === "HEAD") return false;
-  const length = req.headers["content-length"];
-  return length !== undefined && /^\d{1,6}$/.test(length) && Number(length) <= SMALL_BODY_BYTES;
+  return req.method !== "GET" && req.method !== "HEAD" && isWholeLength(req.headers["content-length"]);
 }
 
 /**

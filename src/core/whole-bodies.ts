@@ -13,6 +13,17 @@
  * that `readJson` takes the bytes (`knownBody`) rather than a stream built around them.
  */
 
+/**
+ * Largest body read whole before it is handed on (a request body by the Node bridge, an answer by
+ * `createUndiciFetch`); larger bodies, and those of unknown length, stream.
+ */
+export const WHOLE_BODY_BYTES = 64 * 1024;
+
+/** Whether a declared Content-Length (a header value as Node gives it) is a length of at most `WHOLE_BODY_BYTES`. */
+export function isWholeLength(length: string | string[] | undefined): boolean {
+  return typeof length === "string" && /^\d{1,6}$/.test(length) && Number(length) <= WHOLE_BODY_BYTES;
+}
+
 /** Request bodies the Node bridge read whole, by request. */
 const bodiesByRequest = new WeakMap<Request, Uint8Array>();
 

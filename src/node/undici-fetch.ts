@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { Agent, type Dispatcher } from "undici";
-import { wholeResponse } from "../core/whole-bodies.js";
+import { isWholeLength, wholeResponse } from "../core/whole-bodies.js";
 
 /** Options of `createUndiciFetch`. */
 export interface UndiciFetchOptions {
@@ -74,7 +74,7 @@ export function createUndiciFetch(options: UndiciFetchOptions = {}): UndiciFetch
     }
     const nullBody = method === "HEAD" || data.statusCode === 204 || data.statusCode === 205 || data.statusCode === 304;
     if (nullBody) data.body.dump().catch(() => {});
-    else if (isSmallBody(data.headers["content-length"])) return wholeAnswer(data, url, signal);
+    else if (isWholeLength(data.headers["content-length"])) return wholeAnswer(data, url, signal);
     const response = new Response(nullBody ? null : toWebStream(data.body), {
       status: data.statusCode,
       statusText: data.statusText ?? "",
@@ -90,13 +90,6 @@ export function createUndiciFetch(options: UndiciFetchOptions = {}): UndiciFetch
       await owned?.close();
     },
   });
-}
-
-/** Largest answer read whole before it is returned (see `wholeAnswer`); larger ones, and those of unknown length, stream. */
-const SMALL_BODY_BYTES = 64 * 1024;
-
-function isSmallBody(length: string | string[] | undefined): boolean {
-  return typeof length === "string" && /^\d{1,6}$/.test(length) && Number(length) <= SMALL_BODY_BYTES;
 }
 
 /**

@@ -7,6 +7,7 @@ import { errorResponse, ToolsError } from "../../src/core/errors.js";
 import { json } from "../../src/core/http.js";
 import {
   answersOf,
+  isWholeLength,
   isWholeWithin,
   knownBody,
   rememberBody,
@@ -183,6 +184,15 @@ describe("a handler's answers", () => {
   it("of a plain fetch function are its own", () => {
     const plain = async () => new Response("x");
     expect(answersOf(plain)).toBe(plain);
+  });
+});
+
+describe("which bodies are read whole", () => {
+  it("those declaring at most 64 KiB in plain decimal digits, and no other", () => {
+    for (const length of ["0", "1", "65536"]) expect(isWholeLength(length), length).toBe(true);
+    const others = [undefined, "", "65537", "1234567", "1e3", "0x10", "-1", " 10", "10 ", "x10", "10x", "1.5"];
+    for (const length of others) expect(isWholeLength(length), String(length)).toBe(false);
+    expect(isWholeLength(["10", "10"]), "a header given twice").toBe(false);
   });
 });
 
