@@ -15,7 +15,7 @@ describe("decrypting the same value again", () => {
     const sealed = await cipher.encrypt('{"type":"bearer","token":"tok-opened-values-1234"}', "conn_a");
     for (let i = 0; i < 3; i++) expect(await cipher.decrypt(sealed, "conn_a")).toContain("tok-opened-values-1234");
     await expect(cipher.decrypt(sealed, "conn_b")).rejects.toThrow();
-    await expect(cipher.decrypt(`${sealed.slice(0, -2)}AA`, "conn_a")).rejects.toThrow();
+    await expect(cipher.decrypt(`${sealed.slice(0, -1)}${sealed.endsWith("A") ? "Q" : "A"}`, "conn_a")).rejects.toThrow();
   });
 
   it("keeps nothing another cipher (another secret) could answer from", async () => {

@@ -72,7 +72,7 @@ describe("no response, header, log line or hook event carries a credential or an
       ["POST", "/proxy", { key, body: { toolkit: "acme", method: "GET", url: `${h.foreign.origin}/v1/echo` } }],
       ["POST", "/proxy", { key, body: { toolkit: "notes", method: "GET", url: `${up}/echo`, headers: { "X-Bad": "a\r\nb" } } }],
       ["POST", "/proxy", { key, body: { toolkit: "notes", method: "POST", url: `${up}/echo`, body: { authorization: "x" } } }],
-      ["GET", "/connections", { key: `${key.slice(0, -2)}zz` }],
+      ["GET", "/connections", { key: `${key.slice(0, -2)}${key.endsWith("zz") ? "yy" : "zz"}` }],
       ["GET", "/connections", { key: a.key, bearer: true, agentId: "someone-else" }],
       ["DELETE", `/connections/${notes.id}`, { key }],
     ];
