@@ -196,7 +196,8 @@ const optionsShape = {
   /**
    * The connect page a person opens from a connect link (`POST /auth` without credentials): the
    * app's name shown on it (`appName`, default "This app"), the colour of its button and links
-   * (`accentColor`, `#rrggbb`), and any of its `texts` replaced (see docs/guide/connect-link.md).
+   * (`accentColor`, `#rrggbb`), and any of its `texts` replaced (see docs/guide/connect-link.md in the
+   * repository).
    */
   connectPage: z
     .strictObject({

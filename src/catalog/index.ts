@@ -87,7 +87,10 @@ const overrideUrl = z
   .string()
   .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), "must be an absolute http(s) URL");
 
-/** A `{ "provider": "<slug>", ... }` entry of a toolkit file: CONTRACT §7's fields, nothing else. */
+/**
+ * A `{ "provider": "<slug>", ... }` entry of a toolkit file: the deployer's client and the URLs a
+ * self-hosted, enterprise or sandbox deployment moves (docs/guide/providers.md, "In a toolkit file"), nothing else.
+ */
 const entrySchema = z.strictObject({
   provider: z.string().min(1),
   clientId: z.string().min(1).optional(),

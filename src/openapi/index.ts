@@ -1,6 +1,6 @@
 /**
  * `tools-proxy/openapi`: an OpenAPI 3.0, 3.1 or Swagger 2.0 document (JSON or YAML) as a JSON
- * toolkit, one tool per operation. See docs/guide/openapi-import.md for the mapping.
+ * toolkit, one tool per operation. The mapping is in docs/guide/openapi-import.md in the repository.
  */
 import { OpenApiImportError } from "./errors.js";
 import { DEFAULT_LIMITS, type ImportLimits } from "./limits.js";

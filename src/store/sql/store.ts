@@ -45,7 +45,7 @@ export interface SqlToolsStore extends ToolsStore {
   /**
    * The store, with its reads stopped when `signal` aborts: cancelled in the database on
    * PostgreSQL (`pg_cancel_backend`) and MySQL/MariaDB (`KILL QUERY`); on SQLite a statement that
-   * has started runs to its end (docs/storage/sql.md).
+   * has started runs to its end (docs/storage/sql.md in the repository).
    */
   withSignal(signal: AbortSignal): ToolsStore;
   /** Removes expired authorizations and leases; returns how many rows went. */
