@@ -10,6 +10,7 @@ import { authenticateWith } from "./credentials/api-keys.js";
 import { createCredentialCipher } from "./credentials/cipher.js";
 import { createCursors } from "./credentials/cursors.js";
 import { createApiKeyCache, dropApiKeyCache } from "./credentials/key-cache.js";
+import { joinRevocations } from "./credentials/revocations.js";
 import { createSigner } from "./credentials/signer.js";
 import { enforceLimits } from "./limits/enforce.js";
 import { mcpRoutes } from "./mcp/route.js";
@@ -57,6 +58,7 @@ export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHand
   const router = createRouter([...createRoutes(), ...mcpRoutes, ...passthroughRoutes], context.basePath);
   const cors = resolved.cors ? createCors(resolved.cors) : null;
   const sweeper = createSweeper(context, context.logger, resolved.sweepIntervalMs);
+  const leaveRevocations = resolved.apiKeyRevocations ? joinRevocations(context.store, context.apiKeys, resolved.apiKeyRevocations) : null;
 
   const dispatch = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -94,6 +96,7 @@ export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHand
   const handle = async (request: Request): Promise<Response> => standardResponse(await answer(request));
   const close = async () => {
     if (context.apiKeys) dropApiKeyCache(context.store, context.apiKeys);
+    leaveRevocations?.();
     await sweeper.stop();
   };
   return Object.assign(answering(handle, answer), {

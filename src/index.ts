@@ -5,7 +5,7 @@ export { ERROR_STATUS, type ErrorBody, type ErrorCode, StoreUnavailableError, To
 export type { Logger } from "./core/logger.js";
 export type { ExecutionResult } from "./core/results.js";
 export { ToolRunError } from "./core/tool-error.js";
-export type { IssueApiKeyOptions, IssuedApiKey } from "./credentials/api-keys.js";
+export type { IssueApiKeyOptions, IssuedApiKey, RevokeApiKeyOptions } from "./credentials/api-keys.js";
 export { AGENT_KEY_PREFIX, authenticate, issueApiKey, readApiKey, revokeApiKey, SERVICE_KEY_PREFIX } from "./credentials/api-keys.js";
 export type {
   ApiKeyScheme,
@@ -18,6 +18,7 @@ export type {
 } from "./credentials/auth-schemes.js";
 export { apiKey, basic, bearer, none, oauth2 } from "./credentials/auth-schemes.js";
 export { type CredentialCipher, createCredentialCipher } from "./credentials/cipher.js";
+export type { ApiKeyRevocationListener, ApiKeyRevocations } from "./credentials/revocations.js";
 export { createToolsHandler, type ToolsHandler } from "./handler.js";
 export { type CreditsOptions, combineLimits, credits } from "./limits/combine.js";
 export { type MemoryRateLimitStore, type MemoryRateLimitStoreOptions, memoryRateLimitStore } from "./limits/memory.js";

@@ -3,6 +3,7 @@ import { BLOB_STORE_METHODS, type BlobStore } from "./blob/types.js";
 import { type ConnectTextName, DEFAULT_CONNECT_TEXTS } from "./context/connect-page.js";
 import type { ToolsHooks } from "./context/context.js";
 import type { Logger } from "./core/logger.js";
+import type { ApiKeyRevocations } from "./credentials/revocations.js";
 import type { LimitsHook } from "./limits/types.js";
 import { retriesSchema } from "./outbound/retry.js";
 import type { LeaseStore } from "./store/leases.js";
@@ -170,9 +171,10 @@ const optionsShape = {
   /**
    * Keeps API keys looked up recently in this process, so that a request with a key seen in the
    * last `ttlMs` (default 5000) skips the store; at most `maxEntries` keys (default 10 000).
-   * `revokeApiKey()` empties the caches of this process at once; another process (a second
-   * instance, or `tools-proxy keys revoke`) still accepts a revoked key until its entry expires,
-   * `ttlMs` at most. `ttlMs: 0` turns the cache off: every request asks the store.
+   * `revokeApiKey()` empties the caches of this process at once. Another process (a second
+   * instance, or `tools-proxy keys revoke`) refuses a revoked key as soon as `apiKeyRevocations`
+   * tells it, and without that option when its entry expires, `ttlMs` at most. `ttlMs: 0` turns
+   * the cache off: every request asks the store.
    */
   apiKeyCache: z
     .strictObject({
@@ -180,6 +182,14 @@ const optionsShape = {
       maxEntries: z.number().int().positive().default(10_000),
     })
     .prefault({}),
+  /**
+   * Tells the other instances when a key is revoked, and hears of theirs, so that every instance
+   * refuses a revoked key within a message's delay rather than `apiKeyCache.ttlMs`:
+   * `redisApiKeyRevocations(redis)` from `tools-proxy/redis`. `revokeApiKey(store, id)` in this
+   * process then publishes there too. While the bus is down, the cache's `ttlMs` bounds the delay
+   * again, and the cache is emptied when the bus comes back.
+   */
+  apiKeyRevocations: withMethods<ApiKeyRevocations>(["publish", "subscribe"], "an ApiKeyRevocations").optional(),
   /**
    * Lets browser code on other origins call the API (preflight answers and
    * `Access-Control-Allow-Origin` on every answer). Off by default: only the app's own origin can.

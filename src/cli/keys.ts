@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { issueApiKey, revokeApiKey } from "../credentials/api-keys.js";
+import type { ApiKeyRevocations } from "../credentials/revocations.js";
 import { walkPages } from "../store/paging.js";
 import { apiKeyRecord } from "../store/sql/rows.js";
 import { DEFAULT_TABLE_PREFIX, type StoreDatabase, tableNames } from "../store/sql/schema.js";
@@ -60,10 +61,15 @@ export async function listKeys(store: SqlToolsStore, workspaceId: string | undef
 
 /**
  * `tools-proxy keys revoke`: "revoked" when it was active, "already" with the key when it was
- * revoked before, or null when there is no key with this id.
+ * revoked before, or null when there is no key with this id. Published on `revocations` (Redis)
+ * when given, so that running servers drop the key from their caches at once.
  */
-export async function revokeKey(store: SqlToolsStore, id: string): Promise<{ outcome: "revoked" | "already"; key: ApiKeyRecord } | null> {
-  const revoked = await revokeApiKey(store, id);
+export async function revokeKey(
+  store: SqlToolsStore,
+  id: string,
+  revocations?: ApiKeyRevocations,
+): Promise<{ outcome: "revoked" | "already"; key: ApiKeyRecord } | null> {
+  const revoked = await revokeApiKey(store, id, revocations ? { revocations } : {});
   const row = await keysTable(store).selectAll().where("id", "=", id).executeTakeFirst();
   return row ? { outcome: revoked ? "revoked" : "already", key: apiKeyRecord(row) } : null;
 }

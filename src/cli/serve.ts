@@ -9,12 +9,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createUndiciFetch, handleClientError, toNodeHandler } from "../../adapters/node.js";
 import { catalogToolkits, loadToolkitFile } from "../catalog/index.js";
-import type { Logger } from "../core/logger.js";
+import { createSafeLogger, type Logger } from "../core/logger.js";
 import { answersOf } from "../core/whole-bodies.js";
 import { createToolsHandler, type ToolsHandler } from "../handler.js";
 import { memoryRateLimitStore } from "../limits/memory.js";
 import { rateLimit } from "../limits/rate-limit.js";
 import type { LimitsHook, RateLimitRule } from "../limits/types.js";
+import { redisApiKeyRevocations } from "../redis/revocations.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { createAccessLog, type LogFormat } from "./access-log.js";
 import { createDemoApi, DEMO_API_KEY, DEMO_API_PATH } from "./demo-api.js";
@@ -102,6 +103,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
       blobStore: storage.blobStore,
       secret: storage.secret,
       ...(storage.leases ? { leases: storage.leases } : {}),
+      ...(storage.redis ? { apiKeyRevocations: redisApiKeyRevocations(storage.redis, { onError: warnRevocationsDown }) } : {}),
       ...(settings.refreshLeaseMs !== undefined ? { refreshLeaseMs: settings.refreshLeaseMs } : {}),
       ...limitsOption(
         settings.rateLimit
@@ -208,6 +210,15 @@ const stderrLogger: Logger = {
   warn: (message, fields) => process.stderr.write(`warn: ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}\n`),
   error: (message, fields) => process.stderr.write(`error: ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}\n`),
 };
+
+/** Said once per Redis outage: what a revoked key does meanwhile. */
+function warnRevocationsDown(error: Error): void {
+  createSafeLogger(stderrLogger).log(
+    "warn",
+    "API key revocations cannot reach Redis; until it is back, another instance's revoked key is refused here within 5 s (the API key cache)",
+    { error },
+  );
+}
 
 /** The toolkits served: each by name, or for a catalog's worth a count and what is left to configure. */
 function toolkitsLine(toolkits: Toolkit[]): string {

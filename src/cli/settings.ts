@@ -6,7 +6,8 @@
  * - `--database-url URL` (env TOOLS_PROXY_DATABASE_URL): `postgres://` or `mysql://` instead of the
  *   SQLite file, to share data between instances (the env keeps a password out of `ps`);
  * - `--redis-url URL` (env TOOLS_PROXY_REDIS_URL): for `serve`, one Redis connection that holds the
- *   OAuth refresh leases and, with `--rate-limit`, the rate limit's counts, shared by instances;
+ *   OAuth refresh leases and, with `--rate-limit`, the rate limit's counts, shared by instances,
+ *   and carries the news of a revoked API key (which `keys revoke` publishes there too);
  * - `--memory`: nothing persisted (the handler's in-memory stores).
  */
 import { randomBytes } from "node:crypto";
@@ -17,7 +18,7 @@ import { memoryBlobStore } from "../blob/memory.js";
 import type { BlobStore } from "../blob/types.js";
 import { StoreUnavailableError } from "../core/errors.js";
 import type { RateLimitStore } from "../limits/types.js";
-import { connectRedis } from "../redis/connection.js";
+import { connectRedis, type RedisConnection } from "../redis/connection.js";
 import { redisLeaseStore } from "../redis/lease-store.js";
 import { redisRateLimitStore } from "../redis/rate-limit-store.js";
 import type { LeaseStore } from "../store/leases.js";
@@ -46,6 +47,8 @@ export interface Storage {
   rateLimitStore: RateLimitStore | undefined;
   /** `host:port` of the Redis in use, without user or password; undefined without one. */
   redisHost: string | undefined;
+  /** The Redis connection, with --redis-url for the commands that use it (serve, keys revoke); closed by `close()`. */
+  redis: RedisConnection | undefined;
   /** Lines for the start banner: where the data is, with no password. */
   describe: string[];
   /** Creates or upgrades the database tables; the names of the migrations applied. */
@@ -76,8 +79,15 @@ const KEEPS = {
 export const DEFAULT_DATA_DIR = ".tools-proxy";
 const SECRET_FILE = "secret";
 
-/** Resolves the flags (over the environment) into opened stores. Nothing connects before the first query. */
-export function openStorage(flags: StorageFlags, env: NodeJS.ProcessEnv = process.env, options: { forServe?: boolean } = {}): Storage {
+/**
+ * Resolves the flags (over the environment) into opened stores. Nothing connects to the database
+ * before the first query; Redis is connected when `options.redis` (default: for serve).
+ */
+export function openStorage(
+  flags: StorageFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  options: { forServe?: boolean; redis?: boolean } = {},
+): Storage {
   const forServe = options.forServe ?? true;
   const databaseUrl = flags.databaseUrl ?? (env.TOOLS_PROXY_DATABASE_URL || undefined);
   const redisUrl = flags.redisUrl ?? (env.TOOLS_PROXY_REDIS_URL || undefined);
@@ -110,6 +120,7 @@ export function openStorage(flags: StorageFlags, env: NodeJS.ProcessEnv = proces
       leases: undefined,
       rateLimitStore: undefined,
       redisHost: undefined,
+      redis: undefined,
       describe: ["data: in memory (lost at exit)"],
       migrate: async () => [],
       close: async () => {},
@@ -139,8 +150,8 @@ export function openStorage(flags: StorageFlags, env: NodeJS.ProcessEnv = proces
   if (!databaseUrl) createPrivately(join(dataDir, "tools-proxy.db"));
   const store = sqlStore({ url: databaseUrl ?? `sqlite:${join(dataDir, "tools-proxy.db")}` });
   const blobStore = filesystemBlobStore({ directory: join(dataDir, "files") });
-  // One connection for both stores, made only for serve: keys create and migrate use neither.
-  const redis = redisUrl && forServe ? connectRedisOrExplain(redisUrl, redisFrom) : undefined;
+  // One connection for the stores and the revocations, made for serve and keys revoke: the other commands use none.
+  const redis = redisUrl && (options.redis ?? forServe) ? connectRedisOrExplain(redisUrl, redisFrom) : undefined;
   const leases = redis ? redisLeaseStore(redis) : undefined;
   const data = databaseUrl
     ? `${store.dialect === "postgres" ? "PostgreSQL" : "MySQL"} at ${hostOf(databaseUrl)}`
@@ -153,10 +164,11 @@ export function openStorage(flags: StorageFlags, env: NodeJS.ProcessEnv = proces
     leases,
     rateLimitStore: redis ? redisRateLimitStore(redis) : undefined,
     redisHost: redisUrl ? hostOf(redisUrl) : undefined,
+    redis,
     describe: [
       `data: ${data}`,
       `staged files: ${join(dataDir, "files")}${databaseUrl ? " (this instance's own: give every instance the same directory)" : ""}`,
-      ...(redisUrl ? [`refresh leases: Redis at ${hostOf(redisUrl)}`] : []),
+      ...(redisUrl ? [`refresh leases and API key revocations: Redis at ${hostOf(redisUrl)}`] : []),
     ],
     migrate: async () => (await store.migrate()).applied,
     close: async () => {

@@ -11,7 +11,8 @@ export const STORAGE_HELP = `Storage (the same for serve, keys and migrate):
                        run several instances on one database (env TOOLS_PROXY_DATABASE_URL, which
                        keeps a password out of the process list)
   --redis-url URL      redis://...: for serve, OAuth refresh leases and the --rate-limit counts
-                       in Redis, shared by the instances using it (env TOOLS_PROXY_REDIS_URL)`;
+                       in Redis, shared by the instances using it, and the news of a revoked API
+                       key, which keys revoke publishes there too (env TOOLS_PROXY_REDIS_URL)`;
 
 /** serve's environment variables, after its help. */
 export const SERVE_ENVIRONMENT_HELP = `Environment:

@@ -3,6 +3,7 @@ import type { ApiKeyRecord, Principal, ToolsStore } from "../store/types.js";
 import { randomBytes, randomId, sha256Hex, timingSafeEqual, toBase64Url } from "../util/encoding.js";
 import { forgetRevokedKey } from "./key-cache.js";
 import { API_KEY_SHAPE } from "./key-shape.js";
+import { type ApiKeyRevocations, publishRevocation } from "./revocations.js";
 
 /** Prefix of agent keys. */
 export const AGENT_KEY_PREFIX = "pak_";
@@ -44,18 +45,33 @@ export async function issueApiKey(store: ToolsStore, options: IssueApiKeyOptions
   return { key, record };
 }
 
+/** Options of `revokeApiKey`. */
+export interface RevokeApiKeyOptions {
+  /**
+   * Where to tell the other instances, besides the `apiKeyRevocations` of this process's handlers
+   * over the same store: for a process without a handler, such as an admin script.
+   */
+  revocations?: ApiKeyRevocations;
+}
+
 /**
  * Revokes a key by its id. False when there is no such key or it was already revoked. The
- * handlers of this process over `store` refuse it from their next request; other processes
- * refuse it once their cache entry expires (the `apiKeyCache` option's `ttlMs`).
+ * handlers of this process over `store` refuse it from their next request. Other processes refuse
+ * it as soon as the revocation reaches them through `apiKeyRevocations` (the handlers' option, or
+ * `options.revocations`), else once their cache entry expires (the `apiKeyCache` option's `ttlMs`).
+ * The revocation is published after the store has it, even when the key was already revoked (a
+ * second call repairs a first whose message was lost); a failed publish is not an error here.
  */
-export async function revokeApiKey(store: ToolsStore, keyId: string): Promise<boolean> {
+export async function revokeApiKey(store: ToolsStore, keyId: string, options: RevokeApiKeyOptions = {}): Promise<boolean> {
   forgetRevokedKey(store, keyId); // before and after: a request between the two cannot cache it again
+  let revoked: boolean;
   try {
-    return await store.revokeApiKey(keyId, new Date());
+    revoked = await store.revokeApiKey(keyId, new Date());
   } finally {
     forgetRevokedKey(store, keyId);
   }
+  await publishRevocation(store, keyId, options.revocations);
+  return revoked;
 }
 
 /**

@@ -17,6 +17,8 @@ export interface ApiKeyCache {
   lookup(hash: string, load: () => Promise<ApiKeyRecord | null>): Promise<ApiKeyRecord | null>;
   /** Drops the key `keyId` (revoked), and anything being loaded meanwhile. */
   forget(keyId: string): void;
+  /** Drops every key, and anything being loaded meanwhile: revocations may have been missed. */
+  forgetAll(): void;
   readonly size: number;
 }
 
@@ -40,6 +42,10 @@ export function createApiKeyCache(store: ToolsStore, settings: ApiKeyCacheSettin
     forget(keyId) {
       generation++;
       entries.deleteWhere((record) => record.id === keyId);
+    },
+    forgetAll() {
+      generation++;
+      entries.deleteWhere(() => true);
     },
     get size() {
       return entries.size;

@@ -1,4 +1,7 @@
 import { StoreUnavailableError } from "../core/errors.js";
+import { createSubscriber, type RedisChannelListener, type RedisSubscriber } from "./subscriber.js";
+
+export type { RedisChannelListener } from "./subscriber.js";
 
 /**
  * The one command the Redis stores send: `EVAL` of a Lua script, in node-redis's shape. A
@@ -9,8 +12,21 @@ export interface RedisScriptClient {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
-/** A connection made by `connectRedis`: a `RedisScriptClient` you close when done. */
-export interface RedisConnection extends RedisScriptClient {
+/**
+ * A client that can also listen on a channel, as `redisApiKeyRevocations` needs: a `connectRedis`
+ * connection is one. `listen` calls `listener` for `channel` until the function it returns is
+ * called, and tells it each time the subscription is live (again): Redis keeps no message for a
+ * subscriber that was away.
+ */
+export interface RedisPubSubClient extends RedisScriptClient {
+  listen(channel: string, listener: RedisChannelListener): () => void;
+}
+
+/**
+ * A connection made by `connectRedis`: a `RedisPubSubClient` you close when done. Its first
+ * `listen` opens a second connection (a subscribed Redis connection can send nothing else).
+ */
+export interface RedisConnection extends RedisPubSubClient {
   close(): Promise<void>;
 }
 
@@ -60,6 +76,7 @@ export function connectRedis(url: string, options: { timeoutMs?: number } = {}):
   );
   client.catch(() => {}); // reported by the first command instead
   let closed = false;
+  let subscriber: RedisSubscriber | null = null;
   return {
     async eval(script, evalOptions) {
       if (closed) throw new StoreUnavailableError("The Redis connection was closed; retry shortly.");
@@ -68,9 +85,15 @@ export function connectRedis(url: string, options: { timeoutMs?: number } = {}):
       if (!redis.isReady) throw new StoreUnavailableError("Redis is not connected (it is reconnecting in the background); retry shortly.");
       return redis.eval(script, evalOptions);
     },
+    listen(channel, listener) {
+      if (closed) throw new StoreUnavailableError("The Redis connection was closed; it cannot listen.");
+      subscriber ??= createSubscriber(url, timeoutMs);
+      return subscriber.subscribe(channel, listener);
+    },
     async close() {
       if (closed) return;
       closed = true;
+      await subscriber?.close();
       const { redis } = await client.catch(() => ({ redis: null }));
       if (!redis) return;
       // close() waits for replies to pending commands; a hung server gets timeoutMs, then is cut.

@@ -40,3 +40,11 @@ export const RELEASE_LEASE_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `;
+
+/**
+ * Publishes ARGV[2] on the channel ARGV[1]. A script, so that every client of the stores (one
+ * that has only `eval`) can publish too.
+ */
+export const PUBLISH_SCRIPT = `
+return redis.call('PUBLISH', ARGV[1], ARGV[2])
+`;

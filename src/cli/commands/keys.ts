@@ -1,7 +1,8 @@
 /**
  * `keys create`, `keys list` and `keys revoke`: API keys in the data of a local server, with the
  * same storage options as `serve`. A running server accepts a new key at once and refuses a
- * revoked one within its API key cache's 5 seconds.
+ * revoked one at once when `keys revoke` has the servers' --redis-url, else within its API key
+ * cache's 5 seconds.
  */
 import { type Command, Option } from "commander";
 import type { ApiKeyRecord } from "../../store/types.js";
@@ -104,34 +105,50 @@ export function registerKeys(program: Command): void {
   const revoke = keys
     .command("revoke")
     .argument("<id...>", 'the keys\' ids (key_..., from "keys list" or "keys create")')
-    .summary("Revoke API keys by id: a running server refuses them within 5 s (401)")
+    .summary("Revoke API keys by id: running servers refuse them at once with --redis-url, else within 5 s (401)")
     .description(
       'Revoke API keys by their ids (from "tools-proxy keys list"), in the same data as "tools-proxy serve" ' +
-        "(run it with the same storage options). A running server refuses a revoked key within 5 seconds (401; its API key cache keeps a valid key that long). " +
-        "Revoking a key twice is not an error.",
+        "(run it with the same storage options). With the servers' --redis-url, every running server refuses a revoked key at once (401); " +
+        "without it, within 5 seconds (its API key cache keeps a valid key that long). " +
+        "Revoking a key twice is not an error, and tells the servers again.",
     );
   addStorageOptions(revoke)
     .addHelpText("after", `\n${STORAGE_HELP}`)
     .action(async (ids: string[], opts: StorageOptionValues) => {
       const { revokeKey } = await import("../keys.js");
-      await withStorage(revoke, opts, async (storage) => {
-        await storage.migrate();
-        for (const id of ids) {
-          const result = await revokeKey(storage.sql!, id);
-          if (!result)
-            throw new CliError(
-              `there is no API key "${id}" in this data; list them with "tools-proxy keys list" (with the same storage options).`,
-              EXIT.notFound,
+      const { redisApiKeyRevocations } = await import("../../redis/revocations.js");
+      await withStorage(
+        revoke,
+        opts,
+        async (storage) => {
+          await storage.migrate();
+          let unreached: Error | undefined;
+          const revocations = storage.redis
+            ? redisApiKeyRevocations(storage.redis, { onError: (error) => (unreached ??= error) })
+            : undefined;
+          for (const id of ids) {
+            const result = await revokeKey(storage.sql!, id, revocations);
+            if (!result)
+              throw new CliError(
+                `there is no API key "${id}" in this data; list them with "tools-proxy keys list" (with the same storage options).`,
+                EXIT.notFound,
+              );
+            const agent = result.key.agentId ? `, agent "${result.key.agentId}"` : "";
+            const what = `${result.key.kind} key ${id} (workspace "${result.key.workspaceId}"${agent})`;
+            note(
+              result.outcome === "revoked"
+                ? `Revoked ${what}.`
+                : `The ${what} was already revoked, at ${result.key.revokedAt!.toISOString()}.`,
             );
-          const agent = result.key.agentId ? `, agent "${result.key.agentId}"` : "";
-          const what = `${result.key.kind} key ${id} (workspace "${result.key.workspaceId}"${agent})`;
-          note(
-            result.outcome === "revoked"
-              ? `Revoked ${what}.`
-              : `The ${what} was already revoked, at ${result.key.revokedAt!.toISOString()}.`,
-          );
-        }
-      });
+          }
+          if (unreached)
+            note(
+              `Redis could not be reached (${describeRedisError(unreached)}): running servers refuse the key within 5 seconds rather than at once. ` +
+                "Run the same command again once Redis is back to tell them at once.",
+            );
+        },
+        { redis: true },
+      );
     });
   withExamples(
     revoke,
@@ -144,6 +161,12 @@ export function registerKeys(program: Command): void {
     "tools-proxy keys list",
     "tools-proxy keys revoke key_3kVq0bqXU0bm5V2fRr4l1A",
   );
+}
+
+/** Why Redis failed, in a few words and never with its URL (which may hold a password). */
+function describeRedisError(error: Error): string {
+  const code = (error.cause as { code?: unknown } | undefined)?.code ?? (error as { code?: unknown }).code;
+  return typeof code === "string" ? code : error.message.replace(/\/\/[^@/\s]*@/g, "//***@");
 }
 
 /** A key as `keys list --json` and `keys create --json` show it: everything but its hash. */

@@ -22,7 +22,7 @@ export function addStorageOptions(command: Command): Command {
     .option("--database-url <url>", "postgres://... or mysql://... instead of the SQLite file (env TOOLS_PROXY_DATABASE_URL)")
     .option(
       "--redis-url <url>",
-      "redis://...: OAuth refresh leases and --rate-limit counts in Redis, shared by instances (env TOOLS_PROXY_REDIS_URL)",
+      "redis://...: OAuth refresh leases, --rate-limit counts and API key revocations in Redis, shared by instances (env TOOLS_PROXY_REDIS_URL)",
     );
 }
 
@@ -34,13 +34,18 @@ export function storageFlags(values: StorageOptionValues): StorageFlags {
 /**
  * Opens the storage for an admin command (no secret needed), runs it, and closes it. A wrong flag
  * is a usage error of `command` (exit 2); a storage failure exits 1 with a sentence. A CliError
- * thrown by `run` passes as it is.
+ * thrown by `run` passes as it is. Redis is connected only for a command that says `redis`.
  */
-export async function withStorage(command: Command, values: StorageOptionValues, run: (storage: Storage) => Promise<void>): Promise<void> {
+export async function withStorage(
+  command: Command,
+  values: StorageOptionValues,
+  run: (storage: Storage) => Promise<void>,
+  options: { redis?: boolean } = {},
+): Promise<void> {
   const { openStorage, SettingsError, storageFailure } = await import("../settings.js");
   let storage: Storage;
   try {
-    storage = openStorage(storageFlags(values), process.env, { forServe: false });
+    storage = openStorage(storageFlags(values), process.env, { forServe: false, redis: options.redis ?? false });
   } catch (error) {
     if (error instanceof SettingsError) throw error.usage ? usageError(command, error.message) : new CliError(error.message);
     throw error;
