@@ -1,6 +1,6 @@
 import * as oauth from "oauth4webapi";
 import type { HandlerContext } from "../context/context.js";
-import { basicAuthorization, type Credential, type OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { type Credential, clientBasicAuthorization, type OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { openCredential } from "../credentials/sealing.js";
 import { buildUpstreamHeaders } from "../outbound/headers.js";
 import type { ConnectionRecord } from "../store/types.js";
@@ -67,7 +67,8 @@ async function revokeByRequest(
     request.auth === "bearer"
       ? buildUpstreamHeaders({}, scheme, credential, defaults)
       : buildUpstreamHeaders({}, { type: "none" }, null, defaults);
-  if (request.auth === "client_basic") headers.set("authorization", basicAuthorization(scheme.clientId, scheme.clientSecret ?? ""));
+  if (request.auth === "client_basic")
+    headers.set("authorization", clientBasicAuthorization(scheme.clientId, scheme.clientSecret ?? "", scheme.clientBasicEncoding));
   let body: string | undefined;
   if (request.body) {
     const fields = Object.fromEntries(Object.entries(request.body).map(([name, value]) => [name, fill(value)]));

@@ -74,6 +74,7 @@ export const oauth2Fields = {
   remoteUserField: text.optional(),
   issuer: text.optional(),
   tokenEndpointAuthMethod: z.enum(["client_secret_basic", "client_secret_post", "none"]).optional(),
+  clientBasicEncoding: z.enum(["raw", "form"]).optional(),
   tokenRequestFormat: z.enum(["form", "json"]).optional(),
   authorizationParams: stringMap.optional(),
   tokenParams: stringMap.optional(),
