@@ -13,7 +13,7 @@ type OAuthCredential = Extract<Credential, { type: "oauth2" }>;
 /**
  * Revokes the connection's tokens at the provider when its toolkit says how: RFC 7009 at its
  * revocation endpoint (the refresh token first, which ends the grant at most providers, then the
- * access token), or the provider's own request (`revocation`: GitHub's grant deletion, Slack's
+ * access token), or the provider's own request (`revocation`: GitHub's token deletion, Slack's
  * `auth.revoke`, Dropbox's token revoke). Never throws: a failure is logged, and the caller
  * deletes the connection locally either way.
  */
