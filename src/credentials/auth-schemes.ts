@@ -34,14 +34,15 @@ export interface AccountLookup {
 
 /**
  * A revocation request that is not RFC 7009: its method, how it authenticates (`bearer`: the token
- * itself; `client_basic`: the client's id and secret as HTTP Basic; `none`) and its body, where
- * `{accessToken}`, `{refreshToken}` and `{clientId}` are replaced.
+ * itself; `client_basic`: the client's id and secret as HTTP Basic; `client_post`: the same as
+ * `client_id` and `client_secret` fields of the body, as HubSpot's revoke takes them; `none`) and
+ * its body, where `{accessToken}`, `{refreshToken}` and `{clientId}` are replaced.
  */
 export interface RevocationRequest {
   /** Default: the scheme's `revocationUrl`. A path under the toolkit's first base URL, or absolute. */
   url?: string;
   method: "POST" | "DELETE" | "GET";
-  auth: "bearer" | "client_basic" | "none";
+  auth: "bearer" | "client_basic" | "client_post" | "none";
   body?: Record<string, string>;
   format?: "form" | "json";
 }

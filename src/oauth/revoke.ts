@@ -59,7 +59,7 @@ async function revokeByRequest(
       name === "clientId" ? scheme.clientId : name === "accessToken" ? credential.accessToken : (credential.refreshToken ?? ""),
     );
   const template = request.url ?? scheme.revocationUrl!;
-  // The token fillers of a URL path (HubSpot's DELETE /oauth/v1/refresh-tokens/{refreshToken}) are encoded as one segment.
+  // A token filler in a URL path (HubSpot's v1 DELETE /oauth/v1/refresh-tokens/{refreshToken} had one) is encoded as one segment.
   const path = template.replace(/\{(accessToken|refreshToken|clientId)\}/g, (placeholder) => encodeURIComponent(fill(placeholder)));
   const url = definitionUrl(toolkit, path, config);
   const defaults = fillHeaders(toolkit.headers, config);
@@ -70,8 +70,11 @@ async function revokeByRequest(
   if (request.auth === "client_basic")
     headers.set("authorization", clientBasicAuthorization(scheme.clientId, scheme.clientSecret ?? "", scheme.clientBasicEncoding));
   let body: string | undefined;
-  if (request.body) {
-    const fields = Object.fromEntries(Object.entries(request.body).map(([name, value]) => [name, fill(value)]));
+  if (request.body || request.auth === "client_post") {
+    const fields: Record<string, string> = Object.fromEntries(
+      Object.entries(request.body ?? {}).map(([name, value]) => [name, fill(value)]),
+    );
+    if (request.auth === "client_post") Object.assign(fields, { client_id: scheme.clientId, client_secret: scheme.clientSecret ?? "" });
     if (request.format === "json") {
       headers.set("content-type", "application/json");
       body = JSON.stringify(fields);

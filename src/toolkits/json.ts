@@ -65,7 +65,7 @@ export const oauth2Fields = {
     .strictObject({
       url: pathOrUrl.optional(),
       method: z.enum(["POST", "DELETE", "GET"]),
-      auth: z.enum(["bearer", "client_basic", "none"]),
+      auth: z.enum(["bearer", "client_basic", "client_post", "none"]),
       body: stringMap.optional(),
       format: z.enum(["form", "json"]).optional(),
     })
