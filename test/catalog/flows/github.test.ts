@@ -79,7 +79,12 @@ function emulate(request: EmulatedRequest) {
 
 beforeAll(async () => {
   // GitHub's client ids hold a `.` (`Iv1.8a61f9b3a7aba766`, as the REST reference shows one).
-  flow = await startFlow({ provider: "github", hosts: ["github.com", "api.github.com"], emulate, clientId: `Iv1.${mint("").slice(0, 16)}` });
+  flow = await startFlow({
+    provider: "github",
+    hosts: ["github.com", "api.github.com"],
+    emulate,
+    clientId: `Iv1.${mint("").slice(0, 16)}`,
+  });
 });
 afterAll(() => flow?.close());
 
