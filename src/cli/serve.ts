@@ -83,6 +83,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
   const outboundFetch = createUndiciFetch();
   const accessLog = settings.accessLog ? createAccessLog(settings.accessLog) : null;
   const listener = toNodeHandler(async (request) => {
+    accessLog?.noteRequest(request);
     if (demoApi && new URL(request.url).pathname.startsWith(`${DEMO_API_PATH}/`)) return demoApi(request);
     return tools
       ? answersOf(tools)(request) // the handler's answers as made: the Node bridge writes whole ones directly

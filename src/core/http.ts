@@ -134,9 +134,24 @@ async function readText(request: Request, decoder: TextDecoder, maxBytes: number
 }
 
 /**
- * A request path as logs may show it: a connect page's secret part is left out
- * (`/connect/auth_x.***`), since the link works for whoever holds it.
+ * A request path as logs may show it, with a connect link's secret part left out
+ * (`/connect/auth_x.***`): the link works for whoever holds it. Give it the path the router
+ * matched (`new URL(request.url).pathname`: dot segments resolved, percent-encoding kept). A
+ * segment is masked when it spells a link token once ASCII percent-escapes are decoded, since the
+ * router decodes its parameters (`auth%5Fx.…` opens the same page), and wherever it stands: a
+ * token in a path that reached no page is still a working token.
  */
 export function loggablePath(path: string): string {
-  return path.replace(/(\/connect\/auth_[A-Za-z0-9_-]+\.)[^/]*/g, "$1***");
+  return path
+    .split("/")
+    .map((segment) => {
+      const id = LINK_TOKEN_ID.exec(
+        segment.replace(/%([0-7][0-9A-Fa-f])/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+      );
+      return id ? `${id[1]}.***` : segment;
+    })
+    .join("/");
 }
+
+/** The id part of a connect link's token (`auth_<id>.<secret>`), in any case: the log must not depend on the page's spelling. */
+const LINK_TOKEN_ID = /^(auth_[A-Za-z0-9_-]+)\./i;

@@ -65,7 +65,7 @@ export const oauth2Fields = {
     .strictObject({
       url: pathOrUrl.optional(),
       method: z.enum(["POST", "DELETE", "GET"]),
-      auth: z.enum(["bearer", "client_basic", "none"]),
+      auth: z.enum(["bearer", "client_basic", "client_post", "none"]),
       body: stringMap.optional(),
       format: z.enum(["form", "json"]).optional(),
     })
@@ -74,6 +74,7 @@ export const oauth2Fields = {
   remoteUserField: text.optional(),
   issuer: text.optional(),
   tokenEndpointAuthMethod: z.enum(["client_secret_basic", "client_secret_post", "none"]).optional(),
+  clientBasicEncoding: z.enum(["raw", "form"]).optional(),
   tokenRequestFormat: z.enum(["form", "json"]).optional(),
   authorizationParams: stringMap.optional(),
   tokenParams: stringMap.optional(),

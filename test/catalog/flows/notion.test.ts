@@ -1,10 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authorize, basicPair, type EmulatedAnswer, type EmulatedRequest, type Flow, jsonBody, mint, startFlow } from "./emulation.js";
+import {
+  authorize,
+  basicHeader,
+  basicPair,
+  type EmulatedAnswer,
+  type EmulatedRequest,
+  type Flow,
+  jsonBody,
+  mint,
+  startFlow,
+} from "./emulation.js";
 
 /*
  * Notion, as its documentation describes a public connection and an internal integration:
  * - https://developers.notion.com/docs/authorization (authorization URL with owner=user; the code
- *   exchanged at POST /v1/oauth/token with the client's id and secret as HTTP Basic and a JSON body)
+ *   exchanged at POST /v1/oauth/token with the client's id and secret as HTTP Basic and a JSON body:
+ *   the guide base64-encodes `${clientId}:${clientSecret}` as it stands, and the token reference
+ *   says "the base64-encoded string username:password"; nothing is form-encoded first, so this
+ *   emulation compares the whole header byte for byte and answers 401 invalid_client otherwise)
  * - https://developers.notion.com/reference/create-a-token (the answer: access_token, token_type,
  *   refresh_token, bot_id, workspace_id, workspace_name, owner; no expires_in)
  * - https://developers.notion.com/reference/refresh-a-token (grant_type refresh_token at the same
@@ -62,8 +75,7 @@ function emulate(request: EmulatedRequest): EmulatedAnswer {
   if (path === "/v1/oauth/authorize") {
     return authorize(request, { clientId: flow.clientId, redirectUri: flow.callbackUrl }, (code) => codes.add(code));
   }
-  const pair = basicPair(request);
-  const clientOk = pair?.[0] === flow.clientId && pair?.[1] === flow.clientSecret;
+  const clientOk = request.headers.authorization === basicHeader(flow.clientId, flow.clientSecret);
   if (method === "POST" && path === "/v1/oauth/token") {
     if (!clientOk) return { status: 401, body: { error: "invalid_client" } };
     if (!/^application\/json/.test(request.headers["content-type"] ?? "")) return notionError(400, "invalid_json", "Body must be JSON.");
@@ -106,7 +118,15 @@ function emulate(request: EmulatedRequest): EmulatedAnswer {
 }
 
 beforeAll(async () => {
-  flow = await startFlow({ provider: "notion", hosts: ["api.notion.com"], emulate });
+  // Notion's client ids are UUIDs and its secrets start `secret_`: both hold characters that
+  // RFC 6749's form-encoding escapes (`-`, `_`).
+  flow = await startFlow({
+    provider: "notion",
+    hosts: ["api.notion.com"],
+    emulate,
+    clientId: crypto.randomUUID(),
+    clientSecret: mint("secret_"),
+  });
 });
 afterAll(() => flow?.close());
 
@@ -130,6 +150,7 @@ describe("Notion public connection, end to end", () => {
     expect(authorizationUrl.searchParams.get("response_type")).toBe("code");
     expect(authorizationUrl.searchParams.has("scope")).toBe(false);
     const exchange = flow.at("api.notion.com", "/v1/oauth/token").at(-1)!;
+    expect(exchange.headers.authorization).toBe(basicHeader(flow.clientId, flow.clientSecret));
     expect(basicPair(exchange)).toEqual([flow.clientId, flow.clientSecret]);
     expect(exchange.headers["content-type"]).toMatch(/^application\/json/);
     expect(jsonBody(exchange)).toMatchObject({ grant_type: "authorization_code", redirect_uri: flow.callbackUrl });
@@ -155,7 +176,7 @@ describe("Notion public connection, end to end", () => {
     const res = await search(connectionId);
     expect(res.json, res.text).toMatchObject({ successful: true, data: { object: "list" } });
     const refresh = flow.at("api.notion.com", "/v1/oauth/token").at(-1)!;
-    expect(basicPair(refresh)).toEqual([flow.clientId, flow.clientSecret]);
+    expect(refresh.headers.authorization).toBe(basicHeader(flow.clientId, flow.clientSecret));
     expect(refresh.headers["content-type"]).toMatch(/^application\/json/);
     expect(jsonBody(refresh)).toEqual({ grant_type: "refresh_token", refresh_token: oldRefresh });
     const retried = flow.at("api.notion.com", "/v1/search").at(-1)!;
@@ -190,7 +211,7 @@ describe("Notion public connection, end to end", () => {
     const current = flow.at("api.notion.com", "/v1/search").at(-1)!.headers.authorization!.slice("Bearer ".length);
     expect((await flow.call("DELETE", `/connections/${connectionId}`)).status).toBe(204);
     const call = flow.at("api.notion.com", "/v1/oauth/revoke").at(-1)!;
-    expect(basicPair(call)).toEqual([flow.clientId, flow.clientSecret]);
+    expect(call.headers.authorization).toBe(basicHeader(flow.clientId, flow.clientSecret));
     expect(call.headers["content-type"]).toMatch(/^application\/json/);
     expect(call.headers["notion-version"]).toBe("2025-09-03");
     expect(jsonBody(call)).toEqual({ token: current });
