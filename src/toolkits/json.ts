@@ -285,8 +285,11 @@ export type JsonToolkit = z.output<typeof toolkitSchema>;
 /**
  * Builds a toolkit from its JSON form (the format `serve --toolkits` loads). First every `${NAME}` in a string
  * value is replaced by `options.env.NAME` (`$${NAME}` stays a literal `${NAME}`); an unset
- * variable throws an error naming the variable and where it is used, never a value. Then the
- * document is validated, and an error names each failing field path (e.g. `tools[0].method`).
+ * variable throws an error naming the variable and where it is used, never a value, except in an
+ * OAuth mode's `clientId` and `clientSecret`: there it leaves that mode not configured (listed with
+ * `configured: false`, its tools served, `POST /auth` a 400 naming the variables to set), as a
+ * catalog provider without its client is. Then the document is validated, and an error names each
+ * failing field path (e.g. `tools[0].method`).
  *
  * Each tool keeps its `inputParameters` as written; arguments are validated with the zod schema
  * `z.fromJSONSchema` makes of it. Running a tool sends one HTTP request through `ctx.fetch`:
@@ -300,11 +303,13 @@ export type JsonToolkit = z.output<typeof toolkitSchema>;
  */
 export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = {}): Toolkit {
   const env = options.env ?? globalThis.process?.env ?? {};
-  const document = substituteEnv(input, env, [], (input as { slug?: unknown } | null)?.slug);
-  const single = isRecord(document) && isRecord(document.auth);
-  const parsed = toolkitSchema.safeParse(single ? { ...document, auth: [document.auth] } : document);
+  const unset = new UnsetClients(input);
+  const substituted = substituteEnv(input, env, [], (input as { slug?: unknown } | null)?.slug, unset.tolerate);
+  const single = isRecord(substituted) && isRecord(substituted.auth);
+  const document = single ? { ...substituted, auth: [substituted.auth] } : substituted;
+  const parsed = toolkitSchema.safeParse(unset.standIn(document));
   if (!parsed.success) throw new TypeError(`${label(document)}: ${describe(parsed.error.issues, single)}.`);
-  const spec = parsed.data;
+  const spec = { ...parsed.data, auth: unset.unconfigure(parsed.data.auth, parsed.data.name) };
   const baseUrl = [spec.baseUrl].flat()[0]!;
   const credentialHeaders = spec.auth.map((scheme) => credentialHeader(scheme as AuthScheme)).filter((name) => name !== null);
   return defineToolkit({
@@ -347,7 +352,7 @@ export function parseToolkitFile(text: string, options: JsonToolkitOptions & { s
             `a "provider" entry needs the catalog: load the file with loadToolkitFile from tools-proxy/catalog (serve does).`,
           );
         }
-        return options.provider(substituteEnv(item, env, [], item.provider) as Record<string, unknown>);
+        return providerEntry(item, env, options.provider);
       }
       return defineJsonToolkit(item, options);
     } catch (error) {
@@ -355,6 +360,90 @@ export function parseToolkitFile(text: string, options: JsonToolkitOptions & { s
       throw new TypeError(`${prefix}${where}${(error as Error).message}`, { cause: error });
     }
   });
+}
+
+/**
+ * A `{ "provider": ... }` entry, its `${NAME}` references replaced. An unset variable in its
+ * `clientId` or `clientSecret` leaves the provider not configured, naming the file's variables.
+ */
+function providerEntry(
+  item: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+  provider: NonNullable<JsonToolkitOptions["provider"]>,
+): Toolkit {
+  const missing: string[] = [];
+  const tolerate = (name: string, path: PropertyKey[]) => {
+    if (path.length !== 1 || !CLIENT_FIELDS.includes(String(path[0]))) return false;
+    missing.push(name);
+    return true;
+  };
+  const entry = substituteEnv(item, env, [], item.provider, tolerate) as Record<string, unknown>;
+  if (missing.length === 0) return provider(entry);
+  const { clientId: _id, clientSecret: _secret, ...rest } = entry;
+  const toolkit = provider(rest);
+  for (const mode of toolkit.authModes) {
+    if (mode.type === "oauth2") mode.unconfigured = notConfigured(toolkit.name, missing);
+  }
+  return toolkit;
+}
+
+/** The OAuth mode fields where an unset variable means "not configured yet" rather than an error. */
+const CLIENT_FIELDS = ["clientId", "clientSecret"];
+
+/**
+ * The OAuth modes of a JSON toolkit whose client's variables are unset. A deployer who imported a
+ * document may not have registered a client yet, or may connect another way; the other tools and
+ * modes still serve, as a catalog provider without its client does.
+ */
+class UnsetClients {
+  /** auth index (0 for a single scheme) → the variables its client fields use and are unset. */
+  private readonly missing = new Map<number, string[]>();
+
+  constructor(private readonly input: unknown) {}
+
+  /** `substituteEnv`'s hook: true (and noted) for a reference in an OAuth mode's client field. */
+  readonly tolerate = (name: string, path: PropertyKey[]): boolean => {
+    const auth = isRecord(this.input) ? this.input.auth : undefined;
+    const single = isRecord(auth);
+    const index = single ? 0 : path[1];
+    const field = path[single ? 1 : 2];
+    const scheme = single ? auth : Array.isArray(auth) && typeof index === "number" ? auth[index] : undefined;
+    const inClient = path[0] === "auth" && path.length === (single ? 2 : 3) && CLIENT_FIELDS.includes(String(field));
+    if (!inClient || !isRecord(scheme) || scheme.type !== "oauth2" || typeof index !== "number") return false;
+    this.missing.set(index, [...(this.missing.get(index) ?? []), name]);
+    return true;
+  };
+
+  /** The document to validate: a not-configured mode's client fields replaced by a valid stand-in. */
+  standIn(document: unknown): unknown {
+    if (this.missing.size === 0 || !isRecord(document) || !Array.isArray(document.auth)) return document;
+    const auth = document.auth.map((scheme, index) => {
+      if (!this.missing.has(index) || !isRecord(scheme)) return scheme;
+      const { clientSecret: _secret, ...rest } = scheme;
+      return { ...rest, clientId: "not-configured" };
+    });
+    return { ...document, auth };
+  }
+
+  /** The validated modes, each not-configured one with an empty client and the sentence `POST /auth` answers. */
+  unconfigure<T extends { type: string }>(auth: T[], toolkitName: string): T[] {
+    return auth.map((scheme, index) => {
+      const missing = this.missing.get(index);
+      if (!missing) return scheme;
+      const { clientSecret: _secret, ...rest } = scheme as T & { clientSecret?: string };
+      return { ...rest, clientId: "", unconfigured: notConfigured(toolkitName, missing) } as unknown as T;
+    });
+  }
+}
+
+/** What `POST /auth` answers for an OAuth mode whose client's variables are unset. */
+function notConfigured(name: string, variables: string[]): string {
+  const names = [...new Set(variables)];
+  const list = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0];
+  return (
+    `${name} is not configured on this server: its operator must set ${list} ` +
+    `(the OAuth client that its toolkit file names), then restart it.`
+  );
 }
 
 function toTool(spec: JsonToolkit["tools"][number], index: number, baseUrl: string, document: unknown, credentialHeaders: string[]): Tool {
@@ -411,21 +500,33 @@ function withoutDefaults(schema: unknown): unknown {
 
 const ENV_REFERENCE = /\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-function substituteEnv(value: unknown, env: Record<string, string | undefined>, path: PropertyKey[], slug: unknown): unknown {
+/**
+ * `value` with its `${NAME}` references replaced. An unset variable throws, unless `tolerate`
+ * (given the name and the value's path) says it may stay unset: it is then replaced by nothing.
+ */
+function substituteEnv(
+  value: unknown,
+  env: Record<string, string | undefined>,
+  path: PropertyKey[],
+  slug: unknown,
+  tolerate: (name: string, path: PropertyKey[]) => boolean = () => false,
+): unknown {
   if (typeof value === "string") {
     return value.replace(ENV_REFERENCE, (match, escaped: string | undefined, name: string) => {
       if (escaped) return match.slice(1);
       const replacement = env[name];
-      if (replacement === undefined) {
+      // An empty client variable means "not set yet" too, as for the catalog's TOOLS_PROXY_<SLUG>_CLIENT_ID.
+      if (replacement === undefined || replacement === "") {
+        if (tolerate(name, path) || replacement === "") return "";
         const toolkit = typeof slug === "string" ? `toolkit "${slug}"` : "the toolkit";
         throw new TypeError(`Environment variable ${name} is not set; it is used at ${formatPath(path) || "the top level"} of ${toolkit}.`);
       }
       return replacement;
     });
   }
-  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, [...path, i], slug));
+  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, [...path, i], slug, tolerate));
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, [...path, key], slug)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, [...path, key], slug, tolerate)]));
   }
   return value;
 }
