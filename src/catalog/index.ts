@@ -3,6 +3,7 @@ import type { AuthScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { defineToolkit, type Toolkit } from "../toolkits/define.js";
 import { type JsonToolkitOptions, parseToolkitFile } from "../toolkits/json.js";
 import { catalogIconRef } from "./icons.js";
+import { markCatalogMade } from "./made.js";
 import { type ProviderDefinition, providerSchema } from "./provider.js";
 import { providerFiles } from "./providers/index.js";
 import { curatedTools } from "./tools/index.js";
@@ -67,7 +68,7 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
     }
     return scheme;
   });
-  return defineToolkit({
+  const toolkit = defineToolkit({
     slug: provider.slug,
     name: provider.name,
     description: provider.description,
@@ -81,6 +82,7 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
     docsUrl: provider.docsUrl,
     tools: curatedTools[provider.slug] ?? [],
   });
+  return markCatalogMade(toolkit);
 }
 
 const overrideUrl = z
