@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isTextType, looksLikeText, maskStyleFor, mediaType } from "../src/core/body-kind.js";
 import { secretForms } from "../src/core/redact.js";
-import { type MaskChoice, redactBytes, redactStream, type ScanReport } from "../src/core/redact-bytes.js";
+import { type MaskChoice, redactBytes, redactStream, type ScanReport, searchBytes } from "../src/core/redact-bytes.js";
 
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
@@ -151,7 +151,7 @@ describe("streaming", () => {
     const body = chunked(utf8.encode("x"), []);
     expect(redactStream(body, secretForms([]), "text")).toBe(body);
     const bytes = utf8.encode("abc");
-    expect(redactBytes(bytes, [], "sniff")).toEqual({ bytes, style: "binary", masked: 0 });
+    expect(redactBytes(bytes, [], "sniff")).toEqual({ bytes, style: "text", masked: 0 });
   });
 
   it("a whole body without a secret comes back as the same array", () => {
@@ -169,6 +169,23 @@ describe("streaming", () => {
     });
     await expect(read(redactStream(failing, secretForms([SECRET]), "text", () => (reported = true)))).rejects.toThrow("cut");
     expect(reported).toBe(false);
+  });
+});
+
+describe("the search of runtimes without Buffer", () => {
+  it("property: finds what Buffer.indexOf finds, from any offset", () => {
+    const bytes = fc.uint8Array({ minLength: 0, maxLength: 64 }).map((a) => a.map((b) => b % 4));
+    fc.assert(
+      fc.property(
+        bytes,
+        fc.uint8Array({ minLength: 1, maxLength: 4 }).map((a) => a.map((b) => b % 4)),
+        fc.nat(70),
+        (hay, needle, from) => {
+          expect(searchBytes(hay, needle, from)).toBe(Buffer.from(hay).indexOf(Buffer.from(needle), from));
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });
 
