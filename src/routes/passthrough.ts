@@ -1,5 +1,8 @@
+import { maskStyleFor, mediaType } from "../core/body-kind.js";
 import { ToolsError } from "../core/errors.js";
 import { requireAgent } from "../core/principal.js";
+import { secretForms } from "../core/redact.js";
+import { redactBytes, redactStream } from "../core/redact-bytes.js";
 import type { ExecutionResult } from "../core/results.js";
 import { takeWholeBody, wholeResponse } from "../core/whole-bodies.js";
 import { runCall } from "../execution/call.js";
@@ -37,8 +40,9 @@ const NULL_BODY_STATUSES = new Set([204, 205, 304]);
  * with the query, so that an official SDK can take it as its base URL. The call is a `POST /proxy`
  * in another shape: the same connection choice, credential, URL, header and redirect policy, the
  * same retries and refresh, the same response header filter. Only the bodies differ: both are
- * streamed unchanged, never buffered, so nothing redacts the answer's body and a request with a
- * body is not sent twice (no retry, no refresh after a 401). Refusals are the usual JSON errors;
+ * streamed, never buffered, so the answer's body has the secrets masked as it streams rather than
+ * redacted as data, and a request with a body is not sent twice (no retry, no refresh after a
+ * 401). Refusals are the usual JSON errors;
  * an upstream that cannot be reached is `502 upstream_unreachable`, one that does not answer in
  * time `504 upstream_timeout`. Not in the OpenAPI document: its paths are the upstream API's.
  */
@@ -87,14 +91,15 @@ export const passthroughRoutes: Route[] = [
 
 /**
  * A credential sent in the query string comes back in answers that echo their URL (pagination
- * links, error pages); POST /proxy redacts them, a streamed body cannot be.
+ * links, error pages). POST /proxy redacts them into data; the passthrough would mask it in links
+ * that an SDK then follows, and in an encoding the scan does not see (compressed) not at all.
  */
 function refuseQueryCredential(toolkit: Toolkit, basePath: string): void {
   const modes = [toolkit.auth, ...toolkit.authModes];
   if (modes.every((mode) => mode.type === "none" || credentialHeader(mode) !== null)) return;
   throw new ToolsError(
     "invalid_request",
-    `Toolkit "${toolkit.slug}" sends its credential in the query string, which an answer streamed unchanged could echo back; ` +
+    `Toolkit "${toolkit.slug}" sends its credential in the query string, which answers echo back in the URLs they return; ` +
       `call it with POST ${basePath}/proxy, which redacts it.`,
   );
 }
@@ -129,8 +134,11 @@ function upstreamUrl(toolkit: Toolkit, path: string, params: Record<string, stri
 }
 
 /**
- * The upstream's status, filtered headers and body as they came (a body the status forbids
- * dropped). `Link` and `Location` are passed through `rewrite`.
+ * The upstream's status, filtered headers and body (a body the status forbids dropped). `Link` and
+ * `Location` are passed through `rewrite`. The body streams with every form of the call's secrets
+ * masked (`redactStream`): in a text type (by its Content-Type alone, there is no waiting for the
+ * bytes) with `[redacted]`, its Content-Length then dropped; in any other, the secret's bytes
+ * overwritten with `*` in place, so its length holds.
  */
 function answer(upstream: Response, secrets: string[], rewrite: (value: string) => string): Response {
   const headers = passedHeaders(upstream.headers, secrets);
@@ -141,10 +149,18 @@ function answer(upstream: Response, secrets: string[], rewrite: (value: string) 
     void upstream.body?.cancel().catch(() => {});
     return new Response(null, { status: upstream.status, statusText: upstream.statusText, headers });
   }
+  const forms = secretForms(secrets);
+  const style = maskStyleFor(mediaType(upstream.headers.get("content-type")), false);
   // An answer read whole already (`createUndiciFetch`) goes back whole: the Node bridge writes its bytes.
   const whole = takeWholeBody(upstream);
-  if (whole) return wholeResponse(whole, upstream.status, { ...headers, "content-length": String(whole.byteLength) });
-  return new Response(upstream.body, { status: upstream.status, statusText: upstream.statusText, headers });
+  if (whole) {
+    const { bytes } = redactBytes(whole, forms, style);
+    return wholeResponse(bytes, upstream.status, { ...headers, "content-length": String(bytes.byteLength) });
+  }
+  const body = upstream.body && redactStream(upstream.body, forms, style);
+  // `[redacted]` is rarely as long as what it replaces, and the headers go before the body is read.
+  if (body !== upstream.body && style === "text") delete headers["content-length"];
+  return new Response(body, { status: upstream.status, statusText: upstream.statusText, headers });
 }
 
 /**

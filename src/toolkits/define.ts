@@ -74,6 +74,8 @@ export interface ToolContext {
     /**
      * Stages bytes the tool produced (a download, an attachment) as a file of the calling agent,
      * read by `GET /files/{stagingKey}` until it expires. Return its answer in the tool's result.
+     * The connection's secrets are masked in the bytes as they stream (`[redacted]` in a text
+     * type, `*` in place in a binary one), as an upstream may have echoed them.
      */
     stage(
       body: ReadableStream<Uint8Array> | Uint8Array | string,
