@@ -32,6 +32,11 @@ export interface ProviderOptions {
   revocationUrl?: string;
   userInfoUrl?: string;
   baseUrl?: string | string[];
+  /**
+   * PKCE on or off, replacing the catalog's choice: Slack's is off, since Slack takes PKCE only
+   * from an app that turned it on (which makes the app a public client); such an app sets `true`.
+   */
+  pkce?: boolean;
 }
 
 /** The names of the environment variables that hold a provider's OAuth client. */
@@ -59,6 +64,7 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
       ...(options.tokenUrl ? { tokenUrl: options.tokenUrl } : {}),
       ...(options.revocationUrl ? { revocationUrl: options.revocationUrl } : {}),
       ...(options.userInfoUrl ? { userInfoUrl: options.userInfoUrl } : {}),
+      ...(options.pkce !== undefined ? { pkce: options.pkce } : {}),
     };
     if (!options.clientId) {
       const variables = clientVariables(provider.clientOf ?? provider.slug);
@@ -89,7 +95,7 @@ const overrideUrl = z
   .string()
   .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), "must be an absolute http(s) URL");
 
-/** A `{ "provider": "<slug>", ... }` entry of a toolkit file: CONTRACT §7's fields, nothing else. */
+/** A `{ "provider": "<slug>", ... }` entry of a toolkit file: CONTRACT §7's fields and `pkce`, nothing else. */
 const entrySchema = z.strictObject({
   provider: z.string().min(1),
   clientId: z.string().min(1).optional(),
@@ -100,6 +106,7 @@ const entrySchema = z.strictObject({
   revocationUrl: overrideUrl.optional(),
   userInfoUrl: overrideUrl.optional(),
   baseUrl: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+  pkce: z.boolean().optional(),
 });
 
 /**

@@ -33,7 +33,9 @@ export function oauthClient(
   config: Record<string, string> = {},
   purpose: "exchange" | "refresh" = "exchange",
 ): OAuthClient {
-  const fill = (url: string) => (url.includes("{") ? fillBaseUrl(url, config) : url);
+  // An endpoint's whole host may be a placeholder: defineToolkit allowed that only for a `host`
+  // input, whose value checkConfig matched against the input's hosts (Salesforce's login host).
+  const fill = (url: string) => (url.includes("{") ? fillBaseUrl(url, config, { wholeHost: true }) : url);
   const authorizationUrl = fill(scheme.authorizationUrl);
   const as: oauth.AuthorizationServer = {
     // oauth4webapi needs an issuer; without a configured one, the authorization URL's origin

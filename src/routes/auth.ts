@@ -8,7 +8,7 @@ import {
 } from "../api/auth.js";
 import { startConnectLink } from "../connect/link.js";
 import { verifyCredential } from "../connect/verify.js";
-import { checkConfig, neededInputs } from "../connections/config.js";
+import { checkConfig, missingInputs } from "../connections/config.js";
 import { createConnection } from "../connections/create.js";
 import { publicConnection } from "../connections/resolve.js";
 import type { HandlerContext } from "../context/context.js";
@@ -106,8 +106,7 @@ export async function connectToolkit(
     });
   }
   if (scheme.type === "oauth2" && !body.credentials) {
-    const missing = neededInputs(toolkit, scheme).some(({ name }) => !given[name]);
-    if (missing) {
+    if (missingInputs(toolkit, scheme, given)) {
       const config = checkConfig(toolkit, scheme, given, { partial: true });
       return startConnectLink(ctx, agent, toolkit, scheme, { label: body.label, returnUrl: body.returnUrl, config });
     }

@@ -124,6 +124,9 @@ export const inputSchema = z.strictObject({
   description: z.string().optional(),
   pattern: text.optional(),
   example: z.string().optional(),
+  type: z.enum(["label", "host"]).optional(),
+  hosts: z.array(text).min(1).optional(),
+  default: text.optional(),
 });
 
 const STYLES_BY_PLACE = {
