@@ -567,7 +567,9 @@ function substituteAt(value: unknown, run: Substitution, place: Place, root: Pro
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const next = substituteAt(value[i], run, { parent: place, key: i }, root);
-      if (next !== value[i]) (copy ??= [...value])[i] = next;
+      if (next === value[i]) continue;
+      copy ??= [...value];
+      copy[i] = next;
     }
     return copy ?? value;
   }
