@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { STAGED_FILE_FORMAT, STAGING_KEY_PATTERN } from "../api/staged-file.js";
 import type { Awaitable, Principal } from "../core/principal.js";
-import type { AuthScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
+import type { AuthScheme, OAuth2Scheme, ValueRule } from "../credentials/auth-schemes.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
 import { baseUrlTemplateProblem } from "../outbound/url-policy.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
+import { linearPattern } from "./patterns.js";
 import { argumentsSchema, inputParametersOf, type JsonSchema, type StandardOutput, type StandardSchemaV1 } from "./schemas.js";
 
 export type { JsonSchema, StandardSchemaV1 } from "./schemas.js";
@@ -261,6 +262,7 @@ function assertAuthModes(slug: string, modes: AuthScheme[]): void {
     if (types.has(mode.type)) throw new TypeError(`Toolkit "${slug}": auth lists the mode "${mode.type}" twice; keep one.`);
     types.add(mode.type);
     if (mode.type === "oauth2") assertOAuthEndpoints(slug, mode);
+    assertValueRules(slug, mode);
   }
   if (types.has("none") && modes.length > 1) throw new TypeError(`Toolkit "${slug}": auth "none" cannot be one of several modes.`);
 }
@@ -273,9 +275,33 @@ function assertInput(slug: string, input: ConnectionInput): void {
   }
   if (input.pattern === undefined) return;
   try {
-    new RegExp(input.pattern, "u");
-  } catch {
-    throw new TypeError(`Toolkit "${slug}": the pattern of input "${input.name}" is not a valid regular expression.`);
+    linearPattern(input.pattern);
+  } catch (error) {
+    throw new TypeError(`Toolkit "${slug}": input "${input.name}": ${(error as Error).message}.`, { cause: error });
+  }
+}
+
+/**
+ * Compiles every value rule's pattern of a way to connect (what a token answer, the redirect or an
+ * account lookup must hold), so that one RE2 cannot match in linear time is refused here, not
+ * when a provider's answer arrives.
+ */
+function assertValueRules(slug: string, mode: AuthScheme): void {
+  const lookups = "identify" in mode && mode.identify !== undefined && typeof mode.identify !== "function" ? [mode.identify].flat() : [];
+  const groups: Array<[string, Record<string, ValueRule> | undefined]> = [
+    ["tokenConfig", "tokenConfig" in mode ? mode.tokenConfig : undefined],
+    ["callbackConfig", "callbackConfig" in mode ? mode.callbackConfig : undefined],
+    ...lookups.map((lookup, i): [string, Record<string, ValueRule> | undefined] => [`identify[${i}].config`, lookup.config]),
+  ];
+  for (const [where, rules] of groups) {
+    for (const [name, rule] of Object.entries(rules ?? {})) {
+      if (typeof rule === "string") continue;
+      try {
+        linearPattern(rule.pattern);
+      } catch (error) {
+        throw new TypeError(`Toolkit "${slug}": auth "${mode.type}" ${where}.${name}: ${(error as Error).message}.`, { cause: error });
+      }
+    }
   }
 }
 

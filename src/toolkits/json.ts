@@ -5,6 +5,7 @@ import { retriesSchema } from "../outbound/retry.js";
 import { defineToolkit, type JsonSchema, type Tool, type Toolkit } from "./define.js";
 import { TEMPLATE } from "./http-request.js";
 import { type HttpTool, runHttpTool } from "./http-tool.js";
+import { jsonSchemaValidator } from "./json-schema-validator.js";
 import { BODY_TYPE } from "./request-body.js";
 
 /** Options of `defineJsonToolkit` and `parseToolkitFile`. */
@@ -363,9 +364,12 @@ function toTool(spec: JsonToolkit["tools"][number], index: number, baseUrl: stri
   try {
     // Validation only: a `default` says what the API assumes when the argument is absent, so it is
     // not filled in (a PATCH would otherwise send every default, changing what the caller left alone).
-    input = z.fromJSONSchema(withoutDefaults(inputParameters) as Parameters<typeof z.fromJSONSchema>[0]);
+    input = jsonSchemaValidator(withoutDefaults(inputParameters) as JsonSchema);
   } catch (error) {
-    throw new TypeError(`${label(document)}: tools[${index}].inputParameters: ${(error as Error).message}.`);
+    // The validator's own refusals start with the JSON pointer of the keyword (`/properties/id/pattern: ...`).
+    const message = (error as Error).message;
+    const where = message.startsWith("/") ? `tools[${index}] ("${spec.slug}").inputParameters` : `tools[${index}].inputParameters: `;
+    throw new TypeError(`${label(document)}: ${where}${message}.`, { cause: error });
   }
   const http: HttpTool = {
     method: spec.method,

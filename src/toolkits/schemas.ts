@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonSchemaValidator } from "./json-schema-validator.js";
 
 /**
  * A schema of the Standard Schema spec (https://standardschema.dev): zod 3.24+, zod 4, valibot,
@@ -51,10 +52,20 @@ export function inputParametersOf(tool: string, input: unknown, given: JsonSchem
 
 /**
  * The schema that validates a tool's arguments: `input` when it is a Standard Schema, else one made
- * from the JSON Schema by zod. Throws a TypeError when `input` is something else.
+ * from the JSON Schema by `jsonSchemaValidator` (patterns matched in linear time, reference cycles
+ * refused). Throws a TypeError when `input` is something else, or names the JSON pointer of what
+ * the JSON Schema cannot have.
  */
 export function argumentsSchema(tool: string, input: unknown, inputParameters: JsonSchema): StandardSchemaV1 {
-  if (input === undefined) return z.fromJSONSchema(inputParameters as Parameters<typeof z.fromJSONSchema>[0]);
+  if (input === undefined) {
+    try {
+      return jsonSchemaValidator(inputParameters);
+    } catch (error) {
+      // The validator's own refusals start with the JSON pointer of the keyword; zod's are left as they are.
+      if (!(error instanceof TypeError) || !error.message.startsWith("/")) throw error;
+      throw new TypeError(`Tool "${tool}": inputParameters${error.message}.`, { cause: error });
+    }
+  }
   if (input !== null && typeof input === "object" && "~standard" in input) return input as StandardSchemaV1;
   throw new TypeError(
     `Tool "${tool}": \`input\` must be a schema (zod, valibot, arktype or any Standard Schema), or be left out beside \`inputParameters\`.`,
