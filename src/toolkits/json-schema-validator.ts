@@ -71,21 +71,21 @@ function withStandIns(schema: unknown, pointer: string, patterns: Map<string, Li
   if (!isRecord(schema)) return schema;
   const copy: Record<string, unknown> = {};
   for (const [keyword, value] of Object.entries(schema)) {
-    const at = `${pointer}/${escape(keyword)}`;
+    const at = `${pointer}/${escapeSegment(keyword)}`;
     if (keyword === "pattern" && typeof value === "string") {
       copy[keyword] = standIn(value, at, patterns);
       copy[MARK] = true;
     } else if (keyword === "patternProperties" && isRecord(value)) {
       copy[keyword] = Object.fromEntries(
         Object.entries(value).map(([key, sub]) => [
-          standIn(key, `${at}/${escape(key)}`, patterns),
-          withStandIns(sub, `${at}/${escape(key)}`, patterns),
+          standIn(key, `${at}/${escapeSegment(key)}`, patterns),
+          withStandIns(sub, `${at}/${escapeSegment(key)}`, patterns),
         ]),
       );
       copy[MARK] = true;
     } else if (SCHEMA_MAPS.has(keyword) && isRecord(value)) {
       copy[keyword] = Object.fromEntries(
-        Object.entries(value).map(([key, sub]) => [key, withStandIns(sub, `${at}/${escape(key)}`, patterns)]),
+        Object.entries(value).map(([key, sub]) => [key, withStandIns(sub, `${at}/${escapeSegment(key)}`, patterns)]),
       );
     } else if ((SCHEMA_LISTS.has(keyword) || keyword === "items") && Array.isArray(value)) {
       copy[keyword] = value.map((sub, i) => withStandIns(sub, `${at}/${i}`, patterns));
@@ -214,11 +214,11 @@ function schemaNodes(root: unknown): Array<[Record<string, unknown>, string]> {
     if (!isRecord(node)) continue;
     nodes.push([node, pointer]);
     for (const [keyword, value] of Object.entries(node)) {
-      const at = `${pointer}/${escape(keyword)}`;
+      const at = `${pointer}/${escapeSegment(keyword)}`;
       if (SCHEMA_MAPS.has(keyword) && isRecord(value)) {
-        for (const [key, sub] of Object.entries(value)) stack.push([sub, `${at}/${escape(key)}`]);
+        for (const [key, sub] of Object.entries(value)) stack.push([sub, `${at}/${escapeSegment(key)}`]);
       } else if ((SCHEMA_LISTS.has(keyword) || keyword === "items") && Array.isArray(value)) {
-        value.forEach((sub, i) => stack.push([sub, `${at}/${i}`]));
+        for (const [i, sub] of value.entries()) stack.push([sub, `${at}/${i}`]);
       } else if (SCHEMA_ONE.has(keyword)) stack.push([value, at]);
     }
   }
@@ -236,7 +236,7 @@ function resolvePointer(root: unknown, ref: string): unknown {
   return value;
 }
 
-function escape(segment: string): string {
+function escapeSegment(segment: string): string {
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
