@@ -80,3 +80,29 @@ for (const [i, entry] of corpus.patterns.entries()) {
     }),
   );
 }
+
+// A connection input's pattern meets the value a caller sends with POST /auth (one DNS label, so at
+// most 63 characters: 2^62 ways to split them for a backtracking engine).
+{
+  const toolkit = defineJsonToolkit({
+    slug: "redosinput",
+    name: "ReDoS input",
+    description: "A toolkit whose connection input has a pattern.",
+    icon: "https://redos.test/icon.svg",
+    baseUrl: "https://{shop}.redos.test",
+    auth: { type: "bearer" },
+    inputs: [{ name: "shop", label: "Shop", pattern: "^(a+)+b$" }],
+    tools: [],
+  });
+  const store = memoryStore();
+  const tools = createToolsHandler({ store, toolkits: [toolkit], secret: "redos-secret-0123456789abcdef0123456789" });
+  const { key } = await issueApiKey(store, { workspaceId: "w", agentId: "a" });
+  const auth = await tools(
+    new Request("http://tools.test/proxy/tools/auth", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body: JSON.stringify({ toolkit: "redosinput", credentials: { token: "tok-123456" }, config: { shop: `${"a".repeat(62)}c` } }),
+    }),
+  );
+  console.log(JSON.stringify({ pattern: "input ^(a+)+b$", auth: { status: auth.status, body: await auth.json() } }));
+}

@@ -2,7 +2,7 @@
  * Issue 29, item 6: a schema `pattern` must never hold the event loop. Every pattern of the ReDoS
  * corpus (test/fixtures/redos-patterns.json, from OWASP's ReDoS page) is checked against its evil
  * input, thousands of characters long, through a JSON toolkit, `POST /execute`, MCP and an OpenAPI
- * import. A backtracking matcher needs far longer than the age of the universe for any of them;
+ * import; and a connection input's pattern against the value `POST /auth` sends. A backtracking matcher needs far longer than the age of the universe for any of them;
  * a linear one needs milliseconds. The corpus runs in a child process with a generous deadline,
  * so a backtracking matcher fails the test at the deadline rather than hanging the runner.
  */
@@ -33,6 +33,14 @@ describe("the ReDoS corpus against schema patterns", () => {
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line));
+    const input = results.pop();
+    expect(input.auth, "a connection input's pattern").toEqual({
+      status: 400,
+      body: {
+        code: "invalid_request",
+        error: expect.stringMatching(/^config\.shop is not valid: it must be one DNS label.*matching \^\(a\+\)\+b\$/),
+      },
+    });
     expect(results.map((r) => r.pattern)).toEqual(corpus.patterns.map((p) => p.pattern));
     for (const [i, result] of results.entries()) {
       const { matches } = corpus.patterns[i]!;
