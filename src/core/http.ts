@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 import { ToolsError } from "./errors.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth.js";
 import { knownBody, wholeResponse } from "./whole-bodies.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -25,7 +26,8 @@ export const MAX_JSON_BYTES = 1024 * 1024;
 
 /**
  * Reads the body as JSON and validates it with `schema`. Reads at most `maxBytes`, counting bytes
- * as they arrive rather than trusting Content-Length.
+ * as they arrive rather than trusting Content-Length; a body nested more than `MAX_JSON_DEPTH`
+ * deep is a 400 naming the limit, before anything parses or walks it.
  */
 export async function readJson<S extends z.ZodType>(request: Request, schema: S, maxBytes = MAX_JSON_BYTES): Promise<z.output<S>> {
   const type = request.headers.get("content-type") ?? "";
@@ -34,6 +36,12 @@ export async function readJson<S extends z.ZodType>(request: Request, schema: S,
   }
   refuseContentEncoding(request);
   const text = await readText(request, decoderFor(type), maxBytes);
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new ToolsError(
+      "invalid_request",
+      `The JSON body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; send it with at most ${MAX_JSON_DEPTH}.`,
+    );
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

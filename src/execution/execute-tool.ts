@@ -94,6 +94,6 @@ function toJsonValue(value: unknown): unknown {
   try {
     return JSON.parse(JSON.stringify(value)) ?? null;
   } catch {
-    throw new Error("The tool returned a value that cannot be sent as JSON (a cycle or a BigInt).");
+    throw new Error("The tool returned a value that cannot be sent as JSON (a cycle, a BigInt, or nesting thousands of levels deep).");
   }
 }

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { ProxyResultSchema } from "../api/execution.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
+import { parseAnswerJson } from "../core/json-depth.js";
 import type { AgentPrincipal } from "../core/principal.js";
 import { redact, redactData, secretForms } from "../core/redact.js";
 import { isRetryableStatus, parseRetryAfter, ToolRunError } from "../core/tool-error.js";
@@ -128,12 +129,7 @@ export async function readUpstreamData(
   const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/json" || type.endsWith("+json")) {
     const text = decoder.decode(await bytes());
-    if (text === "") return null;
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
+    return text === "" ? null : parseAnswerJson(text);
   }
   if (isTextual(type)) return decoder.decode(await bytes()) || null;
   const stream = whole ? new Blob([whole as Uint8Array<ArrayBuffer>]).stream() : body!.pipeThrough(limitBytes(maxBytes));

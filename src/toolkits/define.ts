@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { STAGED_FILE_FORMAT, STAGING_KEY_PATTERN } from "../api/staged-file.js";
 import type { Awaitable, Principal } from "../core/principal.js";
-import type { AuthScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
+import type { AuthScheme, OAuth2Scheme, ValueRule } from "../credentials/auth-schemes.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
 import { baseUrlTemplateProblem } from "../outbound/url-policy.js";
 import { hostPatternProblem, matchesHostPattern, wholeHostPlaceholder } from "./host-input.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
+import { linearPattern } from "./patterns.js";
 import { argumentsSchema, inputParametersOf, type JsonSchema, type StandardOutput, type StandardSchemaV1 } from "./schemas.js";
 
 export type { JsonSchema, StandardSchemaV1 } from "./schemas.js";
@@ -275,6 +276,7 @@ function assertAuthModes(slug: string, modes: AuthScheme[]): void {
     if (types.has(mode.type)) throw new TypeError(`Toolkit "${slug}": auth lists the mode "${mode.type}" twice; keep one.`);
     types.add(mode.type);
     if (mode.type === "oauth2") assertOAuthEndpoints(slug, mode);
+    assertValueRules(slug, mode);
   }
   if (types.has("none") && modes.length > 1) throw new TypeError(`Toolkit "${slug}": auth "none" cannot be one of several modes.`);
 }
@@ -297,9 +299,9 @@ function assertInput(slug: string, input: ConnectionInput): void {
   }
   if (input.pattern !== undefined) {
     try {
-      new RegExp(input.pattern, "u");
-    } catch {
-      throw new TypeError(`Toolkit "${slug}": the pattern of input "${input.name}" is not a valid regular expression.`);
+      linearPattern(input.pattern);
+    } catch (error) {
+      throw new TypeError(`Toolkit "${slug}": input "${input.name}": ${(error as Error).message}.`, { cause: error });
     }
   }
   if (input.default !== undefined && !inputValueFits(input, input.default)) {
@@ -310,7 +312,7 @@ function assertInput(slug: string, input: ConnectionInput): void {
 /** Whether a value follows an input's rule: one DNS label (or, for a host input, one of its hosts) matching its pattern. */
 export function inputValueFits(input: ConnectionInput, value: string): boolean {
   const shape = input.type === "host" ? matchesHostPattern(value.toLowerCase(), input.hosts ?? []) : /^[A-Za-z0-9-]{1,63}$/.test(value);
-  return shape && (input.pattern === undefined || new RegExp(input.pattern, "u").test(value));
+  return shape && (input.pattern === undefined || linearPattern(input.pattern).test(value));
 }
 
 /**
@@ -340,6 +342,30 @@ function assertHostPlaceholders(slug: string, inputs: ConnectionInput[], baseUrl
       throw new TypeError(
         `Toolkit "${slug}": host input "${name}" may only be the whole host of an OAuth endpoint (https://{${name}}/...), not part of "${elsewhere}".`,
       );
+    }
+  }
+}
+
+/**
+ * Compiles every value rule's pattern of a way to connect (what a token answer, the redirect or an
+ * account lookup must hold), so that one RE2 cannot match in linear time is refused here, not
+ * when a provider's answer arrives.
+ */
+function assertValueRules(slug: string, mode: AuthScheme): void {
+  const lookups = "identify" in mode && mode.identify !== undefined && typeof mode.identify !== "function" ? [mode.identify].flat() : [];
+  const groups: Array<[string, Record<string, ValueRule> | undefined]> = [
+    ["tokenConfig", "tokenConfig" in mode ? mode.tokenConfig : undefined],
+    ["callbackConfig", "callbackConfig" in mode ? mode.callbackConfig : undefined],
+    ...lookups.map((lookup, i): [string, Record<string, ValueRule> | undefined] => [`identify[${i}].config`, lookup.config]),
+  ];
+  for (const [where, rules] of groups) {
+    for (const [name, rule] of Object.entries(rules ?? {})) {
+      if (typeof rule === "string") continue;
+      try {
+        linearPattern(rule.pattern);
+      } catch (error) {
+        throw new TypeError(`Toolkit "${slug}": auth "${mode.type}" ${where}.${name}: ${(error as Error).message}.`, { cause: error });
+      }
     }
   }
 }

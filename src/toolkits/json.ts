@@ -6,7 +6,7 @@ import { defineToolkit, type JsonSchema, type Tool, type Toolkit } from "./defin
 import { TEMPLATE } from "./http-request.js";
 import { type HttpTool, runHttpTool } from "./http-tool.js";
 import { BODY_TYPE } from "./request-body.js";
-import { jsonSchemaValidator } from "./schemas.js";
+import { jsonSchemaValidator, type StandardSchemaV1 } from "./schemas.js";
 
 /** Options of `defineJsonToolkit` and `parseToolkitFile`. */
 export interface JsonToolkitOptions {
@@ -333,7 +333,7 @@ export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = 
     docsUrl: spec.docsUrl,
     timeoutMs: spec.timeoutMs,
     retries: spec.retries,
-    tools: spec.tools.map((tool) => toTool(tool, baseUrl, credentialHeaders)),
+    tools: spec.tools.map((tool, index) => toTool(tool, index, baseUrl, document, credentialHeaders)),
   });
 }
 
@@ -453,11 +453,20 @@ function notConfigured(name: string, variables: string[]): string {
   );
 }
 
-function toTool(spec: JsonToolkit["tools"][number], baseUrl: string, credentialHeaders: string[]): Tool {
+function toTool(spec: JsonToolkit["tools"][number], index: number, baseUrl: string, document: unknown, credentialHeaders: string[]): Tool {
   const inputParameters = spec.inputParameters as JsonSchema;
-  // Made on the tool's first call, not here: a toolkit of thousands of tools loads in memory for the
-  // tools it serves, not for one validator each (see `jsonSchemaValidator`).
-  const input = jsonSchemaValidator(inputParameters, validationCopy);
+  let input: StandardSchemaV1;
+  try {
+    // Made on the tool's first call, not here: a toolkit of thousands of tools loads in memory for the
+    // tools it serves, not for one validator each (see `jsonSchemaValidator`). What RE2 cannot match
+    // and reference cycles are refused here all the same.
+    input = jsonSchemaValidator(inputParameters, validationCopy);
+  } catch (error) {
+    // The validator's own refusals start with the JSON pointer of the keyword (`/properties/id/pattern: ...`).
+    const message = (error as Error).message;
+    const where = message.startsWith("/") ? `tools[${index}] ("${spec.slug}").inputParameters` : `tools[${index}].inputParameters: `;
+    throw new TypeError(`${label(document)}: ${where}${message}.`, { cause: error });
+  }
   const http: HttpTool = {
     method: spec.method,
     path: spec.path,
