@@ -26,7 +26,8 @@ function emulate(request: EmulatedRequest) {
   }
   if (host === "app.attio.com" && method === "POST" && path === "/oauth/token") {
     const fields = form(request);
-    if (fields.client_secret !== flow.clientSecret || !codes.delete(fields.code ?? "")) return { status: 400, body: { error: "invalid_grant" } };
+    if (fields.client_secret !== flow.clientSecret || !codes.delete(fields.code ?? ""))
+      return { status: 400, body: { error: "invalid_grant" } };
     const token = mint("attio_");
     live.add(token);
     issued.push(token);

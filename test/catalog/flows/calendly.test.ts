@@ -42,7 +42,8 @@ function emulate(request: EmulatedRequest) {
     if (!fields.client_id || !fields.client_secret || !fields.token) {
       return { status: 400, body: { error: "invalid_request", error_description: "client_id, client_secret and token are required" } };
     }
-    if (fields.client_id !== flow.clientId || fields.client_secret !== flow.clientSecret) return { status: 403, body: { error: "forbidden" } };
+    if (fields.client_id !== flow.clientId || fields.client_secret !== flow.clientSecret)
+      return { status: 403, body: { error: "forbidden" } };
     live.delete(fields.token);
     return { status: 200, body: {} };
   }
@@ -65,7 +66,9 @@ describe("Calendly, end to end", () => {
     expect(connection).toMatchObject({ remoteUser: "ada@example.com", config: { organization: "ORG1" } });
     expect((await flow.call("DELETE", `/connections/${connection.id}`)).status).toBe(204);
     const revocations = flow.at("auth.calendly.com", "/oauth/revoke");
-    expect(revocations.map((r) => form(r))).toEqual([{ client_id: flow.clientId, client_secret: flow.clientSecret, token: refreshTokens[0] }]);
+    expect(revocations.map((r) => form(r))).toEqual([
+      { client_id: flow.clientId, client_secret: flow.clientSecret, token: refreshTokens[0] },
+    ]);
     expect(live.has(refreshTokens[0]!)).toBe(false);
     expect(flow.logs.some((line) => line.includes("revocation failed"))).toBe(false);
     flow.assertNoLeaks([...issued, flow.clientSecret]);

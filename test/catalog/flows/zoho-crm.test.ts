@@ -41,7 +41,13 @@ function emulate(request: EmulatedRequest) {
     refreshTokens.add(refreshToken);
     allTokens.push(accessToken, refreshToken);
     return {
-      body: { access_token: accessToken, refresh_token: refreshToken, api_domain: `https://${API}`, token_type: "Bearer", expires_in: 3600 },
+      body: {
+        access_token: accessToken,
+        refresh_token: refreshToken,
+        api_domain: `https://${API}`,
+        token_type: "Bearer",
+        expires_in: 3600,
+      },
     };
   }
   if (host === ACCOUNTS && method === "POST" && path === "/oauth/v2/revoke/token") {
