@@ -29,6 +29,9 @@ import {
  * - https://developers.notion.com/reference/versioning and
  *   https://developers.notion.com/reference/errors (every API request needs Notion-Version, else
  *   400 missing_version; a bad token is 401 unauthorized)
+ * - https://developers.notion.com/reference/status-codes (every error is Notion's
+ *   { object: "error", status, code, message }, the OAuth ones too: a bad code or refresh token is
+ *   400 with code "invalid_grant", e.g. "Invalid code: this code has been revoked.")
  * The token endpoint's reference also lists Notion-Version among its headers; the handler sends
  * none there (it sends the toolkit's headers to the API only), so this emulation does not demand
  * it on /v1/oauth/token: see the report of this work.
@@ -81,12 +84,11 @@ function emulate(request: EmulatedRequest): EmulatedAnswer {
     if (!/^application\/json/.test(request.headers["content-type"] ?? "")) return notionError(400, "invalid_json", "Body must be JSON.");
     const body = jsonBody(request);
     if (body.grant_type === "refresh_token") {
-      if (!refreshTokens.delete(String(body.refresh_token))) return { status: 400, body: { error: "invalid_grant" } };
+      if (!refreshTokens.delete(String(body.refresh_token))) return notionError(400, "invalid_grant", "Invalid refresh token.");
       return { body: issue() };
     }
-    if (!codes.delete(String(body.code))) return { status: 400, body: { error: "invalid_grant", error_description: "Invalid code." } };
-    if (body.redirect_uri !== flow.callbackUrl)
-      return { status: 400, body: { error: "invalid_grant", error_description: "Bad redirect_uri." } };
+    if (!codes.delete(String(body.code))) return notionError(400, "invalid_grant", "Invalid code: this code has been revoked.");
+    if (body.redirect_uri !== flow.callbackUrl) return notionError(400, "invalid_grant", "Invalid redirect_uri.");
     return { body: issue() };
   }
   if (!request.headers["notion-version"]) {
@@ -217,6 +219,17 @@ describe("Notion public connection, end to end", () => {
     expect(jsonBody(call)).toEqual({ token: current });
     expect(revoked).toEqual([current]);
     expect(flow.logs.filter((line) => line.includes("revocation failed"))).toEqual([]);
+  });
+
+  it("a refresh token Notion refuses (its 400 invalid_grant) expires the connection, which says how to reconnect", async () => {
+    const { connection } = await flow.connect();
+    const current = flow.at("api.notion.com", "/v1/users/me").at(-1)!.headers.authorization!.slice("Bearer ".length);
+    refreshTokens.clear();
+    refuseOnce.add(current);
+    const res = await search(connection.id);
+    expect(res.status, res.text).toBe(409);
+    expect(res.json.error).toContain("The provider refused the refresh token (invalid_grant: Invalid refresh token.).");
+    expect(res.json.error).toContain('Reconnect it with POST /auth {"toolkit":"notion"}');
   });
 
   it("an internal integration token is the second mode: verified by /v1/users/me, refused on Notion's 401", async () => {
