@@ -158,21 +158,35 @@ describe("URL and redirect policy", () => {
     expect(res.json).toEqual({ ok: true, method: "GET", path: "/v1/echo" });
   });
 
-  it("returns a redirect elsewhere unfollowed, so the credential never leaves the toolkit's origin", async () => {
-    const res = await pass("GET", `notes/redirect?to=${encodeURIComponent(`${h.foreign.origin}/steal`)}`);
-    expect(res.status).toBe(302);
-    expect(res.headers.get("location")).toBe(`${h.foreign.origin}/steal`);
-  });
+  it.each([301, 302, 303, 307, 308])(
+    "refuses a %i elsewhere with 502 upstream_redirect: not followed (the credential stays home), not passed on (nor the API key)",
+    async (code) => {
+      const res = await pass("GET", `notes/redirect?code=${code}&to=${encodeURIComponent(`${h.foreign.origin}/steal`)}`);
+      expectError(res, 502, "upstream_redirect", /redirect outside the toolkit's base URL .*POST \/proxy\/tools\/proxy/);
+      expect(res.headers.get("location")).toBeNull();
+      expect(res.text).toContain(`(${new URL(h.foreign.origin).host})`);
+    },
+  );
 
   it.each([
     ["an absolute URL under the base URL", (up: string) => `${up}/v1/items/2?x=1`, `${BASE}/proxy/tools/passthrough/notes/items/2?x=1`],
     ["a path under the base path", () => "/v1/items/2", "/proxy/tools/passthrough/notes/items/2"],
-    ["a path outside the base path", () => "/v2/items", "/v2/items"],
-    ["the same origin outside the base path", (up: string) => `${up}/v10/items`, (up: string) => `${up}/v10/items`],
+    ["a path relative to the URL that answered", () => "items/2#top", "/proxy/tools/passthrough/notes/items/2#top"],
   ])("points a Location at the route when it is %s", async (_, to, expected) => {
     const res = await pass("POST", `notes/redirect?code=201&to=${encodeURIComponent(to(h.upstream.origin))}`);
     expect(res.status).toBe(201);
-    expect(res.headers.get("location")).toBe(typeof expected === "string" ? expected : expected(h.upstream.origin));
+    expect(res.headers.get("location")).toBe(expected);
+  });
+
+  it.each([
+    ["a path outside the base path", () => "/v2/items"],
+    ["the same origin outside the base path", (up: string) => `${up}/v10/items`],
+    ["another origin", () => "http://other.example/x"],
+  ])("drops the Location of a non-redirect answer when it is %s: the answer stays, the URL goes", async (_, to) => {
+    const res = await pass("POST", `notes/redirect?code=201&to=${encodeURIComponent(to(h.upstream.origin))}`);
+    expect(res.status).toBe(201);
+    expect(res.text).toBe("redirecting");
+    expect(res.headers.get("location")).toBeNull();
   });
 
   it("refuses a toolkit whose credential goes in the query string (an echoed URL could not be redacted)", async () => {
