@@ -36,6 +36,7 @@ describe("routeUrl: under the base URL, to the route", () => {
     expect(routeUrl("/v1/items/2", mapping(), { keepRelative: true })).toBe("/proxy/tools/passthrough/acme/items/2");
     expect(routeUrl("?page=2", mapping(), { keepRelative: true })).toBe("/proxy/tools/passthrough/acme/items?page=2");
     expect(routeUrl("https://api.acme.test/v1/items", mapping(), { keepRelative: true })).toBe(`${ROUTE}/items`);
+    expect(routeUrl("/v1/a//", mapping(), { keepRelative: true })).toBe("/proxy/tools/passthrough/acme/a//");
   });
 
   it("a base URL without a path keeps the whole path", () => {
@@ -98,11 +99,20 @@ describe("linkEntries", () => {
     expect(linkEntries("")).toEqual([]);
   });
 
+  it("keeps the parameters as written, but for trailing whitespace; an empty target is the URL that answered", () => {
+    expect(linkEntries("<a> ; rel=next  , <>;rel=self")).toEqual([
+      { target: "a", params: " ; rel=next" },
+      { target: "", params: ";rel=self" },
+    ]);
+  });
+
   it.each([
     ["an entry without brackets", "https://other.example/x; rel=next"],
     ["a bracket never closed", "<https://other.example/x; rel=next"],
     ["a quoted string never closed", '<a>; title="x, <https://other.example/>; rel=next'],
     ["text after the target that is not a parameter", "<a> <https://other.example/>"],
+    ["text after the target before a parameter", "<a> junk; rel=next"],
+    ["text before the target", "x <https://other.example/>; rel=next"],
   ])("null for %s", (_, value) => {
     expect(linkEntries(value)).toBeNull();
   });
@@ -119,8 +129,12 @@ describe("routeLink", () => {
     expect(routeLink(value, mapping())).toBe(`<${ROUTE}/items?page=2>; rel="next", <${ROUTE}/items?page=1>; rel="first"`);
   });
 
-  it("drops an entry with an anchor (a second URL, the link's context)", () => {
-    expect(routeLink('<https://api.acme.test/v1/a>; anchor="https://other.example/"; rel=next', mapping())).toBeNull();
+  it.each([
+    '; anchor="https://other.example/"; rel=next',
+    ';anchor="https://other.example/"',
+    '; rel=next; ANCHOR = "https://other.example/"',
+  ])("drops an entry with an anchor (a second URL, the link's context): %s", (params) => {
+    expect(routeLink(`<https://api.acme.test/v1/a>${params}`, mapping())).toBeNull();
   });
 
   it("null when no entry is left, or when the value cannot be read", () => {

@@ -168,6 +168,27 @@ describe("URL and redirect policy", () => {
     },
   );
 
+  it("names no host when the redirect's Location is relative (a path outside the base path)", async () => {
+    const res = await pass("GET", `notes/redirect?code=302&to=${encodeURIComponent("/v2/items")}`);
+    expectError(res, 502, "upstream_redirect", /base URL http:\/\/127\.0\.0\.1:\d+\/v1\. The passthrough/);
+  });
+
+  it("passes a redirect status without a Location as it is: there is nothing to follow", async () => {
+    const res = await pass("GET", "notes/status/302");
+    expect(res.status).toBe(302);
+    expect(res.json).toEqual({ error: "status 302" });
+  });
+
+  it("passes on a 307 under the base URL that it could not follow (a streamed body is sent once), pointed at the route", async () => {
+    const to = `${h.upstream.origin}/v1/items`;
+    const res = await pass("POST", `notes/redirect?code=307&to=${encodeURIComponent(to)}`, {
+      rawBody: '{"name":"x"}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(307);
+    expect(res.headers.get("location")).toBe(`${BASE}/proxy/tools/passthrough/notes/items`);
+  });
+
   it.each([
     ["an absolute URL under the base URL", (up: string) => `${up}/v1/items/2?x=1`, `${BASE}/proxy/tools/passthrough/notes/items/2?x=1`],
     ["a path under the base path", () => "/v1/items/2", "/proxy/tools/passthrough/notes/items/2"],
