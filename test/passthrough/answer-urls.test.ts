@@ -37,6 +37,11 @@ describe("routeUrl: under the base URL, to the route", () => {
     expect(routeUrl("?page=2", mapping(), { keepRelative: true })).toBe("/proxy/tools/passthrough/acme/items?page=2");
     expect(routeUrl("https://api.acme.test/v1/items", mapping(), { keepRelative: true })).toBe(`${ROUTE}/items`);
     expect(routeUrl("/v1/a//", mapping(), { keepRelative: true })).toBe("/proxy/tools/passthrough/acme/a//");
+    expect(routeUrl("/v1/a:b", mapping(), { keepRelative: true })).toBe("/proxy/tools/passthrough/acme/a:b");
+  });
+
+  it("a base URL written with trailing slashes maps as the same base", () => {
+    expect(routeUrl("https://api.acme.test/v1/items", mapping("https://api.acme.test/v1//"))).toBe(`${ROUTE}/items`);
   });
 
   it("a base URL without a path keeps the whole path", () => {
@@ -104,6 +109,7 @@ describe("linkEntries", () => {
       { target: "a", params: " ; rel=next" },
       { target: "", params: ";rel=self" },
     ]);
+    expect(linkEntries("<>; rel=self")).toEqual([{ target: "", params: "; rel=self" }]);
   });
 
   it.each([

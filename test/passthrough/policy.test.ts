@@ -13,7 +13,15 @@ const sentCount = () => h.upstream.requests.length + h.foreign.requests.length;
 beforeAll(async () => {
   h = await createHarness({
     timeouts: { proxyMs: 5_000 },
-    extraToolkits: () => [
+    extraToolkits: ({ upstream }) => [
+      defineToolkit({
+        slug: "open",
+        name: "Open",
+        description: "The test API without a credential: the passthrough needs no connection.",
+        baseUrl: `${upstream}/v1`,
+        auth: { type: "none" },
+        tools: [],
+      }),
       defineToolkit({
         slug: "closed",
         name: "Closed",
@@ -187,6 +195,13 @@ describe("URL and redirect policy", () => {
     });
     expect(res.status).toBe(307);
     expect(res.headers.get("location")).toBe(`${BASE}/proxy/tools/passthrough/notes/items`);
+  });
+
+  it("routes a Location and refuses a redirect elsewhere for a toolkit without auth too (no connection)", async () => {
+    const under = await pass("POST", `open/redirect?code=201&to=${encodeURIComponent(`${h.upstream.origin}/v1/items/2`)}`);
+    expect(under.headers.get("location")).toBe(`${BASE}/proxy/tools/passthrough/open/items/2`);
+    const elsewhere = await pass("GET", `open/redirect?to=${encodeURIComponent(`${h.foreign.origin}/x`)}`);
+    expectError(elsewhere, 502, "upstream_redirect");
   });
 
   it.each([
