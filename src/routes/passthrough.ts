@@ -5,14 +5,15 @@ import { secretForms } from "../core/redact.js";
 import { redactBytes, redactStream } from "../core/redact-bytes.js";
 import type { ExecutionResult } from "../core/results.js";
 import { takeWholeBody, wholeResponse } from "../core/whole-bodies.js";
+import { type AnswerUrlMapping, routeAnswerUrls } from "../execution/answer-urls.js";
 import { runCall } from "../execution/call.js";
 import { passedHeaders } from "../execution/upstream-result.js";
+import { REDIRECT_STATUSES } from "../outbound/fetch.js";
 import { credentialHeader } from "../outbound/headers.js";
 import { fillBaseUrl } from "../outbound/url-policy.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { requireToolkit } from "../toolkits/registry.js";
 import { defineRoute, type Route } from "./route.js";
-import { escapeRegExp } from "./router.js";
 import { errors } from "./schemas.js";
 
 /** Names the connection to use; without it, the agent's only active connection to the toolkit. */
@@ -44,7 +45,10 @@ const NULL_BODY_STATUSES = new Set([204, 205, 304]);
  * redacted as data, and a request with a body is not sent twice (no retry, no refresh after a
  * 401). Refusals are the usual JSON errors;
  * an upstream that cannot be reached is `502 upstream_unreachable`, one that does not answer in
- * time `504 upstream_timeout`. Not in the OpenAPI document: its paths are the upstream API's.
+ * time `504 upstream_timeout`. The answer's URLs stay on this server (`routeAnswerUrls`): under the
+ * base URL they point at this route, other ones are dropped, and a redirect elsewhere is
+ * `502 upstream_redirect`, so no client that follows them sends its API key off this origin. Not in
+ * the OpenAPI document: its paths are the upstream API's.
  */
 export const passthroughRoutes: Route[] = [
   defineRoute({
@@ -82,9 +86,20 @@ export const passthroughRoutes: Route[] = [
         durationMs: outcome.durationMs,
       });
       if (!outcome.ok) throw upstreamFailure(outcome.failure);
-      const routeBase = `${ctx.publicUrl?.origin ?? url.origin}${ctx.basePath}/passthrough/${encodeURIComponent(toolkit.slug)}`;
-      const base = fillBaseUrl(toolkit.baseUrls[0]!, outcome.connection?.params ?? {});
-      return answer(outcome.value, outcome.secrets, (link) => throughRoute(link, base, routeBase));
+      const upstream = outcome.value;
+      const mapping: AnswerUrlMapping = {
+        base: fillBaseUrl(toolkit.baseUrls[0]!, outcome.connection?.params ?? {}),
+        route: `${ctx.publicUrl?.origin ?? url.origin}${ctx.basePath}/passthrough/${encodeURIComponent(toolkit.slug)}`,
+        // A fetch of the options may leave `url` empty; then the URL asked for is the best known.
+        answeredUrl: URL.canParse(upstream.url) ? new URL(upstream.url) : new URL(target),
+      };
+      const passed = passedHeaders(upstream.headers, outcome.secrets);
+      const answerHeaders = routeAnswerUrls(passed, mapping);
+      if (REDIRECT_STATUSES.has(upstream.status) && passed.location !== undefined && answerHeaders.location === undefined) {
+        void upstream.body?.cancel().catch(() => {});
+        throw foreignRedirect(upstream.status, passed.location, mapping.base, ctx.basePath);
+      }
+      return answer(upstream, answerHeaders, outcome.secrets);
     },
   }),
 ];
@@ -134,15 +149,13 @@ function upstreamUrl(toolkit: Toolkit, path: string, params: Record<string, stri
 }
 
 /**
- * The upstream's status, filtered headers and body (a body the status forbids dropped). `Link` and
- * `Location` are passed through `rewrite`. The body streams with every form of the call's secrets
- * masked (`redactStream`): in a text type (by its Content-Type alone, there is no waiting for the
- * bytes) with `[redacted]`, its Content-Length then dropped; in any other, the secret's bytes
- * overwritten with `*` in place, so its length holds.
+ * The upstream's status, the headers given (filtered, URLs routed) and its body (a body the status
+ * forbids dropped). The body streams with every form of the call's secrets masked (`redactStream`):
+ * in a text type (by its Content-Type alone, there is no waiting for the bytes) with `[redacted]`,
+ * its Content-Length then dropped; in any other, the secret's bytes overwritten with `*` in place,
+ * so its length holds.
  */
-function answer(upstream: Response, secrets: string[], rewrite: (value: string) => string): Response {
-  const headers = passedHeaders(upstream.headers, secrets);
-  for (const name of ["link", "location"]) if (headers[name] !== undefined) headers[name] = rewrite(headers[name]);
+function answer(upstream: Response, headers: Record<string, string>, secrets: string[]): Response {
   // fetch decodes a compressed body, so the length the upstream declared is not the length sent.
   if (upstream.headers.has("content-encoding")) delete headers["content-length"];
   if (NULL_BODY_STATUSES.has(upstream.status)) {
@@ -164,20 +177,20 @@ function answer(upstream: Response, secrets: string[], rewrite: (value: string) 
 }
 
 /**
- * A `Link` or `Location` value with every URL under the base URL (absolute, or a path under the
- * base path) pointed at this route instead: an SDK that follows the next page (Octokit's
- * `paginate`) comes back through the passthrough, rather than calling the API itself with the
- * API key as its token. Other URLs are left as they are.
+ * A redirect off the toolkit's base URL, refused. Followed here, it would be a request to a host
+ * the deployer never allowed, from the server's network (an upstream's open redirect would reach
+ * internal addresses); passed on, the client would follow it with its API key. `POST /proxy`
+ * answers it as data: its Location is there for the caller to fetch without the API key.
  */
-function throughRoute(value: string, base: string, routeBase: string): string {
-  const trimmed = base.replace(/\/+$/, "");
-  const absolute = value.replace(new RegExp(`${escapeRegExp(trimmed)}(?=[/?#>]|$)`, "g"), routeBase);
-  if (absolute !== value || !value.startsWith("/") || value.startsWith("//")) return absolute;
-  // A path-absolute Location (`/v1/items/2`), under the base path.
-  const basePath = new URL(trimmed).pathname.replace(/\/+$/, "");
-  const rest = value.slice(basePath.length);
-  if (!value.startsWith(basePath) || !(rest === "" || /^[/?#]/.test(rest))) return value;
-  return `${new URL(routeBase).pathname}${rest}`;
+function foreignRedirect(status: number, location: string, base: string, basePath: string): ToolsError {
+  // The Location as passed (secrets redacted): its host helps a person see where it pointed.
+  const host = URL.canParse(location) ? ` (${new URL(location).host})` : "";
+  return new ToolsError(
+    "upstream_redirect",
+    `The upstream answered ${status} with a redirect outside the toolkit's base URL ${base}${host}. ` +
+      "The passthrough neither follows it (the credential goes only to the base URL) nor passes it on (your client would send your API key there). " +
+      `Send the request with POST ${basePath}/proxy: its result has the redirect's Location, to fetch without your API key.`,
+  );
 }
 
 /** A call that got no answer, as an error of this server: the upstream is away or too slow. */
