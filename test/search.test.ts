@@ -90,17 +90,35 @@ describe("searchToolkits", () => {
     expect(found([side, pm], "project management")).toEqual(["pm"]);
   });
 
-  it("finds toolkits by their tools' names and descriptions, below every other field", () => {
-    const tool = {
-      slug: "SEND",
-      name: "Send invoice",
-      description: "Emails an invoice.",
-      inputParameters: { type: "object" },
-      run: () => null,
-    };
-    const withTool = toolkit({ slug: "books", name: "Books", tools: [tool] });
+  const tool = (slug: string, name: string, description: string) => ({
+    slug,
+    name,
+    description,
+    inputParameters: { type: "object" as const },
+    run: () => null,
+  });
+
+  it("finds toolkits by their tools' descriptions, below every other field", () => {
+    const withTool = toolkit({ slug: "books", name: "Books", tools: [tool("BOOKS_SEND", "Send", "Emails an invoice.")] });
     const described = toolkit({ slug: "ledger", name: "Ledger", description: "Invoices and bills." });
     expect(found([withTool, described], "invoices")).toEqual(["ledger", "books"]);
+  });
+
+  it("ranks a toolkit with a tool named for every word of the query above toolkits that only mention them", () => {
+    // As the catalog's "send an email": SendGrid's name and category match, but only Gmail can send one.
+    const api = toolkit({ slug: "sendgrid", name: "SendGrid", description: "Transactional email API.", categories: ["email"] });
+    const mail = toolkit({
+      slug: "gmail",
+      name: "Gmail",
+      categories: ["email"],
+      tools: [tool("GMAIL_SEARCH_MESSAGES", "Search messages", "Finds mail."), tool("GMAIL_SEND_EMAIL", "Send email", "Sends a message.")],
+    });
+    expect(found([api, mail], "send an email")).toEqual(["gmail", "sendgrid"]);
+    expect(found([api, mail], "sends emails")).toEqual(["gmail", "sendgrid"]);
+    // A tool that holds only some of the words adds little.
+    expect(found([api, mail], "send transactional email")).toEqual(["sendgrid", "gmail"]);
+    // A name asked for still comes first.
+    expect(found([api, mail], "sendgrid")).toEqual(["sendgrid"]);
   });
 
   it("breaks ties by name, and without keywords keeps the registry's order", () => {

@@ -46,6 +46,12 @@ export const ToolkitInputSchema = z
     description: z.string().optional(),
     pattern: z.string().optional().meta({ description: "A regular expression the value must match; it is also one DNS label." }),
     example: z.string().optional(),
+    type: z.enum(["label", "host"]).meta({
+      description: "label: one DNS label. host: a whole host name, one of hosts (a * label stands for one DNS label).",
+    }),
+    hosts: z.array(z.string()).optional().meta({ description: "The hosts a host input may name, e.g. *.my.salesforce.com." }),
+    optional: z.boolean().meta({ description: "Whether POST /auth may leave it out: it then takes default." }),
+    default: z.string().optional().meta({ description: "The value of an input left out." }),
   })
   .meta({ id: "ToolkitInput" });
 

@@ -3,6 +3,7 @@ import type { AuthScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { defineToolkit, type Toolkit } from "../toolkits/define.js";
 import { type JsonToolkitOptions, parseToolkitFile } from "../toolkits/json.js";
 import { catalogIconRef } from "./icons.js";
+import { markCatalogMade } from "./made.js";
 import { type ProviderDefinition, providerSchema } from "./provider.js";
 import { providerFiles } from "./providers/index.js";
 import { curatedTools } from "./tools/index.js";
@@ -31,6 +32,11 @@ export interface ProviderOptions {
   revocationUrl?: string;
   userInfoUrl?: string;
   baseUrl?: string | string[];
+  /**
+   * PKCE on or off, replacing the catalog's choice: Slack's is off, since Slack takes PKCE only
+   * from an app that turned it on (which makes the app a public client); such an app sets `true`.
+   */
+  pkce?: boolean;
 }
 
 /** The names of the environment variables that hold a provider's OAuth client. */
@@ -58,6 +64,7 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
       ...(options.tokenUrl ? { tokenUrl: options.tokenUrl } : {}),
       ...(options.revocationUrl ? { revocationUrl: options.revocationUrl } : {}),
       ...(options.userInfoUrl ? { userInfoUrl: options.userInfoUrl } : {}),
+      ...(options.pkce !== undefined ? { pkce: options.pkce } : {}),
     };
     if (!options.clientId) {
       const variables = clientVariables(provider.clientOf ?? provider.slug);
@@ -67,7 +74,7 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
     }
     return scheme;
   });
-  return defineToolkit({
+  const toolkit = defineToolkit({
     slug: provider.slug,
     name: provider.name,
     description: provider.description,
@@ -81,6 +88,7 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
     docsUrl: provider.docsUrl,
     tools: curatedTools[provider.slug] ?? [],
   });
+  return markCatalogMade(toolkit);
 }
 
 const overrideUrl = z
@@ -88,8 +96,9 @@ const overrideUrl = z
   .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), "must be an absolute http(s) URL");
 
 /**
- * A `{ "provider": "<slug>", ... }` entry of a toolkit file: the deployer's client and the URLs a
- * self-hosted, enterprise or sandbox deployment moves (docs/guide/providers.md, "In a toolkit file"), nothing else.
+ * A `{ "provider": "<slug>", ... }` entry of a toolkit file: the deployer's client, `pkce`, and the
+ * URLs a self-hosted, enterprise or sandbox deployment moves (docs/guide/providers.md, "In a
+ * toolkit file"), nothing else.
  */
 const entrySchema = z.strictObject({
   provider: z.string().min(1),
@@ -101,6 +110,7 @@ const entrySchema = z.strictObject({
   revocationUrl: overrideUrl.optional(),
   userInfoUrl: overrideUrl.optional(),
   baseUrl: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+  pkce: z.boolean().optional(),
 });
 
 /**

@@ -42,6 +42,11 @@ export const providerSchema = z.strictObject({
   auth: z.array(z.discriminatedUnion("type", [z.strictObject(oauth2Fields), ...otherSchemes])).min(1),
   sources: z.array(https).min(1),
   unconfirmed: z.array(text).optional(),
+  /**
+   * What stops connections from working as the provider is listed, until the engine can do it
+   * (Trello's second query parameter, the app key). The catalog page shows it beside the provider.
+   */
+  limitation: text.optional(),
 });
 
 export type ProviderDefinition = z.output<typeof providerSchema>;

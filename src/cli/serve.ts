@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createUndiciFetch, handleClientError, toNodeHandler } from "../../adapters/node.js";
-import { catalogToolkits, loadToolkitFile } from "../catalog/index.js";
+import { catalogToolkits, getProvider, loadToolkitFile } from "../catalog/index.js";
+import { isCatalogMade } from "../catalog/made.js";
 import { createSafeLogger, type Logger } from "../core/logger.js";
 import { answersOf } from "../core/whole-bodies.js";
 import { createToolsHandler, type ToolsHandler } from "../handler.js";
@@ -46,6 +47,7 @@ export interface ServeSettings {
 /** Runs the server until SIGINT or SIGTERM and resolves with the exit code; a failure to start throws a CliError (exit 1). */
 export async function runServe(settings: ServeSettings): Promise<number> {
   const extra: Toolkit[] = [];
+  const files = new Map<Toolkit, string>();
   for (const file of settings.toolkitFiles) {
     let text: string;
     try {
@@ -54,12 +56,16 @@ export async function runServe(settings: ServeSettings): Promise<number> {
       throw new CliError(`cannot read the toolkit file ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}).`);
     }
     try {
-      extra.push(...loadToolkitFile(text, { env: process.env, source: file }));
+      for (const toolkit of loadToolkitFile(text, { env: process.env, source: file })) {
+        extra.push(toolkit);
+        files.set(toolkit, file);
+      }
     } catch (error) {
       throw new CliError((error as Error).message);
     }
   }
   if (settings.catalog) {
+    for (const toolkit of extra) assertNoCatalogClash(toolkit, files.get(toolkit)!);
     // A provider a file configures (`{ "provider": "github", ... }`) is served as the file says.
     const given = new Set(extra.map((toolkit) => toolkit.slug));
     extra.push(...catalogToolkits({ env: process.env }).filter((toolkit) => !given.has(toolkit.slug)));
@@ -84,6 +90,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
   const outboundFetch = createUndiciFetch();
   const accessLog = settings.accessLog ? createAccessLog(settings.accessLog) : null;
   const listener = toNodeHandler(async (request) => {
+    accessLog?.noteRequest(request);
     if (demoApi && new URL(request.url).pathname.startsWith(`${DEMO_API_PATH}/`)) return demoApi(request);
     return tools
       ? answersOf(tools)(request) // the handler's answers as made: the Node bridge writes whole ones directly
@@ -176,6 +183,22 @@ export async function runServe(settings: ServeSettings): Promise<number> {
   });
 }
 
+/**
+ * With --catalog, a file's toolkit that has a catalog provider's slug and is not that provider's
+ * `{ "provider": ... }` entry (an `import openapi` of GitHub's own document is `github`) would
+ * replace the provider; two toolkits with one slug are an error, so this refuses it and says what to do.
+ */
+function assertNoCatalogClash(toolkit: Toolkit, file: string): void {
+  const provider = getProvider(toolkit.slug);
+  if (!provider || isCatalogMade(toolkit)) return;
+  throw new CliError(
+    `${file}: the toolkit "${toolkit.slug}" has the slug of the catalog's ${provider.name}, which --catalog serves too, ` +
+      "and two toolkits cannot share a slug. To serve its tools beside the catalog's, give it another slug " +
+      `(${commandName()} import openapi <document> --slug ${toolkit.slug}_api, or edit "slug" in the file); ` +
+      `to configure the catalog's ${provider.name} from a file, write { "provider": "${toolkit.slug}", "clientId": "\${...}" } instead.`,
+  );
+}
+
 /** The handler's `limits`: the rate limit, if any, behind the access log's hook that notes each request's key id. */
 function limitsOption(rateLimited: LimitsHook | undefined, accessLog: ReturnType<typeof createAccessLog> | null): { limits?: LimitsHook } {
   if (accessLog) return { limits: accessLog.limits(rateLimited) };
@@ -220,11 +243,19 @@ function warnRevocationsDown(error: Error): void {
   );
 }
 
+/** Whether the toolkit's OAuth mode waits for its client (POST /auth for it is a 400 that says what to set). */
+function oauthUnconfigured(toolkit: Toolkit): boolean {
+  return toolkit.authModes.some((mode) => mode.type === "oauth2" && mode.unconfigured);
+}
+
 /** The toolkits served: each by name, or for a catalog's worth a count and what is left to configure. */
 function toolkitsLine(toolkits: Toolkit[]): string {
-  if (toolkits.length <= 12) return `toolkits: ${toolkits.map((t) => `${t.slug} (${t.tools.length} tools)`).join(", ") || "none"}`;
+  if (toolkits.length <= 12) {
+    const each = toolkits.map((t) => `${t.slug} (${t.tools.length} tools${oauthUnconfigured(t) ? ", OAuth not configured" : ""})`);
+    return `toolkits: ${each.join(", ") || "none"}`;
+  }
   const tools = toolkits.reduce((sum, t) => sum + t.tools.length, 0);
-  const unconfigured = toolkits.filter((t) => t.authModes.some((mode) => mode.type === "oauth2" && mode.unconfigured)).length;
+  const unconfigured = toolkits.filter(oauthUnconfigured).length;
   return (
     `toolkits: ${toolkits.length} with ${tools} tools; ${unconfigured} OAuth providers are not configured ` +
     "(set TOOLS_PROXY_<SLUG>_CLIENT_ID and TOOLS_PROXY_<SLUG>_CLIENT_SECRET)"

@@ -50,9 +50,11 @@ Examples:
 
 /**
  * The command as the user can type it: "npx tools-proxy" when npm started this process (`npx
- * tools-proxy ...`, `npm run serve`), as in a clone, where "tools-proxy" alone is not on PATH;
- * else "tools-proxy".
+ * tools-proxy ...`, `npm run serve`, a script of the user's package), as in a clone, where
+ * "tools-proxy" alone is not on PATH; else "tools-proxy". Any `npm_command` counts: npm names
+ * the same command differently across versions ("run-script" up to npm 10, "run" from npm 11),
+ * and `npx tools-proxy` works wherever npm could start the bin.
  */
 export function commandName(env: NodeJS.ProcessEnv = process.env): string {
-  return env.npm_command === "exec" || env.npm_command === "run-script" ? "npx tools-proxy" : "tools-proxy";
+  return env.npm_command ? "npx tools-proxy" : "tools-proxy";
 }

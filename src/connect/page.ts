@@ -45,7 +45,8 @@ export function formFields(ctx: HandlerContext, link: OpenLink): FormField[] {
   for (const { name, input } of neededInputs(link.toolkit, link.scheme)) {
     if (link.config[name] !== undefined) continue;
     const hint = [input?.description, `${describeRule(input)}.`].filter(Boolean).join(" ");
-    fields.push({ name: `input.${name}`, label: input?.label ?? name, max: 63, secret: false, hint, autocomplete: "off" });
+    const max = input?.type === "host" ? 253 : 63;
+    fields.push({ name: `input.${name}`, label: input?.label ?? name, max, secret: false, hint, autocomplete: "off" });
   }
   return fields;
 }

@@ -1,6 +1,6 @@
 import { ToolsError } from "../core/errors.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
-import type { ConnectionInput, Toolkit } from "../toolkits/define.js";
+import { type ConnectionInput, inputValueFits, type Toolkit } from "../toolkits/define.js";
 
 /** What a config value may be: one DNS label, so that a templated host can never point elsewhere. */
 export const CONFIG_VALUE = /^[A-Za-z0-9-]{1,63}$/;
@@ -42,8 +42,10 @@ export function neededInputs(toolkit: Toolkit, scheme: AuthScheme): Array<{ name
 /**
  * Checks the config a caller sends with `POST /auth` against what the toolkit needs with this
  * scheme: every declared input and every URL placeholder the provider does not fill itself, each
- * one DNS label matching its input's pattern, and nothing else. Errors name the input and its rule.
- * `partial` lets inputs be missing (a connect page asks for them), but not wrong or unknown.
+ * one DNS label (a `host` input: one of its hosts) matching its input's pattern, and nothing else.
+ * Errors name the input and its rule. Returns the config to keep: an input left out gets its
+ * `default`, and a host is lower-cased. `partial` lets inputs without a default be missing (a
+ * connect page asks for them), but not wrong or unknown.
  */
 export function checkConfig(
   toolkit: Toolkit,
@@ -55,18 +57,20 @@ export function checkConfig(
   // OAuth lookup) is not asked for; with another scheme (an API key) it is.
   const wanted = neededInputs(toolkit, scheme);
   const needed = new Set(wanted.map((w) => w.name));
+  const checked: Record<string, string> = {};
   for (const { name, input } of wanted) {
-    const value = config[name];
+    const given = config[name];
     const rule = describeRule(input);
-    if (value === undefined || value === "") {
+    if ((given === undefined || given === "") && input?.default === undefined) {
       if (options.partial) continue;
       const what = input ? `${input.label} (${rule})` : rule;
       throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" needs "config": { "${name}": "..." }: ${what}.`);
     }
-    const matchesPattern = input?.pattern === undefined || new RegExp(input.pattern, "u").test(value);
-    if (!CONFIG_VALUE.test(value) || !matchesPattern) {
+    const value = given === undefined || given === "" ? input!.default! : input?.type === "host" ? given.toLowerCase() : given;
+    if (!(input ? inputValueFits(input, value) : CONFIG_VALUE.test(value))) {
       throw new ToolsError("invalid_request", `config.${name} is not valid: it must be ${rule}. Fix it and send the request again.`);
     }
+    checked[name] = value;
   }
   for (const name of Object.keys(config)) {
     if (!needed.has(name)) {
@@ -77,11 +81,20 @@ export function checkConfig(
       );
     }
   }
-  return config;
+  return checked;
+}
+
+/** Whether `POST /auth` must ask for inputs before it can start OAuth: some needed input has neither a value nor a default. */
+export function missingInputs(toolkit: Toolkit, scheme: AuthScheme, config: Record<string, string>): boolean {
+  return neededInputs(toolkit, scheme).some(({ name, input }) => !config[name] && input?.default === undefined);
 }
 
 /** The rule an input's value follows, in words, e.g. for a page's hint. */
 export function describeRule(input: ConnectionInput | undefined): string {
+  if (input?.type === "host") {
+    const fallback = input.default === undefined ? "" : ` (default ${input.default})`;
+    return `one of these hosts, * being one DNS label: ${(input.hosts ?? []).join(", ")}${fallback}`;
+  }
   const label = "one DNS label: letters, digits and -, at most 63 characters";
   const pattern = input?.pattern ? `, matching ${input.pattern}` : "";
   const example = input?.example ? `, e.g. "${input.example}"` : "";

@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal: 500,
   upstream_unreachable: 502,
+  upstream_redirect: 502,
   unavailable: 503,
   upstream_timeout: 504,
 } as const;

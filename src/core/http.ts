@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 import { ToolsError } from "./errors.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth.js";
 import { knownBody, wholeResponse } from "./whole-bodies.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -25,7 +26,8 @@ export const MAX_JSON_BYTES = 1024 * 1024;
 
 /**
  * Reads the body as JSON and validates it with `schema`. Reads at most `maxBytes`, counting bytes
- * as they arrive rather than trusting Content-Length.
+ * as they arrive rather than trusting Content-Length; a body nested more than `MAX_JSON_DEPTH`
+ * deep is a 400 naming the limit, before anything parses or walks it.
  */
 export async function readJson<S extends z.ZodType>(request: Request, schema: S, maxBytes = MAX_JSON_BYTES): Promise<z.output<S>> {
   const type = request.headers.get("content-type") ?? "";
@@ -34,6 +36,12 @@ export async function readJson<S extends z.ZodType>(request: Request, schema: S,
   }
   refuseContentEncoding(request);
   const text = await readText(request, decoderFor(type), maxBytes);
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new ToolsError(
+      "invalid_request",
+      `The JSON body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; send it with at most ${MAX_JSON_DEPTH}.`,
+    );
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -134,9 +142,24 @@ async function readText(request: Request, decoder: TextDecoder, maxBytes: number
 }
 
 /**
- * A request path as logs may show it: a connect page's secret part is left out
- * (`/connect/auth_x.***`), since the link works for whoever holds it.
+ * A request path as logs may show it, with a connect link's secret part left out
+ * (`/connect/auth_x.***`): the link works for whoever holds it. Give it the path the router
+ * matched (`new URL(request.url).pathname`: dot segments resolved, percent-encoding kept). A
+ * segment is masked when it spells a link token once ASCII percent-escapes are decoded, since the
+ * router decodes its parameters (`auth%5Fx.…` opens the same page), and wherever it stands: a
+ * token in a path that reached no page is still a working token.
  */
 export function loggablePath(path: string): string {
-  return path.replace(/(\/connect\/auth_[A-Za-z0-9_-]+\.)[^/]*/g, "$1***");
+  return path
+    .split("/")
+    .map((segment) => {
+      const id = LINK_TOKEN_ID.exec(
+        segment.replace(/%([0-7][0-9A-Fa-f])/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+      );
+      return id ? `${id[1]}.***` : segment;
+    })
+    .join("/");
 }
+
+/** The id part of a connect link's token (`auth_<id>.<secret>`), in any case: the log must not depend on the page's spelling. */
+const LINK_TOKEN_ID = /^(auth_[A-Za-z0-9_-]+)\./i;

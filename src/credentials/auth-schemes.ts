@@ -34,14 +34,15 @@ export interface AccountLookup {
 
 /**
  * A revocation request that is not RFC 7009: its method, how it authenticates (`bearer`: the token
- * itself; `client_basic`: the client's id and secret as HTTP Basic; `none`) and its body, where
- * `{accessToken}`, `{refreshToken}` and `{clientId}` are replaced.
+ * itself; `client_basic`: the client's id and secret as HTTP Basic; `client_post`: the same as
+ * `client_id` and `client_secret` fields of the body, as HubSpot's revoke takes them; `none`) and
+ * its body, where `{accessToken}`, `{refreshToken}` and `{clientId}` are replaced.
  */
 export interface RevocationRequest {
   /** Default: the scheme's `revocationUrl`. A path under the toolkit's first base URL, or absolute. */
   url?: string;
   method: "POST" | "DELETE" | "GET";
-  auth: "bearer" | "client_basic" | "none";
+  auth: "bearer" | "client_basic" | "client_post" | "none";
   body?: Record<string, string>;
   format?: "form" | "json";
 }
@@ -80,6 +81,13 @@ export interface OAuth2Scheme extends SchemeCommon {
   issuer?: string;
   /** How the client authenticates at the token endpoint (default `client_secret_basic`, or `none` without a secret). */
   tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "none";
+  /**
+   * How `client_secret_basic` writes the client's id and secret before base64 (see
+   * `clientBasicAuthorization`): `raw` (default), `base64(id:secret)` as providers' documentation
+   * shows it (Notion, GitHub, Zoom), or `form`, each form-encoded first as RFC 6749 2.3.1 says, for
+   * a server that decodes them (needed when the secret holds `%` or `+`, or the id a `:`).
+   */
+  clientBasicEncoding?: "raw" | "form";
   /** The token request's body: `form` (RFC 6749, default) or `json` (Notion). */
   tokenRequestFormat?: "form" | "json";
   /** Extra authorization request parameters, e.g. `{ access_type: "offline", prompt: "consent" }`. */
@@ -215,6 +223,25 @@ export function credentialSecrets(credential: Credential): string[] {
 /** The `Authorization` header value of HTTP basic authentication (RFC 7617, UTF-8). */
 export function basicAuthorization(username: string, password: string): string {
   return `Basic ${toBase64(`${username}:${password}`)}`;
+}
+
+/**
+ * The `Authorization` header of an OAuth client's HTTP Basic authentication (token exchange,
+ * refresh, revocation). `raw` is `base64(id:secret)` as it stands, what providers document; `form`
+ * form-encodes the id and the secret first (RFC 6749 2.3.1, every character but letters and
+ * digits escaped, a space as `+`), byte for byte what oauth4webapi's `ClientSecretBasic` sends.
+ */
+export function clientBasicAuthorization(clientId: string, clientSecret: string, encoding: "raw" | "form" = "raw"): string {
+  return encoding === "form"
+    ? basicAuthorization(formEncode(clientId), formEncode(clientSecret))
+    : basicAuthorization(clientId, clientSecret);
+}
+
+/** application/x-www-form-urlencoded as RFC 6749 Appendix B reads it, with the unreserved marks escaped too. */
+function formEncode(text: string): string {
+  return encodeURIComponent(text)
+    .replace(/[-_.!~*'()]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replaceAll("%20", "+");
 }
 
 // What an HTTP header value may hold (RFC 9110 5.5, as Node and undici enforce it): visible

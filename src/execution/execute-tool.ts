@@ -46,13 +46,14 @@ export async function executeTool(
     connectionId: request.connection_id,
     timeoutMs: toolkit.timeoutMs ?? ctx.timeouts.toolMs,
     signal,
-    run: async ({ fetch, connection, signal }) => {
+    run: async ({ fetch, connection, signal, secrets }) => {
       const toolContext: ToolContext = {
         fetch: async (input, init) =>
           capResponseBody(await fetch(input, init).catch((error: unknown) => Promise.reject(asUnreachable(error))), ctx.maxResponseBytes),
         files: {
           get: (file) => openOwnFile(ctx, agent, typeof file === "string" ? file : file.stagingKey, "No"),
-          stage: (data, options) => stageToolFile(ctx, agent, data, options, signal),
+          // A file a tool stages may hold what an upstream echoed: the call's secrets are masked in it.
+          stage: (data, options) => stageToolFile(ctx, agent, data, options, secretForms(secrets()), signal),
         },
         connection: connection
           ? { id: connection.id, label: connection.label, remoteUser: connection.remoteUser, params: { ...connection.params } }
@@ -93,6 +94,6 @@ function toJsonValue(value: unknown): unknown {
   try {
     return JSON.parse(JSON.stringify(value)) ?? null;
   } catch {
-    throw new Error("The tool returned a value that cannot be sent as JSON (a cycle or a BigInt).");
+    throw new Error("The tool returned a value that cannot be sent as JSON (a cycle, a BigInt, or nesting thousands of levels deep).");
   }
 }

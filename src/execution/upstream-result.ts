@@ -2,11 +2,12 @@ import type { z } from "zod";
 import type { ProxyResultSchema } from "../api/execution.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
+import { parseAnswerJson } from "../core/json-depth.js";
 import type { AgentPrincipal } from "../core/principal.js";
 import { redact, redactData, secretForms } from "../core/redact.js";
 import { isRetryableStatus, parseRetryAfter, ToolRunError } from "../core/tool-error.js";
 import { isWholeWithin, takeWholeBody } from "../core/whole-bodies.js";
-import { newStagingKey, ownerMetadata } from "../uploads/staging.js";
+import { newStagingKey, ownerMetadata, stageMasked } from "../uploads/staging.js";
 import { BodyTooLargeError, limitBytes, readBytes } from "../util/bytes.js";
 
 /** One decoder for every answer: decoding without `stream` keeps no state between calls. */
@@ -52,7 +53,7 @@ export type ProxyResult = z.output<typeof ProxyResultSchema>;
 
 /**
  * The ExecutionResult of an upstream answer, with the connection's secrets redacted from its
- * headers and its JSON or text data (a binary body is staged as it came): `successful` below
+ * headers and its JSON or text data, and masked in a body it stages: `successful` below
  * status 400, otherwise an
  * `upstream_error` with `upstreamStatus`, `retryable` and the Retry-After delay. A body past
  * `ctx.maxResponseBytes` is `response_too_large`; one that breaks off is `upstream_unreachable`.
@@ -70,7 +71,7 @@ export async function upstreamResult(
   const answer = { status: response.status, headers: passedHeaders(response.headers, secrets, forms) };
   let data: unknown;
   try {
-    data = redactData(await readUpstreamData(ctx, agent, response, signal), forms);
+    data = redactData(await readUpstreamData(ctx, agent, response, forms, signal), forms);
   } catch (error) {
     if (error instanceof ToolsError) throw error; // the blob store is down: a 503, not an upstream fault
     const tooLarge = error instanceof BodyTooLargeError;
@@ -99,8 +100,9 @@ export async function upstreamResult(
 
 /**
  * The upstream body as result data, never holding more than `ctx.maxResponseBytes`: JSON parsed,
- * text as a string, anything else streamed into the blob store for the calling agent and returned
- * as `{ stagingKey, contentType, size, expiresAt }`. An empty body is null. Throws
+ * text as a string (both for the caller to redact), anything else streamed into the blob store for
+ * the calling agent with the secrets' `forms` masked (`stageMasked`) and returned as
+ * `{ stagingKey, contentType, size, expiresAt }`. An empty body is null. Throws
  * `BodyTooLargeError` as soon as the declared or counted size passes the limit (nothing is
  * staged), or the stream's error when the body breaks off.
  */
@@ -108,6 +110,7 @@ export async function readUpstreamData(
   ctx: HandlerContext,
   agent: AgentPrincipal,
   response: Response,
+  forms: readonly string[],
   signal: AbortSignal,
 ): Promise<unknown> {
   const maxBytes = ctx.maxResponseBytes;
@@ -126,29 +129,25 @@ export async function readUpstreamData(
   const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/json" || type.endsWith("+json")) {
     const text = decoder.decode(await bytes());
-    if (text === "") return null;
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
+    return text === "" ? null : parseAnswerJson(text);
   }
   if (isTextual(type)) return decoder.decode(await bytes()) || null;
   const stream = whole ? new Blob([whole as Uint8Array<ArrayBuffer>]).stream() : body!.pipeThrough(limitBytes(maxBytes));
-  return stageStream(ctx, agent, stream, type, signal);
+  return stageStream(ctx, agent, stream, type, forms, signal);
 }
 
-/** Streams a body into the blob store as a staged file of the agent; null when it was empty. */
+/** Streams a body into the blob store as a staged file of the agent, its secrets masked; null when it was empty. */
 async function stageStream(
   ctx: HandlerContext,
   agent: AgentPrincipal,
   body: ReadableStream<Uint8Array>,
   contentType: string,
+  forms: readonly string[],
   signal: AbortSignal,
 ) {
   const stagingKey = newStagingKey();
   const expiresAt = new Date(Date.now() + ctx.uploads.ttlMs);
-  const info = await ctx.blobStore.put(stagingKey, body, {
+  const info = await ctx.blobStore.put(stagingKey, stageMasked(ctx, body, contentType, forms), {
     contentType,
     metadata: ownerMetadata(agent),
     expiresAt,

@@ -1,6 +1,6 @@
 import * as oauth from "oauth4webapi";
 import type { HandlerContext } from "../context/context.js";
-import type { OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { clientBasicAuthorization, type OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { fillBaseUrl } from "../outbound/url-policy.js";
 import { oauthEndpoints } from "../toolkits/oauth-endpoints.js";
 import { normalizeTokenAnswer, type TokenAnswer } from "./token-answer.js";
@@ -33,7 +33,9 @@ export function oauthClient(
   config: Record<string, string> = {},
   purpose: "exchange" | "refresh" = "exchange",
 ): OAuthClient {
-  const fill = (url: string) => (url.includes("{") ? fillBaseUrl(url, config) : url);
+  // An endpoint's whole host may be a placeholder: defineToolkit allowed that only for a `host`
+  // input, whose value checkConfig matched against the input's hosts (Salesforce's login host).
+  const fill = (url: string) => (url.includes("{") ? fillBaseUrl(url, config, { wholeHost: true }) : url);
   const authorizationUrl = fill(scheme.authorizationUrl);
   const as: oauth.AuthorizationServer = {
     // oauth4webapi needs an issuer; without a configured one, the authorization URL's origin
@@ -46,12 +48,16 @@ export function oauthClient(
     ...(scheme.issuer ? { authorization_response_iss_parameter_supported: true } : {}),
   };
   const method = scheme.tokenEndpointAuthMethod ?? (scheme.clientSecret ? "client_secret_basic" : "none");
-  const clientAuth =
-    method === "none" || !scheme.clientSecret
+  const secret = scheme.clientSecret;
+  const clientAuth: oauth.ClientAuth =
+    method === "none" || !secret
       ? oauth.None()
       : method === "client_secret_post"
-        ? oauth.ClientSecretPost(scheme.clientSecret)
-        : oauth.ClientSecretBasic(scheme.clientSecret);
+        ? oauth.ClientSecretPost(secret)
+        : // oauth4webapi's ClientSecretBasic always form-encodes the pair (a UUID's `-` becomes %2D),
+          // which servers that read it raw, as their documentation builds it, refuse.
+          (_as, client, _body, headers) =>
+            headers.set("authorization", clientBasicAuthorization(client.client_id, secret, scheme.clientBasicEncoding));
   // defineToolkit allowed plain http only on loopback addresses; oauth4webapi must be told.
   const insecure = oauthEndpoints(scheme).some((u) => new URL(fill(u)).protocol === "http:");
   const base = (signal: AbortSignal | undefined, fetch: (url: string, init: RequestInit) => Promise<Response>) => ({

@@ -1,6 +1,6 @@
 import * as oauth from "oauth4webapi";
 import type { HandlerContext } from "../context/context.js";
-import { basicAuthorization, type Credential, type OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { type Credential, clientBasicAuthorization, type OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { openCredential } from "../credentials/sealing.js";
 import { buildUpstreamHeaders } from "../outbound/headers.js";
 import type { ConnectionRecord } from "../store/types.js";
@@ -13,7 +13,7 @@ type OAuthCredential = Extract<Credential, { type: "oauth2" }>;
 /**
  * Revokes the connection's tokens at the provider when its toolkit says how: RFC 7009 at its
  * revocation endpoint (the refresh token first, which ends the grant at most providers, then the
- * access token), or the provider's own request (`revocation`: GitHub's grant deletion, Slack's
+ * access token), or the provider's own request (`revocation`: GitHub's token deletion, Slack's
  * `auth.revoke`, Dropbox's token revoke). Never throws: a failure is logged, and the caller
  * deletes the connection locally either way.
  */
@@ -59,7 +59,7 @@ async function revokeByRequest(
       name === "clientId" ? scheme.clientId : name === "accessToken" ? credential.accessToken : (credential.refreshToken ?? ""),
     );
   const template = request.url ?? scheme.revocationUrl!;
-  // The token fillers of a URL path (HubSpot's DELETE /oauth/v1/refresh-tokens/{refreshToken}) are encoded as one segment.
+  // A token filler in a URL path (HubSpot's v1 DELETE /oauth/v1/refresh-tokens/{refreshToken} had one) is encoded as one segment.
   const path = template.replace(/\{(accessToken|refreshToken|clientId)\}/g, (placeholder) => encodeURIComponent(fill(placeholder)));
   const url = definitionUrl(toolkit, path, config);
   const defaults = fillHeaders(toolkit.headers, config);
@@ -67,10 +67,14 @@ async function revokeByRequest(
     request.auth === "bearer"
       ? buildUpstreamHeaders({}, scheme, credential, defaults)
       : buildUpstreamHeaders({}, { type: "none" }, null, defaults);
-  if (request.auth === "client_basic") headers.set("authorization", basicAuthorization(scheme.clientId, scheme.clientSecret ?? ""));
+  if (request.auth === "client_basic")
+    headers.set("authorization", clientBasicAuthorization(scheme.clientId, scheme.clientSecret ?? "", scheme.clientBasicEncoding));
   let body: string | undefined;
-  if (request.body) {
-    const fields = Object.fromEntries(Object.entries(request.body).map(([name, value]) => [name, fill(value)]));
+  if (request.body || request.auth === "client_post") {
+    const fields: Record<string, string> = Object.fromEntries(
+      Object.entries(request.body ?? {}).map(([name, value]) => [name, fill(value)]),
+    );
+    if (request.auth === "client_post") Object.assign(fields, { client_id: scheme.clientId, client_secret: scheme.clientSecret ?? "" });
     if (request.format === "json") {
       headers.set("content-type", "application/json");
       body = JSON.stringify(fields);

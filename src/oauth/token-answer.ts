@@ -16,6 +16,9 @@ const MAX_ANSWER_BYTES = 1024 * 1024;
  * - a form-encoded body (GitHub without `Accept: application/json`) is read as fields;
  * - an error sent with a 2xx status (Slack's `{ ok: false, error }`, GitHub's `error` with 200)
  *   becomes a 400 with `error`;
+ * - a refusal in a provider's own error shape, without RFC 6749's `error` but with a string
+ *   `code` (Notion's `{ object: "error", status, code, message }`), is read as `error: code` and
+ *   `error_description: message`, so that `invalid_grant` is recognised;
  * - the tokens under `tokensAt` (Slack's user token under `authed_user`) are lifted to the top;
  * - `expires_in` sent as a string becomes a number, and `expires_in: 0` or `scope: null`
  *   (Mailchimp's never-expiring tokens) are left out; a `token_type` other than bearer or DPoP
@@ -36,7 +39,7 @@ export async function normalizeTokenAnswer(response: Response, scheme: OAuth2Sch
     return jsonAnswer(400, { error, ...description });
   }
   // A refusal keeps its headers: oauth4webapi reads a 401's WWW-Authenticate challenge.
-  if (!response.ok) return jsonAnswer(response.status, fields, response.headers);
+  if (!response.ok) return jsonAnswer(response.status, asRfcError(fields), response.headers);
   const nested = scheme.tokensAt ? readPath(fields, scheme.tokensAt) : undefined;
   const tokens: Record<string, unknown> =
     nested !== null && typeof nested === "object" && !Array.isArray(nested) ? { ...(nested as Record<string, unknown>) } : { ...fields };
@@ -50,6 +53,13 @@ export async function normalizeTokenAnswer(response: Response, scheme: OAuth2Sch
   const type = typeof tokens.token_type === "string" ? tokens.token_type.toLowerCase() : "";
   if (type !== "bearer" && type !== "dpop") tokens.token_type = "bearer";
   return jsonAnswer(response.status, tokens);
+}
+
+/** A refusal without RFC 6749's `error` but with a string `code` (Notion's error object) gets `error` and `error_description` from it. */
+function asRfcError(fields: Record<string, unknown>): Record<string, unknown> {
+  if (typeof fields.error === "string" || typeof fields.code !== "string" || !fields.code) return fields;
+  const description = typeof fields.message === "string" ? { error_description: fields.message } : {};
+  return { ...fields, error: fields.code, ...description };
 }
 
 function parseFields(text: string, contentType: string): Record<string, unknown> | null {

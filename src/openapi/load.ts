@@ -119,7 +119,8 @@ function pointerOf(document: Document, error: ParserError): string | undefined {
   if (Array.isArray(error.path)) return error.path.map((segment) => `/${escapePointer(segment)}`).join("");
   if (typeof error.path === "string") return error.path;
   // "Can't resolve reference: #/components/schemas/Nope" has no path: point at the first $ref that uses it.
-  const reference = /reference: (\S+)/.exec(error.message)?.[1];
+  // "Can't resolve reference to itself: #/components/schemas/A." (a $ref cycle) names one of its references too.
+  const reference = /reference(?: to itself)?: (\S+?)\.?$/.exec(error.message)?.[1];
   return reference === undefined ? undefined : findReference(document, reference);
 }
 

@@ -8,6 +8,8 @@
  * the rest (OpenAPI's `discriminator`, `xml`, `example`, `x-*` extensions, a `required: true`
  * on a property, a pattern that is no valid regular expression), so that every result compiles.
  */
+
+import { linearPattern } from "../toolkits/patterns.js";
 import { OpenApiImportError } from "./errors.js";
 import type { ImportLimits } from "./limits.js";
 import type { Document } from "./load.js";
@@ -135,6 +137,17 @@ export class ToolSchemas {
     return schema;
   }
 
+  /**
+   * Where a pointer into the tool's input schema (`/$defs/Pet/properties/id`) is in the document
+   * (`#/components/schemas/Pet/properties/id`); a pointer outside `$defs` is returned as it is.
+   */
+  documentPointer(pointer: string): string {
+    const match = /^\/\$defs\/([^/]+)(.*)$/.exec(pointer);
+    const name = match && unescapePointer(match[1]!);
+    for (const [ref, given] of this.names) if (given === name) return `${ref}${match![2]}`;
+    return pointer;
+  }
+
   /** Whether `ref` has, or would get, its own name (`defName`) in this tool. */
   private ownName(ref: string): boolean {
     const name = this.names.get(ref);
@@ -158,7 +171,7 @@ export class ToolSchemas {
     if (SCHEMA_LIST.has(key)) return this.list(value);
     if (key === "description") return typeof value === "string" ? trimText(value, DESCRIPTION_MAX) : undefined;
     if (TEXT.has(key)) return typeof value === "string" ? value : undefined;
-    if (key === "pattern") return typeof value === "string" && isPattern(value) ? value : undefined;
+    if (key === "pattern") return typeof value === "string" && this.linear(value) ? value : undefined;
     if (COUNT.has(key)) return Number.isInteger(value) && (value as number) >= 0 ? value : undefined;
     if (NUMBER.has(key)) return typeof value === "number" && Number.isFinite(value) ? value : undefined;
     if (key === "multipleOf") return typeof value === "number" && value > 0 ? value : undefined;
@@ -174,10 +187,26 @@ export class ToolSchemas {
     if (!isRecord(value)) return undefined;
     const out: Record<string, Schema> = {};
     for (const [name, schema] of Object.entries(value)) {
-      if (key === "patternProperties" && !isPattern(name)) continue;
+      if (key === "patternProperties" && !this.linear(name)) continue;
       out[name] = this.copy(schema);
     }
     return out;
+  }
+
+  /**
+   * Whether RE2 can match the pattern (see `linearPattern`), as the toolkit's validator will; one
+   * it cannot is left out with a warning, so the argument goes unchecked by it rather than the
+   * whole toolkit failing to load. A pattern that is no regular expression at all is left out
+   * quietly, as before.
+   */
+  private linear(pattern: string): boolean {
+    try {
+      linearPattern(pattern);
+      return true;
+    } catch (error) {
+      if (isPattern(pattern)) this.warn(`${(error as Error).message}; it is left out, so arguments are not checked against it.`);
+      return false;
+    }
   }
 
   private list(value: unknown): Schema[] | undefined {

@@ -1,4 +1,6 @@
 /** One operation as a tool: its slug, name, description and annotations around its input. */
+import { referenceCycle } from "../toolkits/json-schema-validator.js";
+import { OpenApiImportError } from "./errors.js";
 import { operationInput } from "./inputs.js";
 import type { Document } from "./load.js";
 import type { Operation } from "./operations.js";
@@ -45,6 +47,7 @@ export function toolOf(
     context.warn(`${where} is left out: ${input.skip}`);
     return undefined;
   }
+  refuseReferenceCycle(input.inputParameters, schemas, where);
   const id = typeof operation.operationId === "string" && operation.operationId.trim() ? operation.operationId : undefined;
   const base = snakeCase(id ?? `${method} ${path.replace(/[{}]/g, "")}`) || method.toLowerCase();
   const slug = unique(cut(`${context.toolkitSlug}_${base}`, 64), context.slugs);
@@ -96,4 +99,20 @@ function decode(text: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * Refuses the import when the tool's input holds references that lead back to themselves without
+ * describing a property or an item (`A: {$ref: B}`, `B: {$ref: A}`): no argument could be checked
+ * against them, and the toolkit's validator refuses them too.
+ */
+function refuseReferenceCycle(inputParameters: Record<string, unknown>, schemas: ToolSchemas, where: string): void {
+  const cycle = referenceCycle(inputParameters);
+  if (!cycle) return;
+  const pointers = cycle.map((pointer) => schemas.documentPointer(pointer));
+  throw new OpenApiImportError(
+    "invalid_document",
+    `The schemas of ${where} refer to each other in a cycle that describes no property or item (${pointers.join(" → ")}), so no value could be checked against them; point one of these references at a schema.`,
+    pointers[0]!.replace(/^#/, ""),
+  );
 }

@@ -8,7 +8,7 @@ import { checkOutboundUrl, checkRedirectUrl, resolveAgainstBase } from "./url-po
 export const MAX_REDIRECTS = 5;
 
 /** The statuses that redirect; any other 3xx (304, 300) is an answer, returned as it is. */
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+export const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export interface OutboundOptions {
   fetch: typeof fetch;

@@ -96,23 +96,40 @@ export function resolveAgainstBase(target: string | URL, baseUrls: string[], par
 
 /**
  * Fills `{name}` placeholders of a base URL from a connection's params. A value is one label of
- * letters, digits and `-`, so it cannot add a dot, a port or a path. In the host, a placeholder
- * may fill a subdomain but never the last label (a trailing dot aside), and the filled host must
- * not be an IP address: the connection can pick its tenant, not the server. A base URL with a
- * placeholder must be written `http(s)://host/path`, so that the host checked is the host parsed.
+ * letters, digits and `-`, so it cannot add a port or a path; only a placeholder that begins the
+ * host may hold several labels (Salesforce's sandbox instance `acme--dev.sandbox` before
+ * `.my.salesforce.com`), since the labels after it stay fixed. In the host, a placeholder may fill
+ * a subdomain but never the last label (a trailing dot aside), and the filled host must not be an
+ * IP address: the connection can pick its tenant, not the server. With `wholeHost` (OAuth
+ * endpoints, whose toolkit declared the placeholder a `host` input and checked its value against
+ * the input's hosts), a placeholder may be the whole host, filled with a name of three labels or
+ * more. A base URL with a placeholder must be written `http(s)://host/path`, so that the host
+ * checked is the host parsed.
  */
-export function fillBaseUrl(base: string, params: Record<string, string>): string {
-  const filled = base.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
+export function fillBaseUrl(base: string, params: Record<string, string>, options: { wholeHost?: boolean } = {}): string {
+  const hostAt = base.indexOf("://") + 3;
+  const filled = base.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string, offset: number) => {
     const value = params[name];
-    if (!value || !/^[A-Za-z0-9-]{1,63}$/.test(value)) {
+    const shape = offset === hostAt ? HOST_LABELS : HOST_LABEL;
+    if (!value || !shape.test(value)) {
       throw new ToolsError("invalid_request", `The connection has no valid value for the base URL placeholder {${name}}.`);
     }
     return value;
   });
-  const problem = baseUrlTemplateProblem(base) ?? (templateHost(base)?.includes("{") && !isDomainName(filled) ? WHOLE_HOST : undefined);
+  const host = templateHost(base);
+  const whole = options.wholeHost === true && host !== undefined && /^\{[A-Za-z0-9_]+\}$/.test(host);
+  const problem = whole
+    ? isDomainName(filled) && new URL(filled).hostname.split(".").length >= 3
+      ? undefined
+      : WHOLE_HOST
+    : (baseUrlTemplateProblem(base) ?? (host?.includes("{") && !isDomainName(filled) ? WHOLE_HOST : undefined));
   if (problem) throw new ToolsError("invalid_request", `This toolkit's base URL ${problem}`);
   return filled;
 }
+
+const HOST_LABEL = /^[A-Za-z0-9-]{1,63}$/;
+/** One DNS label or several, dot-separated, at most 253 characters in all. */
+const HOST_LABELS = /^(?=.{1,253}$)[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*$/;
 
 const WHOLE_HOST = "lets a connection choose its whole host; a placeholder may only fill a subdomain.";
 

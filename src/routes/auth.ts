@@ -8,7 +8,7 @@ import {
 } from "../api/auth.js";
 import { startConnectLink } from "../connect/link.js";
 import { verifyCredential } from "../connect/verify.js";
-import { checkConfig, neededInputs } from "../connections/config.js";
+import { checkConfig, missingInputs } from "../connections/config.js";
 import { createConnection } from "../connections/create.js";
 import { publicConnection } from "../connections/resolve.js";
 import type { HandlerContext } from "../context/context.js";
@@ -92,7 +92,7 @@ export async function connectToolkit(
   body: z.output<typeof AuthBodySchema>,
 ): Promise<z.output<typeof AuthorizationStartedSchema> | z.output<typeof ConnectionCreatedSchema>> {
   const toolkit = await requireToolkit(ctx.registry, body.toolkit, ctx.basePath);
-  const scheme = chooseMode(toolkit, body.mode, body.credentials !== undefined);
+  const scheme = chooseMode(toolkit, body.mode, body.credentials);
   const given = body.config ?? body.params ?? {};
   // A credential a person types, without credentials in the request: a connect link, where the
   // person also gives any inputs still missing.
@@ -106,8 +106,7 @@ export async function connectToolkit(
     });
   }
   if (scheme.type === "oauth2" && !body.credentials) {
-    const missing = neededInputs(toolkit, scheme).some(({ name }) => !given[name]);
-    if (missing) {
+    if (missingInputs(toolkit, scheme, given)) {
       const config = checkConfig(toolkit, scheme, given, { partial: true });
       return startConnectLink(ctx, agent, toolkit, scheme, { label: body.label, returnUrl: body.returnUrl, config });
     }
@@ -159,16 +158,20 @@ function toCredential(type: string, toolkit: string, input: CredentialsInput): C
 }
 
 /**
- * The way to connect: the mode asked for, else the first that fits the request (a mode taking
- * credentials when they are sent, else the toolkit's first).
+ * The way to connect: the mode asked for, else the first that fits the request (with credentials,
+ * the mode of their kind, `{ token }` a bearer mode even where a basic mode comes first, else the
+ * first mode taking credentials; without, the toolkit's first).
  */
-function chooseMode(toolkit: Toolkit, mode: string | undefined, withCredentials: boolean): AuthScheme {
+function chooseMode(toolkit: Toolkit, mode: string | undefined, credentials: CredentialsInput): AuthScheme {
   if (mode) {
     const chosen = toolkit.authModes.find((m) => m.type === mode);
     if (chosen) return chosen;
     const modes = toolkit.authModes.map((m) => m.type).join(", ");
     throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" cannot connect with mode "${mode}"; its modes: ${modes}.`);
   }
-  if (withCredentials) return toolkit.authModes.find((m) => m.type !== "oauth2") ?? toolkit.auth;
+  if (credentials) {
+    const kind = "apiKey" in credentials ? "apiKey" : "token" in credentials ? "bearer" : "basic";
+    return toolkit.authModes.find((m) => m.type === kind) ?? toolkit.authModes.find((m) => m.type !== "oauth2") ?? toolkit.auth;
+  }
   return toolkit.auth;
 }

@@ -80,7 +80,7 @@ export const catalogRoutes = [
         authScheme: toolkit.auth.type,
         auth: publicAuth(toolkit.auth),
         authModes: toolkit.authModes.map(publicAuth),
-        inputs: toolkit.inputs,
+        inputs: toolkit.inputs.map((input) => ({ ...input, type: input.type ?? "label", optional: input.default !== undefined })),
         categories: toolkit.categories,
         ...(toolkit.docsUrl ? { docsUrl: toolkit.docsUrl } : {}),
         baseUrls: toolkit.baseUrls,

@@ -1,15 +1,19 @@
+import { maskStyleFor, mediaType } from "../core/body-kind.js";
 import { ToolsError } from "../core/errors.js";
 import { requireAgent } from "../core/principal.js";
+import { secretForms } from "../core/redact.js";
+import { redactBytes, redactStream } from "../core/redact-bytes.js";
 import type { ExecutionResult } from "../core/results.js";
 import { takeWholeBody, wholeResponse } from "../core/whole-bodies.js";
+import { type AnswerUrlMapping, routeAnswerUrls } from "../execution/answer-urls.js";
 import { runCall } from "../execution/call.js";
 import { passedHeaders } from "../execution/upstream-result.js";
+import { REDIRECT_STATUSES } from "../outbound/fetch.js";
 import { credentialHeader } from "../outbound/headers.js";
 import { fillBaseUrl } from "../outbound/url-policy.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { requireToolkit } from "../toolkits/registry.js";
 import { defineRoute, type Route } from "./route.js";
-import { escapeRegExp } from "./router.js";
 import { errors } from "./schemas.js";
 
 /** Names the connection to use; without it, the agent's only active connection to the toolkit. */
@@ -37,10 +41,14 @@ const NULL_BODY_STATUSES = new Set([204, 205, 304]);
  * with the query, so that an official SDK can take it as its base URL. The call is a `POST /proxy`
  * in another shape: the same connection choice, credential, URL, header and redirect policy, the
  * same retries and refresh, the same response header filter. Only the bodies differ: both are
- * streamed unchanged, never buffered, so nothing redacts the answer's body and a request with a
- * body is not sent twice (no retry, no refresh after a 401). Refusals are the usual JSON errors;
+ * streamed, never buffered, so the answer's body has the secrets masked as it streams rather than
+ * redacted as data, and a request with a body is not sent twice (no retry, no refresh after a
+ * 401). Refusals are the usual JSON errors;
  * an upstream that cannot be reached is `502 upstream_unreachable`, one that does not answer in
- * time `504 upstream_timeout`. Not in the OpenAPI document: its paths are the upstream API's.
+ * time `504 upstream_timeout`. The answer's URLs stay on this server (`routeAnswerUrls`): under the
+ * base URL they point at this route, other ones are dropped, and a redirect elsewhere is
+ * `502 upstream_redirect`, so no client that follows them sends its API key off this origin. Not in
+ * the OpenAPI document: its paths are the upstream API's.
  */
 export const passthroughRoutes: Route[] = [
   defineRoute({
@@ -78,23 +86,35 @@ export const passthroughRoutes: Route[] = [
         durationMs: outcome.durationMs,
       });
       if (!outcome.ok) throw upstreamFailure(outcome.failure);
-      const routeBase = `${ctx.publicUrl?.origin ?? url.origin}${ctx.basePath}/passthrough/${encodeURIComponent(toolkit.slug)}`;
-      const base = fillBaseUrl(toolkit.baseUrls[0]!, outcome.connection?.params ?? {});
-      return answer(outcome.value, outcome.secrets, (link) => throughRoute(link, base, routeBase));
+      const upstream = outcome.value;
+      const mapping: AnswerUrlMapping = {
+        base: fillBaseUrl(toolkit.baseUrls[0]!, outcome.connection?.params ?? {}),
+        route: `${ctx.publicUrl?.origin ?? url.origin}${ctx.basePath}/passthrough/${encodeURIComponent(toolkit.slug)}`,
+        // A fetch of the options may leave `url` empty; then the URL asked for is the best known.
+        answeredUrl: URL.canParse(upstream.url) ? new URL(upstream.url) : new URL(target),
+      };
+      const passed = passedHeaders(upstream.headers, outcome.secrets);
+      const answerHeaders = routeAnswerUrls(passed, mapping);
+      if (REDIRECT_STATUSES.has(upstream.status) && passed.location !== undefined && answerHeaders.location === undefined) {
+        void upstream.body?.cancel().catch(() => {});
+        throw foreignRedirect(upstream.status, passed.location, mapping.base, ctx.basePath);
+      }
+      return answer(upstream, answerHeaders, outcome.secrets);
     },
   }),
 ];
 
 /**
  * A credential sent in the query string comes back in answers that echo their URL (pagination
- * links, error pages); POST /proxy redacts them, a streamed body cannot be.
+ * links, error pages). POST /proxy redacts them into data; the passthrough would mask it in links
+ * that an SDK then follows, and in an encoding the scan does not see (compressed) not at all.
  */
 function refuseQueryCredential(toolkit: Toolkit, basePath: string): void {
   const modes = [toolkit.auth, ...toolkit.authModes];
   if (modes.every((mode) => mode.type === "none" || credentialHeader(mode) !== null)) return;
   throw new ToolsError(
     "invalid_request",
-    `Toolkit "${toolkit.slug}" sends its credential in the query string, which an answer streamed unchanged could echo back; ` +
+    `Toolkit "${toolkit.slug}" sends its credential in the query string, which answers echo back in the URLs they return; ` +
       `call it with POST ${basePath}/proxy, which redacts it.`,
   );
 }
@@ -129,39 +149,48 @@ function upstreamUrl(toolkit: Toolkit, path: string, params: Record<string, stri
 }
 
 /**
- * The upstream's status, filtered headers and body as they came (a body the status forbids
- * dropped). `Link` and `Location` are passed through `rewrite`.
+ * The upstream's status, the headers given (filtered, URLs routed) and its body (a body the status
+ * forbids dropped). The body streams with every form of the call's secrets masked (`redactStream`):
+ * in a text type (by its Content-Type alone, there is no waiting for the bytes) with `[redacted]`,
+ * its Content-Length then dropped; in any other, the secret's bytes overwritten with `*` in place,
+ * so its length holds.
  */
-function answer(upstream: Response, secrets: string[], rewrite: (value: string) => string): Response {
-  const headers = passedHeaders(upstream.headers, secrets);
-  for (const name of ["link", "location"]) if (headers[name] !== undefined) headers[name] = rewrite(headers[name]);
+function answer(upstream: Response, headers: Record<string, string>, secrets: string[]): Response {
   // fetch decodes a compressed body, so the length the upstream declared is not the length sent.
   if (upstream.headers.has("content-encoding")) delete headers["content-length"];
   if (NULL_BODY_STATUSES.has(upstream.status)) {
     void upstream.body?.cancel().catch(() => {});
     return new Response(null, { status: upstream.status, statusText: upstream.statusText, headers });
   }
+  const forms = secretForms(secrets);
+  const style = maskStyleFor(mediaType(upstream.headers.get("content-type")), false);
   // An answer read whole already (`createUndiciFetch`) goes back whole: the Node bridge writes its bytes.
   const whole = takeWholeBody(upstream);
-  if (whole) return wholeResponse(whole, upstream.status, { ...headers, "content-length": String(whole.byteLength) });
-  return new Response(upstream.body, { status: upstream.status, statusText: upstream.statusText, headers });
+  if (whole) {
+    const { bytes } = redactBytes(whole, forms, style);
+    return wholeResponse(bytes, upstream.status, { ...headers, "content-length": String(bytes.byteLength) });
+  }
+  const body = upstream.body && redactStream(upstream.body, forms, style);
+  // `[redacted]` is rarely as long as what it replaces, and the headers go before the body is read.
+  if (body !== upstream.body && style === "text") delete headers["content-length"];
+  return new Response(body, { status: upstream.status, statusText: upstream.statusText, headers });
 }
 
 /**
- * A `Link` or `Location` value with every URL under the base URL (absolute, or a path under the
- * base path) pointed at this route instead: an SDK that follows the next page (Octokit's
- * `paginate`) comes back through the passthrough, rather than calling the API itself with the
- * API key as its token. Other URLs are left as they are.
+ * A redirect off the toolkit's base URL, refused. Followed here, it would be a request to a host
+ * the deployer never allowed, from the server's network (an upstream's open redirect would reach
+ * internal addresses); passed on, the client would follow it with its API key. `POST /proxy`
+ * answers it as data: its Location is there for the caller to fetch without the API key.
  */
-function throughRoute(value: string, base: string, routeBase: string): string {
-  const trimmed = base.replace(/\/+$/, "");
-  const absolute = value.replace(new RegExp(`${escapeRegExp(trimmed)}(?=[/?#>]|$)`, "g"), routeBase);
-  if (absolute !== value || !value.startsWith("/") || value.startsWith("//")) return absolute;
-  // A path-absolute Location (`/v1/items/2`), under the base path.
-  const basePath = new URL(trimmed).pathname.replace(/\/+$/, "");
-  const rest = value.slice(basePath.length);
-  if (!value.startsWith(basePath) || !(rest === "" || /^[/?#]/.test(rest))) return value;
-  return `${new URL(routeBase).pathname}${rest}`;
+function foreignRedirect(status: number, location: string, base: string, basePath: string): ToolsError {
+  // The Location as passed (secrets redacted): its host helps a person see where it pointed.
+  const host = URL.canParse(location) ? ` (${new URL(location).host})` : "";
+  return new ToolsError(
+    "upstream_redirect",
+    `The upstream answered ${status} with a redirect outside the toolkit's base URL ${base}${host}. ` +
+      "The passthrough neither follows it (the credential goes only to the base URL) nor passes it on (your client would send your API key there). " +
+      `Send the request with POST ${basePath}/proxy: its result has the redirect's Location, to fetch without your API key.`,
+  );
 }
 
 /** A call that got no answer, as an error of this server: the upstream is away or too slow. */

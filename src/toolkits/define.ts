@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { STAGED_FILE_FORMAT, STAGING_KEY_PATTERN } from "../api/staged-file.js";
 import type { Awaitable, Principal } from "../core/principal.js";
-import type { AuthScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
+import type { AuthScheme, OAuth2Scheme, ValueRule } from "../credentials/auth-schemes.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
 import { baseUrlTemplateProblem } from "../outbound/url-policy.js";
+import { hostPatternProblem, matchesHostPattern, wholeHostPlaceholder } from "./host-input.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
+import { linearPattern } from "./patterns.js";
 import { argumentsSchema, inputParametersOf, type JsonSchema, type StandardOutput, type StandardSchemaV1 } from "./schemas.js";
 
 export type { JsonSchema, StandardSchemaV1 } from "./schemas.js";
@@ -74,6 +76,8 @@ export interface ToolContext {
     /**
      * Stages bytes the tool produced (a download, an attachment) as a file of the calling agent,
      * read by `GET /files/{stagingKey}` until it expires. Return its answer in the tool's result.
+     * The connection's secrets are masked in the bytes as they stream (`[redacted]` in a text
+     * type, `*` in place in a binary one), as an upstream may have echoed them.
      */
     stage(
       body: ReadableStream<Uint8Array> | Uint8Array | string,
@@ -126,6 +130,16 @@ export interface ConnectionInput {
   /** A regular expression the whole value must match, e.g. `^[a-z0-9][a-z0-9-]*$`. */
   pattern?: string;
   example?: string;
+  /**
+   * `label` (the default): one DNS label, filling a URL template's subdomain or path segment.
+   * `host`: a whole host name, one of `hosts`; it fills an OAuth endpoint written
+   * `https://{name}/...` (Salesforce's login host: production, a sandbox or a My Domain).
+   */
+  type?: "label" | "host";
+  /** For a `host` input: the hosts a connection may name, a `*` label standing for one DNS label (`*.my.salesforce.com`). */
+  hosts?: string[];
+  /** The value a connection that leaves the input out gets; such an input is optional. */
+  default?: string;
 }
 
 /** A toolkit as written with `defineToolkit`. */
@@ -227,6 +241,7 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
   const authModes = [definition.auth].flat();
   assertAuthModes(definition.slug, authModes);
   for (const input of definition.inputs ?? []) assertInput(definition.slug, input);
+  assertHostPlaceholders(definition.slug, definition.inputs ?? [], baseUrls, authModes);
   if (definition.retries) assertRetries(definition.slug, definition.retries);
   const tools = definition.tools.map((tool) => defineTool(tool));
   const seen = new Set<string>();
@@ -261,6 +276,7 @@ function assertAuthModes(slug: string, modes: AuthScheme[]): void {
     if (types.has(mode.type)) throw new TypeError(`Toolkit "${slug}": auth lists the mode "${mode.type}" twice; keep one.`);
     types.add(mode.type);
     if (mode.type === "oauth2") assertOAuthEndpoints(slug, mode);
+    assertValueRules(slug, mode);
   }
   if (types.has("none") && modes.length > 1) throw new TypeError(`Toolkit "${slug}": auth "none" cannot be one of several modes.`);
 }
@@ -271,11 +287,86 @@ function assertInput(slug: string, input: ConnectionInput): void {
   if (!INPUT_NAME.test(input.name)) {
     throw new TypeError(`Toolkit "${slug}": input name "${input.name}" is invalid: use letters, digits and "_" (at most 64).`);
   }
-  if (input.pattern === undefined) return;
-  try {
-    new RegExp(input.pattern, "u");
-  } catch {
-    throw new TypeError(`Toolkit "${slug}": the pattern of input "${input.name}" is not a valid regular expression.`);
+  const where = `Toolkit "${slug}": input "${input.name}"`;
+  if (input.type === "host") {
+    if (!input.hosts?.length) throw new TypeError(`${where} is a host input: list the hosts it may name in hosts.`);
+    for (const pattern of input.hosts) {
+      const problem = hostPatternProblem(pattern);
+      if (problem) throw new TypeError(`${where}: host "${pattern}" ${problem}.`);
+    }
+  } else if (input.hosts !== undefined) {
+    throw new TypeError(`${where} has hosts but is not of type "host"; remove hosts or set type "host".`);
+  }
+  if (input.pattern !== undefined) {
+    try {
+      linearPattern(input.pattern);
+    } catch (error) {
+      throw new TypeError(`Toolkit "${slug}": input "${input.name}": ${(error as Error).message}.`, { cause: error });
+    }
+  }
+  if (input.default !== undefined && !inputValueFits(input, input.default)) {
+    throw new TypeError(`${where}: its default "${input.default}" does not follow the input's own rule.`);
+  }
+}
+
+/** Whether a value follows an input's rule: one DNS label (or, for a host input, one of its hosts) matching its pattern. */
+export function inputValueFits(input: ConnectionInput, value: string): boolean {
+  const shape = input.type === "host" ? matchesHostPattern(value.toLowerCase(), input.hosts ?? []) : /^[A-Za-z0-9-]{1,63}$/.test(value);
+  return shape && (input.pattern === undefined || linearPattern(input.pattern).test(value));
+}
+
+/**
+ * A host input fills only an OAuth endpoint whose whole host it is, and such an endpoint's
+ * placeholder must be a host input: a label never becomes a whole host, a host never a subdomain.
+ */
+function assertHostPlaceholders(slug: string, inputs: ConnectionInput[], baseUrls: string[], modes: AuthScheme[]): void {
+  const hosts = new Set(inputs.filter((input) => input.type === "host").map((input) => input.name));
+  const endpoints = modes.flatMap((mode) =>
+    mode.type === "oauth2" ? [mode.authorizationUrl, mode.tokenUrl, mode.refreshUrl, mode.revocationUrl, mode.userInfoUrl] : [],
+  );
+  const wholeHosts = new Set<string>();
+  for (const url of endpoints) {
+    const name = url === undefined ? undefined : wholeHostPlaceholder(url);
+    if (name === undefined) continue;
+    if (!hosts.has(name)) {
+      throw new TypeError(
+        `Toolkit "${slug}": OAuth endpoint "${url}" lets {${name}} choose its whole host; declare ${name} as an input of type "host" with its hosts.`,
+      );
+    }
+    wholeHosts.add(name);
+  }
+  const templates = [...baseUrls, ...endpoints].filter((url): url is string => url !== undefined);
+  for (const name of hosts) {
+    const elsewhere = templates.find((url) => url.includes(`{${name}}`) && wholeHostPlaceholder(url) !== name);
+    if (elsewhere) {
+      throw new TypeError(
+        `Toolkit "${slug}": host input "${name}" may only be the whole host of an OAuth endpoint (https://{${name}}/...), not part of "${elsewhere}".`,
+      );
+    }
+  }
+}
+
+/**
+ * Compiles every value rule's pattern of a way to connect (what a token answer, the redirect or an
+ * account lookup must hold), so that one RE2 cannot match in linear time is refused here, not
+ * when a provider's answer arrives.
+ */
+function assertValueRules(slug: string, mode: AuthScheme): void {
+  const lookups = "identify" in mode && mode.identify !== undefined && typeof mode.identify !== "function" ? [mode.identify].flat() : [];
+  const groups: Array<[string, Record<string, ValueRule> | undefined]> = [
+    ["tokenConfig", "tokenConfig" in mode ? mode.tokenConfig : undefined],
+    ["callbackConfig", "callbackConfig" in mode ? mode.callbackConfig : undefined],
+    ...lookups.map((lookup, i): [string, Record<string, ValueRule> | undefined] => [`identify[${i}].config`, lookup.config]),
+  ];
+  for (const [where, rules] of groups) {
+    for (const [name, rule] of Object.entries(rules ?? {})) {
+      if (typeof rule === "string") continue;
+      try {
+        linearPattern(rule.pattern);
+      } catch (error) {
+        throw new TypeError(`Toolkit "${slug}": auth "${mode.type}" ${where}.${name}: ${(error as Error).message}.`, { cause: error });
+      }
+    }
   }
 }
 

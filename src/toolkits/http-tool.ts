@@ -1,3 +1,4 @@
+import { parseAnswerJson } from "../core/json-depth.js";
 import { ToolRunError, upstreamError } from "../core/tool-error.js";
 import type { StagedFileReference, ToolContext } from "./define.js";
 import { buildRequest, type RequestSpec } from "./http-request.js";
@@ -86,11 +87,7 @@ async function readAnswer(response: Response, mode: NonNullable<RequestSpec["res
   if (kind !== "file") {
     const text = await response.text();
     if (text === "" || kind === "text") return text === "" ? null : text;
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
+    return parseAnswerJson(text);
   }
   return stageAnswer(response, type, ctx);
 }
@@ -155,12 +152,5 @@ async function readData(response: Response): Promise<unknown> {
   const body = await response.text();
   if (body === "") return null;
   const type = response.headers.get("content-type") ?? "";
-  if (type === "" || /^application\/(.+\+)?json\b/i.test(type)) {
-    try {
-      return JSON.parse(body);
-    } catch {
-      return body;
-    }
-  }
-  return body;
+  return type === "" || /^application\/(.+\+)?json\b/i.test(type) ? parseAnswerJson(body) : body;
 }

@@ -6,6 +6,7 @@ import { defineToolkit, type JsonSchema, type Tool, type Toolkit } from "./defin
 import { TEMPLATE } from "./http-request.js";
 import { type HttpTool, runHttpTool } from "./http-tool.js";
 import { BODY_TYPE } from "./request-body.js";
+import { jsonSchemaValidator, type StandardSchemaV1 } from "./schemas.js";
 
 /** Options of `defineJsonToolkit` and `parseToolkitFile`. */
 export interface JsonToolkitOptions {
@@ -65,7 +66,7 @@ export const oauth2Fields = {
     .strictObject({
       url: pathOrUrl.optional(),
       method: z.enum(["POST", "DELETE", "GET"]),
-      auth: z.enum(["bearer", "client_basic", "none"]),
+      auth: z.enum(["bearer", "client_basic", "client_post", "none"]),
       body: stringMap.optional(),
       format: z.enum(["form", "json"]).optional(),
     })
@@ -74,6 +75,7 @@ export const oauth2Fields = {
   remoteUserField: text.optional(),
   issuer: text.optional(),
   tokenEndpointAuthMethod: z.enum(["client_secret_basic", "client_secret_post", "none"]).optional(),
+  clientBasicEncoding: z.enum(["raw", "form"]).optional(),
   tokenRequestFormat: z.enum(["form", "json"]).optional(),
   authorizationParams: stringMap.optional(),
   tokenParams: stringMap.optional(),
@@ -122,6 +124,9 @@ export const inputSchema = z.strictObject({
   description: z.string().optional(),
   pattern: text.optional(),
   example: z.string().optional(),
+  type: z.enum(["label", "host"]).optional(),
+  hosts: z.array(text).min(1).optional(),
+  default: text.optional(),
 });
 
 const STYLES_BY_PLACE = {
@@ -285,11 +290,16 @@ export type JsonToolkit = z.output<typeof toolkitSchema>;
 /**
  * Builds a toolkit from its JSON form (the format `serve --toolkits` loads). First every `${NAME}` in a string
  * value is replaced by `options.env.NAME` (`$${NAME}` stays a literal `${NAME}`); an unset
- * variable throws an error naming the variable and where it is used, never a value. Then the
- * document is validated, and an error names each failing field path (e.g. `tools[0].method`).
+ * variable throws an error naming the variable and where it is used, never a value, except in an
+ * OAuth mode's `clientId` and `clientSecret`: there it leaves that mode not configured (listed with
+ * `configured: false`, its tools served, `POST /auth` a 400 naming the variables to set), as a
+ * catalog provider without its client is. Then the document is validated, and an error names each
+ * failing field path (e.g. `tools[0].method`).
  *
  * Each tool keeps its `inputParameters` as written; arguments are validated with the zod schema
- * `z.fromJSONSchema` makes of it. Running a tool sends one HTTP request through `ctx.fetch`:
+ * `z.fromJSONSchema` makes of it on the tool's first call (so loading costs memory for the tools
+ * used; a schema zod cannot read is reported then), without `default` and the keywords zod cannot
+ * express (`not`, `if`, `dependentSchemas`, `unevaluatedProperties`...), left to the API. Running a tool sends one HTTP request through `ctx.fetch`:
  * `{placeholders}` in `path` are filled from the arguments (URL-encoded), the other arguments
  * go in the query string for GET and DELETE and in a JSON body otherwise. The URL is the first
  * base URL followed by the path, left as a string so that placeholders of the base URL itself
@@ -300,11 +310,13 @@ export type JsonToolkit = z.output<typeof toolkitSchema>;
  */
 export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = {}): Toolkit {
   const env = options.env ?? globalThis.process?.env ?? {};
-  const document = substituteEnv(input, env, [], (input as { slug?: unknown } | null)?.slug);
-  const single = isRecord(document) && isRecord(document.auth);
-  const parsed = toolkitSchema.safeParse(single ? { ...document, auth: [document.auth] } : document);
+  const unset = new UnsetClients(input);
+  const substituted = substituteEnv(input, env, [], (input as { slug?: unknown } | null)?.slug, unset.tolerate);
+  const single = isRecord(substituted) && isRecord(substituted.auth);
+  const document = single ? { ...substituted, auth: [substituted.auth] } : substituted;
+  const parsed = toolkitSchema.safeParse(unset.standIn(document));
   if (!parsed.success) throw new TypeError(`${label(document)}: ${describe(parsed.error.issues, single)}.`);
-  const spec = parsed.data;
+  const spec = { ...parsed.data, auth: unset.unconfigure(parsed.data.auth, parsed.data.name) };
   const baseUrl = [spec.baseUrl].flat()[0]!;
   const credentialHeaders = spec.auth.map((scheme) => credentialHeader(scheme as AuthScheme)).filter((name) => name !== null);
   return defineToolkit({
@@ -347,7 +359,7 @@ export function parseToolkitFile(text: string, options: JsonToolkitOptions & { s
             `a "provider" entry needs the catalog: load the file with loadToolkitFile from tools-proxy/catalog (serve does).`,
           );
         }
-        return options.provider(substituteEnv(item, env, [], item.provider) as Record<string, unknown>);
+        return providerEntry(item, env, options.provider);
       }
       return defineJsonToolkit(item, options);
     } catch (error) {
@@ -357,15 +369,103 @@ export function parseToolkitFile(text: string, options: JsonToolkitOptions & { s
   });
 }
 
+/**
+ * A `{ "provider": ... }` entry, its `${NAME}` references replaced. An unset variable in its
+ * `clientId` or `clientSecret` leaves the provider not configured, naming the file's variables.
+ */
+function providerEntry(
+  item: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+  provider: NonNullable<JsonToolkitOptions["provider"]>,
+): Toolkit {
+  const missing: string[] = [];
+  const tolerate = (name: string, path: PropertyKey[]) => {
+    if (path.length !== 1 || !CLIENT_FIELDS.includes(String(path[0]))) return false;
+    missing.push(name);
+    return true;
+  };
+  const entry = substituteEnv(item, env, [], item.provider, tolerate) as Record<string, unknown>;
+  if (missing.length === 0) return provider(entry);
+  const { clientId: _id, clientSecret: _secret, ...rest } = entry;
+  const toolkit = provider(rest);
+  for (const mode of toolkit.authModes) {
+    if (mode.type === "oauth2") mode.unconfigured = notConfigured(toolkit.name, missing);
+  }
+  return toolkit;
+}
+
+/** The OAuth mode fields where an unset variable means "not configured yet" rather than an error. */
+const CLIENT_FIELDS = ["clientId", "clientSecret"];
+
+/**
+ * The OAuth modes of a JSON toolkit whose client's variables are unset. A deployer who imported a
+ * document may not have registered a client yet, or may connect another way; the other tools and
+ * modes still serve, as a catalog provider without its client does.
+ */
+class UnsetClients {
+  /** auth index (0 for a single scheme) → the variables its client fields use and are unset. */
+  private readonly missing = new Map<number, string[]>();
+
+  constructor(private readonly input: unknown) {}
+
+  /** `substituteEnv`'s hook: true (and noted) for a reference in an OAuth mode's client field. */
+  readonly tolerate = (name: string, path: PropertyKey[]): boolean => {
+    const auth = isRecord(this.input) ? this.input.auth : undefined;
+    const single = isRecord(auth);
+    const index = single ? 0 : path[1];
+    const field = path[single ? 1 : 2];
+    const scheme = single ? auth : Array.isArray(auth) && typeof index === "number" ? auth[index] : undefined;
+    const inClient = path[0] === "auth" && path.length === (single ? 2 : 3) && CLIENT_FIELDS.includes(String(field));
+    if (!inClient || !isRecord(scheme) || scheme.type !== "oauth2" || typeof index !== "number") return false;
+    this.missing.set(index, [...(this.missing.get(index) ?? []), name]);
+    return true;
+  };
+
+  /** The document to validate: a not-configured mode's client fields replaced by a valid stand-in. */
+  standIn(document: unknown): unknown {
+    if (this.missing.size === 0 || !isRecord(document) || !Array.isArray(document.auth)) return document;
+    const auth = document.auth.map((scheme, index) => {
+      if (!this.missing.has(index) || !isRecord(scheme)) return scheme;
+      const { clientSecret: _secret, ...rest } = scheme;
+      return { ...rest, clientId: "not-configured" };
+    });
+    return { ...document, auth };
+  }
+
+  /** The validated modes, each not-configured one with an empty client and the sentence `POST /auth` answers. */
+  unconfigure<T extends { type: string }>(auth: T[], toolkitName: string): T[] {
+    return auth.map((scheme, index) => {
+      const missing = this.missing.get(index);
+      if (!missing) return scheme;
+      const { clientSecret: _secret, ...rest } = scheme as T & { clientSecret?: string };
+      return { ...rest, clientId: "", unconfigured: notConfigured(toolkitName, missing) } as unknown as T;
+    });
+  }
+}
+
+/** What `POST /auth` answers for an OAuth mode whose client's variables are unset. */
+function notConfigured(name: string, variables: string[]): string {
+  const names = [...new Set(variables)];
+  const list = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0];
+  return (
+    `${name} is not configured on this server: its operator must set ${list} ` +
+    `(the OAuth client that its toolkit file names), then restart it.`
+  );
+}
+
 function toTool(spec: JsonToolkit["tools"][number], index: number, baseUrl: string, document: unknown, credentialHeaders: string[]): Tool {
   const inputParameters = spec.inputParameters as JsonSchema;
-  let input: z.ZodType;
+  let input: StandardSchemaV1;
   try {
-    // Validation only: a `default` says what the API assumes when the argument is absent, so it is
-    // not filled in (a PATCH would otherwise send every default, changing what the caller left alone).
-    input = z.fromJSONSchema(withoutDefaults(inputParameters) as Parameters<typeof z.fromJSONSchema>[0]);
+    // Made on the tool's first call, not here: a toolkit of thousands of tools loads in memory for the
+    // tools it serves, not for one validator each (see `jsonSchemaValidator`). What RE2 cannot match
+    // and reference cycles are refused here all the same.
+    input = jsonSchemaValidator(inputParameters, validationCopy);
   } catch (error) {
-    throw new TypeError(`${label(document)}: tools[${index}].inputParameters: ${(error as Error).message}.`);
+    // The validator's own refusals start with the JSON pointer of the keyword (`/properties/id/pattern: ...`).
+    const message = (error as Error).message;
+    const where = message.startsWith("/") ? `tools[${index}] ("${spec.slug}").inputParameters` : `tools[${index}].inputParameters: `;
+    throw new TypeError(`${label(document)}: ${where}${message}.`, { cause: error });
   }
   const http: HttpTool = {
     method: spec.method,
@@ -386,22 +486,35 @@ function toTool(spec: JsonToolkit["tools"][number], index: number, baseUrl: stri
   };
 }
 
-const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions"];
 const SCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
-const SCHEMA_ONE = ["items", "additionalItems", "additionalProperties", "unevaluatedItems", "unevaluatedProperties"];
-const SCHEMA_ONE_MORE = ["not", "if", "then", "else", "contains", "propertyNames"];
+const SCHEMA_ONE = ["items", "additionalItems", "additionalProperties", "contains", "propertyNames"];
+/**
+ * Keywords zod's validator cannot express (`z.fromJSONSchema` throws on them): HERE Positioning's
+ * `not: { minimum: 800, maximum: 899 }`, conditionals, dependencies, unevaluated items and
+ * properties. The validator checks the rest and leaves these to the API; agents still see them in
+ * `inputParameters`. (`not: {}`, "nothing", zod does express.)
+ */
+const BEYOND_ZOD = ["if", "then", "else", "dependentSchemas", "dependentRequired", "unevaluatedItems", "unevaluatedProperties"];
 
-/** A copy of a JSON Schema without its `default` keywords, at every level (a property named "default" stays). */
-function withoutDefaults(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withoutDefaults);
+/**
+ * The copy of a tool's JSON Schema its validator is made from, at every level (a property named
+ * "default" or "not" stays): without `default`, since validation does not fill in what the API
+ * assumes for an absent argument (a PATCH would otherwise send every default, changing what the
+ * caller left alone), and without the keywords zod cannot express (`BEYOND_ZOD`, and `not` but
+ * for `not: {}`).
+ */
+function validationCopy(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(validationCopy);
   if (!isRecord(schema)) return schema;
   const copy: Record<string, unknown> = {};
   for (const [keyword, value] of Object.entries(schema)) {
-    if (keyword === "default") continue;
+    if (keyword === "default" || BEYOND_ZOD.includes(keyword)) continue;
+    if (keyword === "not" && !(isRecord(value) && Object.keys(value).length === 0)) continue;
     if (SCHEMA_MAPS.includes(keyword) && isRecord(value)) {
-      copy[keyword] = Object.fromEntries(Object.entries(value).map(([name, item]) => [name, withoutDefaults(item)]));
-    } else if ([...SCHEMA_LISTS, ...SCHEMA_ONE, ...SCHEMA_ONE_MORE].includes(keyword)) {
-      copy[keyword] = withoutDefaults(value);
+      copy[keyword] = Object.fromEntries(Object.entries(value).map(([name, item]) => [name, validationCopy(item)]));
+    } else if ([...SCHEMA_LISTS, ...SCHEMA_ONE].includes(keyword)) {
+      copy[keyword] = validationCopy(value);
     } else {
       copy[keyword] = value;
     }
@@ -411,21 +524,75 @@ function withoutDefaults(schema: unknown): unknown {
 
 const ENV_REFERENCE = /\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-function substituteEnv(value: unknown, env: Record<string, string | undefined>, path: PropertyKey[], slug: unknown): unknown {
+/**
+ * `value` with its `${NAME}` references replaced. An unset variable throws, unless `tolerate`
+ * (given the name and the value's path) says it may stay unset: it is then replaced by nothing.
+ */
+function substituteEnv(
+  value: unknown,
+  env: Record<string, string | undefined>,
+  path: PropertyKey[],
+  slug: unknown,
+  tolerate: (name: string, path: PropertyKey[]) => boolean = () => false,
+): unknown {
+  return substituteAt(value, { env, slug, tolerate }, null, path);
+}
+
+/** A value's place in the document, from its parent: made into a path only when a message needs it. */
+type Place = { parent: Place | null; key: PropertyKey } | null;
+
+function pathOf(place: Place, root: PropertyKey[]): PropertyKey[] {
+  const keys: PropertyKey[] = [];
+  for (let at = place; at; at = at.parent) keys.unshift(at.key);
+  return [...root, ...keys];
+}
+
+type Substitution = {
+  env: Record<string, string | undefined>;
+  slug: unknown;
+  tolerate: (name: string, path: PropertyKey[]) => boolean;
+};
+
+// Walks every value of the document (a large imported toolkit has millions), so it allocates
+// nothing for a value that holds no reference, and copies only what changes: an imported toolkit
+// shares each component among its tools' `$defs`, and a copy of each tool's would cost its size again.
+function substituteAt(value: unknown, run: Substitution, place: Place, root: PropertyKey[]): unknown {
   if (typeof value === "string") {
+    if (!value.includes("${")) return value;
     return value.replace(ENV_REFERENCE, (match, escaped: string | undefined, name: string) => {
       if (escaped) return match.slice(1);
-      const replacement = env[name];
-      if (replacement === undefined) {
-        const toolkit = typeof slug === "string" ? `toolkit "${slug}"` : "the toolkit";
+      const replacement = run.env[name];
+      // An empty client variable means "not set yet" too, as for the catalog's TOOLS_PROXY_<SLUG>_CLIENT_ID.
+      if (replacement === undefined || replacement === "") {
+        const path = pathOf(place, root);
+        if (run.tolerate(name, path) || replacement === "") return "";
+        const toolkit = typeof run.slug === "string" ? `toolkit "${run.slug}"` : "the toolkit";
         throw new TypeError(`Environment variable ${name} is not set; it is used at ${formatPath(path) || "the top level"} of ${toolkit}.`);
       }
       return replacement;
     });
   }
-  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, [...path, i], slug));
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const next = substituteAt(value[i], run, { parent: place, key: i }, root);
+      if (next === value[i]) continue;
+      copy ??= [...value];
+      copy[i] = next;
+    }
+    return copy ?? value;
+  }
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, [...path, key], slug)]));
+    let copy: Record<string, unknown> | undefined;
+    for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key];
+      const next = substituteAt(item, run, { parent: place, key }, root);
+      if (next === item) continue;
+      copy ??= Object.fromEntries(Object.entries(value));
+      // defineProperty, not assignment: a key named __proto__ stays an own property.
+      Object.defineProperty(copy, key, { value: next, enumerable: true, writable: true, configurable: true });
+    }
+    return copy ?? value;
   }
   return value;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assertCheckable, zodValidatorOf } from "./json-schema-validator.js";
 
 /**
  * A schema of the Standard Schema spec (https://standardschema.dev): zod 3.24+, zod 4, valibot,
@@ -51,14 +52,59 @@ export function inputParametersOf(tool: string, input: unknown, given: JsonSchem
 
 /**
  * The schema that validates a tool's arguments: `input` when it is a Standard Schema, else one made
- * from the JSON Schema by zod. Throws a TypeError when `input` is something else.
+ * from the JSON Schema by `jsonSchemaValidator` (patterns matched in linear time, reference cycles
+ * refused). Throws a TypeError when `input` is something else, or names the JSON pointer of what
+ * the JSON Schema cannot have.
  */
 export function argumentsSchema(tool: string, input: unknown, inputParameters: JsonSchema): StandardSchemaV1 {
-  if (input === undefined) return z.fromJSONSchema(inputParameters as Parameters<typeof z.fromJSONSchema>[0]);
+  if (input === undefined) {
+    try {
+      return jsonSchemaValidator(inputParameters);
+    } catch (error) {
+      // The validator's own refusals start with the JSON pointer of the keyword; zod's are left as they are.
+      if (!(error instanceof TypeError) || !error.message.startsWith("/")) throw error;
+      throw new TypeError(`Tool "${tool}": inputParameters${error.message}.`, { cause: error });
+    }
+  }
   if (input !== null && typeof input === "object" && "~standard" in input) return input as StandardSchemaV1;
   throw new TypeError(
     `Tool "${tool}": \`input\` must be a schema (zod, valibot, arktype or any Standard Schema), or be left out beside \`inputParameters\`.`,
   );
+}
+
+/**
+ * A Standard Schema validating by a JSON Schema, whose zod validator is made on its first use and
+ * kept. A toolkit's load then costs memory for the tools that are called, not for every tool: a
+ * validator made up front for each of Microsoft Graph beta's 21,807 tools needed more than 4 GB.
+ * `prepare` may give the copy of the schema zod reads (see `validationCopy`). A schema zod cannot
+ * read is found on that first use: every call then answers one issue that says so, naming the
+ * toolkit author as the one to fix it, never a 500. Patterns are matched by RE2 and reference
+ * cycles refused (`zodValidatorOf`); a pattern RE2 cannot express and a cycle are refused at once,
+ * with a TypeError whose message starts with the keyword's JSON pointer.
+ */
+export function jsonSchemaValidator(schema: JsonSchema, prepare: (schema: JsonSchema) => unknown = (s) => s): StandardSchemaV1 {
+  assertCheckable(schema);
+  let validator: StandardSchemaV1 | undefined;
+  let failure: string | undefined;
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "tools-proxy",
+      validate(value) {
+        if (validator === undefined && failure === undefined) {
+          try {
+            validator = zodValidatorOf(prepare(schema) as JsonSchema);
+          } catch (error) {
+            failure = (error as Error).message.replace(/\.$/, "");
+          }
+        }
+        if (validator) return validator["~standard"].validate(value);
+        return {
+          issues: [{ message: `the tool's inputParameters cannot be checked (${failure}); the toolkit's author must fix that schema` }],
+        };
+      },
+    },
+  };
 }
 
 function isZod4(input: unknown): input is z.ZodType {

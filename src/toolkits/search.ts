@@ -11,6 +11,13 @@ export interface SearchFields {
   categories?: readonly string[];
   /** Text that matters least, such as the names and descriptions of a toolkit's tools. */
   related?: readonly string[];
+  /**
+   * A toolkit's tools, each as the text of its slug and name. A toolkit with a tool whose slug and
+   * name hold every word of the query gains `TOOL_MATCH` points: an agent looking for "send an
+   * email" wants the toolkit that can send one, not one whose description says "email" but has no
+   * tools. Whole words only, no prefixes or descriptions: those match too loosely to outrank.
+   */
+  tools?: readonly string[];
 }
 
 // Words that would otherwise match nearly every description.
@@ -18,6 +25,8 @@ const STOP_WORDS = new Set(["a", "an", "and", "for", "in", "of", "on", "or", "th
 
 /** Points for the whole query equal to a name, an alias or a category ("google mail", "project management"). */
 const PHRASE = { name: 100, alias: 60, mainCategory: 50, category: 40 };
+/** Points for a toolkit with a tool named for every word of the query: as many as its own name would give. */
+const TOOL_MATCH = 100;
 /** Points for one query word equal to a word of a field, or a prefix of one. */
 const WORD = {
   name: { exact: 20, prefix: 10 },
@@ -40,7 +49,8 @@ export function tokenize(text: string): string[] {
  * original order. Otherwise an exact slug match (case-insensitive) comes first, then items by
  * score. The whole query equal to the name, an alias or a category counts most; then each query
  * word scores its best match in each field, a whole word more than a prefix of one, in this order
- * of weight: name or slug, aliases and categories, description, related text. Plural and singular
+ * of weight: name or slug, aliases and categories, description, related text. An item with a tool
+ * (`fields.tools`) whose slug and name hold every query word gains more than a whole category does. Plural and singular
  * are the same word ("tickets" finds "ticket"). A multi-word query favours items that match more
  * of its words: the score is scaled by the share of words matched. Items that match nothing are
  * dropped; ties keep their original order.
@@ -61,7 +71,9 @@ export function rank<T>(items: readonly T[], query: string | undefined, fields: 
 
 /**
  * Searches toolkits by `keywords` over their name, slug, aliases, categories and description, and
- * with less weight their tools' names and descriptions (see `rank`). Ties are broken by name. No
+ * with less weight their tools' names and descriptions (see `rank`); a toolkit with a tool that
+ * matches every word ranks above toolkits that only mention them ("send an email" finds Gmail,
+ * whose GMAIL_SEND_EMAIL does it, before an email API without tools). Ties are broken by name. No
  * keywords: every toolkit, in the registry's order.
  */
 export function searchToolkits(toolkits: readonly Toolkit[], keywords: string | undefined): Toolkit[] {
@@ -70,6 +82,7 @@ export function searchToolkits(toolkits: readonly Toolkit[], keywords: string | 
   return rank(byName, keywords, (toolkit) => ({
     ...toolkit,
     related: toolkit.tools.flatMap((tool) => [tool.name, tool.description]),
+    tools: toolkit.tools.map((tool) => `${tool.slug} ${tool.name}`),
   }));
 }
 
@@ -98,7 +111,12 @@ function score(item: SearchFields, raw: string, phrase: string, words: string[])
     if (points > 0) matched++;
     total += points;
   }
-  return matched === 0 ? 0 : (total * matched) / words.length;
+  if (matched === 0) return 0;
+  const toolMatch = item.tools?.some((text) => {
+    const tokens = stems(text);
+    return words.every((word) => tokens.includes(word));
+  });
+  return (total * matched) / words.length + (toolMatch ? TOOL_MATCH : 0);
 }
 
 function best(tokens: readonly string[], word: string, points: { exact: number; prefix: number }): number {

@@ -1,8 +1,10 @@
 import { STAGING_KEY_PATTERN } from "../api/staged-file.js";
 import type { BlobInfo, BlobObject } from "../blob/types.js";
 import type { HandlerContext } from "../context/context.js";
+import { maskStyleFor, mediaType } from "../core/body-kind.js";
 import { ToolsError } from "../core/errors.js";
 import type { AgentPrincipal, Principal } from "../core/principal.js";
+import { redactStream } from "../core/redact-bytes.js";
 import type { StagedFile, StagedFileReference } from "../toolkits/define.js";
 import { limitBytes } from "../util/bytes.js";
 import { randomId } from "../util/encoding.js";
@@ -77,19 +79,42 @@ export async function openStagedFile(ctx: HandlerContext, principal: Principal, 
 }
 
 /**
+ * A body about to be staged for an agent, with every form of the call's secrets (`forms`) masked
+ * while it streams: a text type (JSON lines, multipart, `message/http`...) gets `[redacted]`, an
+ * untyped one (`application/octet-stream`) is told by its first bytes, and a binary one keeps its
+ * length, the secret's bytes overwritten with `*`. A file that comes from an upstream is never
+ * handed out with the connection's credential in it; a binary one that was masked is logged, as
+ * it is no longer what the upstream sent.
+ */
+export function stageMasked(
+  ctx: HandlerContext,
+  body: ReadableStream<Uint8Array>,
+  contentType: string,
+  forms: readonly string[],
+): ReadableStream<Uint8Array> {
+  return redactStream(body, forms, maskStyleFor(mediaType(contentType), true), ({ style, masked }) => {
+    if (masked > 0 && style === "binary")
+      ctx.logger.log("warn", "masked the connection's secret in a binary answer before staging it", { contentType, masked });
+  });
+}
+
+/**
  * Stages bytes a tool produced as a file of `agent`, with the usual lifetime, at most the
  * handler's response size: a larger body fails with `response_too_large` and nothing is kept.
+ * The call's secrets (`forms`) are masked in it (`stageMasked`).
  */
 export async function stageToolFile(
   ctx: HandlerContext,
   agent: AgentPrincipal,
   body: ReadableStream<Uint8Array> | Uint8Array | string,
   options: { contentType: string; filename?: string },
+  forms: readonly string[],
   signal: AbortSignal,
 ): Promise<StagedFileReference> {
   const stream = typeof body === "string" || body instanceof Uint8Array ? new Response(body as BodyInit).body! : body;
   const stagingKey = newStagingKey();
-  const info = await ctx.blobStore.put(stagingKey, stream.pipeThrough(limitBytes(ctx.maxResponseBytes)), {
+  const limited = stream.pipeThrough(limitBytes(ctx.maxResponseBytes));
+  const info = await ctx.blobStore.put(stagingKey, stageMasked(ctx, limited, options.contentType, forms), {
     contentType: options.contentType,
     filename: options.filename ?? null,
     metadata: ownerMetadata(agent),

@@ -24,6 +24,17 @@ describe("docs/catalog.md", () => {
       }
       for (const input of provider.inputs ?? []) expect(section).toContain(`\`${input.name}\``);
       for (const tool of catalogToolkit(provider.slug).tools) expect(section).toContain(`\`${tool.slug}\``);
+      // What the provider's pages did not confirm is shown, so that a reader knows what may not work.
+      for (const fact of provider.unconfirmed ?? []) expect(section).toContain(fact.slice(0, 60).replace(/</g, "&lt;"));
     },
   );
+
+  it("says a provider that cannot work yet is not usable, in the table and in its section (Trello: the app key)", () => {
+    const limited = providers.filter((p) => p.limitation);
+    expect(limited.map((p) => p.slug)).toEqual(["trello"]);
+    for (const provider of limited) {
+      expect(page).toMatch(new RegExp(`\\| \\[${provider.name}\\]\\(#${provider.slug}\\) .*\\(not usable yet, see below\\) \\|`));
+      expect(page).toContain(`> **${provider.limitation}**`);
+    }
+  });
 });

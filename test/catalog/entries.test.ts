@@ -112,9 +112,20 @@ describe('{ "provider": ... } entries of toolkit files', () => {
     expect(() => catalogEntry({ provider: "github", tokenUrl: "ftp://x" })).toThrow(
       'Invalid provider entry "github": tokenUrl: must be an absolute http(s) URL.',
     );
-    expect(() => loadToolkitFile(JSON.stringify({ provider: "github", clientId: "${UNSET_VARIABLE}" }), { env: {} })).toThrow(
-      /UNSET_VARIABLE is not set/,
+    expect(() => loadToolkitFile(JSON.stringify({ provider: "gitlab", baseUrl: "https://${UNSET_HOST}/api/v4" }), { env: {} })).toThrow(
+      /UNSET_HOST is not set; it is used at baseUrl/,
     );
+  });
+
+  it("an entry whose client variables are unset is served as not configured, naming the file's variables", () => {
+    const text = JSON.stringify({ provider: "github", clientId: "${GH_ID}", clientSecret: "${GH_SECRET}" });
+    const [github] = loadToolkitFile(text, { env: {} });
+    expect(github!.tools.length).toBeGreaterThanOrEqual(6);
+    expect(oauthMode(github!)!.unconfigured).toBe(
+      "GitHub is not configured on this server: its operator must set GH_ID and GH_SECRET " +
+        "(the OAuth client that its toolkit file names), then restart it.",
+    );
+    expect(github!.authModes.find((mode) => mode.type === "bearer")).not.toHaveProperty("unconfigured");
   });
 
   it("the core's parseToolkitFile, which does not bundle the catalog, says where to load such a file", () => {

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { catalogToolkit, type ProviderDefinition, providers } from "../../src/catalog/index.js";
 import { providerSchema } from "../../src/catalog/provider.js";
 import { providerFiles } from "../../src/catalog/providers/index.js";
+import { inputValueFits } from "../../src/toolkits/define.js";
 
 // Generic checks on every provider data file: each new file is held to them by being listed.
 
@@ -126,10 +127,11 @@ describe.each(jsonFiles)("%s", (file) => {
     expect(unknown).toEqual([]);
   });
 
-  it("gives each connection input a pattern its example matches", () => {
+  it("gives each connection input a pattern (a host input: its hosts) that its example and default follow", () => {
     for (const input of provider.inputs ?? []) {
-      expect(input.pattern, input.name).toBeDefined();
-      if (input.example !== undefined) expect(input.example).toMatch(new RegExp(input.pattern!, "u"));
+      if (input.type === "host") expect(input.hosts?.length, input.name).toBeGreaterThan(0);
+      else expect(input.pattern, input.name).toBeDefined();
+      for (const value of [input.example, input.default]) if (value !== undefined) expect(inputValueFits(input, value), value).toBe(true);
     }
   });
 

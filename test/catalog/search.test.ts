@@ -72,6 +72,13 @@ const TABLE: Row[] = [
   { query: "file storage", top: ["google-drive", "dropbox", "box", "onedrive"], within: 6 },
   { query: "on-call", first: ["pagerduty"] },
   { query: "help desk", top: ["zendesk", "intercom"], within: 3 },
+  // What an agent asks for: toolkits with a tool that does it come first (the agents guide's search).
+  { query: "send an email", first: ["gmail", "outlook"] },
+  { query: "send email", first: ["gmail", "outlook"] },
+  { query: "create an issue", first: ["github", "jira", "linear"] },
+  { query: "post message", first: ["slack"] },
+  { query: "upload a file", top: ["google-drive", "slack"], within: 2 },
+  { query: "list calendar events", first: ["outlook"], top: ["google-calendar"], within: 2 },
 ];
 
 const slugs = (query: string) => searchToolkits(toolkits, query).map((toolkit) => toolkit.slug);

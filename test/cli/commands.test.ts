@@ -56,7 +56,9 @@ describe.skipIf(missingBuild)(
     it("search: a table for people, the route's JSON with --json, a note when nothing matches", async () => {
       const table = await cli(["search", "demo"]);
       expect(table.status).toBe(0);
-      expect(table.stdout).toMatch(/^TOOLKIT +NAME +AUTH +TOOLS +CONNECTED +DESCRIPTION\ndemo +Demo +apiKey +3 +no +An offline demo/);
+      expect(table.stdout).toMatch(
+        /^TOOLKIT +NAME +AUTH +TOOLS +CONFIGURED +CONNECTED +DESCRIPTION\ndemo +Demo +apiKey +3 +yes +no +An offline demo/,
+      );
       expect(await json(["search", "demo"])).toEqual(await api("/search?keywords=demo"));
       const none = await cli(["search", "zzqx", "vvkj"]);
       expect(none).toMatchObject({ status: 0, stdout: "", stderr: "No toolkit matches.\n" });
@@ -66,7 +68,7 @@ describe.skipIf(missingBuild)(
     it("toolkit: details with its tools (the default subcommand), tool search, pages, and 4 for an unknown toolkit", async () => {
       const details = await cli(["toolkit", "demo"]);
       expect(details.status).toBe(0);
-      expect(details.stdout).toMatch(/^toolkit +Demo \(demo\)\nauth +apiKey\n/);
+      expect(details.stdout).toMatch(/^toolkit +Demo \(demo\)\nauth +API key\b.*: tools-proxy auth demo --api-key KEY\n/);
       expect(details.stdout).toMatch(/^DEMO_WORD_COUNT +file +Counts the lines/m);
       expect(details.stdout).toMatch(/^DEMO_CREATE_NOTE +text +Stores a note/m);
       expect(await json(["toolkit", "show", "demo"])).toEqual(await api("/toolkit/demo"));

@@ -122,7 +122,7 @@ describe.skipIf(missingBuild)(
 
     it("npm run serve builds quietly, so the key serve prints once is the last thing on screen", () => {
       expect(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.serve).toMatch(
-        /^tsup --silent && node dist\/cli\/main\.js serve$/,
+        /^node scripts\/build\.mjs --if-stale --silent && node dist\/cli\/main\.js serve$/,
       );
     });
   },

@@ -17,7 +17,7 @@ import { optionsSchema } from "../../src/options.js";
 import { DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_DELAY_MS } from "../../src/outbound/retry.js";
 import { missingBuild } from "../support/serve-process.js";
 import { readCliHelp } from "./cli-help.js";
-import { codeSpans, ROOT, readDoc, section, table, tables } from "./markdown.js";
+import { codeSpans, links, ROOT, readDoc, section, table, tables } from "./markdown.js";
 import { SUBPATH_SOURCES } from "./subpaths.js";
 
 const packageJson = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
@@ -205,6 +205,18 @@ describe("README.md: what each import gives", () => {
     const module = await import(join(ROOT, SUBPATH_SOURCES[subpath]!));
     expect(names.length).toBeGreaterThan(0);
     for (const name of names) expect(Object.keys(module), `${subpath} exports ${name}`).toContain(name);
+  });
+});
+
+describe("README.md: the documentation list", () => {
+  it("links every guide page, so that a newcomer can reach each from the README", () => {
+    // The pages of docs/guide/ itself; a folder (agents/) is reached through its README, which its row links.
+    const guide = readdirSync(join(ROOT, "docs/guide"))
+      .filter((file) => file.endsWith(".md"))
+      .map((file) => `docs/guide/${file}`);
+    const listed = new Set(links("README.md").map(({ target }) => target.split("#")[0]));
+    expect(guide.length).toBeGreaterThan(12);
+    expect(guide.filter((page) => !listed.has(page)).sort()).toEqual([]);
   });
 });
 

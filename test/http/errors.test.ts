@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 describe("every code of the error table", () => {
-  it("the table is the contract's, plus 405 for a known path with another method and the passthrough's 502 and 504", () => {
+  it("the table is the contract's, plus 405 for a known path with another method and the passthrough's two 502s and its 504", () => {
     expect(ERROR_STATUS).toEqual({
       invalid_request: 400,
       unauthorized: 401,
@@ -57,6 +57,7 @@ describe("every code of the error table", () => {
       rate_limited: 429,
       internal: 500,
       upstream_unreachable: 502,
+      upstream_redirect: 502,
       unavailable: 503,
       upstream_timeout: 504,
     });

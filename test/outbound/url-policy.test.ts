@@ -66,11 +66,14 @@ describe("base URL placeholders", () => {
     );
   });
 
-  it.each(["evil.test#", "acme.example.test/", "a.b", "a:1", "a@b", "", "é", "a".repeat(64)])("refuse the value %j", (value) => {
-    expect(refusal(() => checkOutboundUrl("https://acme.example.test/v1", tenant, { tenant: value }))).toMatch(
-      /no valid value for the base URL placeholder \{tenant\}/,
-    );
-  });
+  it.each(["evil.test#", "acme.example.test/", "a..b", ".a", "a.", "a:1", "a@b", "", "é", "a".repeat(64)])(
+    "refuse the value %j",
+    (value) => {
+      expect(refusal(() => checkOutboundUrl("https://acme.example.test/v1", tenant, { tenant: value }))).toMatch(
+        /no valid value for the base URL placeholder \{tenant\}/,
+      );
+    },
+  );
 
   it.each([
     ["the whole host", "https://{host}/v1", { host: "localhost" }],
@@ -84,6 +87,31 @@ describe("base URL placeholders", () => {
   it("may fill a path segment or a port", () => {
     expect(fillBaseUrl("https://api.example.test/t/{tenant}", { tenant: "acme" })).toBe("https://api.example.test/t/acme");
     expect(fillBaseUrl("https://api.example.test:{port}/v1", { port: "8443" })).toBe("https://api.example.test:8443/v1");
+  });
+
+  it("that begins the host may hold several labels (a Salesforce sandbox instance), the labels after it fixed", () => {
+    const base = "https://{instance}.my.salesforce.com";
+    expect(fillBaseUrl(base, { instance: "acme--dev.sandbox" })).toBe("https://acme--dev.sandbox.my.salesforce.com");
+    expect(accepts("https://acme--dev.sandbox.my.salesforce.com/x", [base], { instance: "acme--dev.sandbox" })).toBe(
+      "https://acme--dev.sandbox.my.salesforce.com/x",
+    );
+    for (const template of ["https://api.example.test/t/{tenant}", "https://eu.{tenant}.example.test/v1"]) {
+      expect(refusal(() => fillBaseUrl(template, { tenant: "a.b" }))).toMatch(/no valid value for the base URL placeholder/);
+    }
+  });
+
+  it("may be the whole host of an OAuth endpoint (wholeHost) only with a name of three labels or more", () => {
+    const endpoint = "https://{loginHost}/services/oauth2/token";
+    expect(fillBaseUrl(endpoint, { loginHost: "test.salesforce.com" }, { wholeHost: true })).toBe(
+      "https://test.salesforce.com/services/oauth2/token",
+    );
+    for (const loginHost of ["localhost", "example.test", "127.0.0.1", "2130706433"]) {
+      expect(
+        refusal(() => fillBaseUrl(endpoint, { loginHost }, { wholeHost: true })),
+        loginHost,
+      ).toMatch(/may only fill a subdomain/);
+    }
+    expect(refusal(() => fillBaseUrl(endpoint, { loginHost: "test.salesforce.com" }))).toMatch(/may only fill a subdomain/);
   });
 });
 

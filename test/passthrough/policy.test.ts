@@ -13,7 +13,15 @@ const sentCount = () => h.upstream.requests.length + h.foreign.requests.length;
 beforeAll(async () => {
   h = await createHarness({
     timeouts: { proxyMs: 5_000 },
-    extraToolkits: () => [
+    extraToolkits: ({ upstream }) => [
+      defineToolkit({
+        slug: "open",
+        name: "Open",
+        description: "The test API without a credential: the passthrough needs no connection.",
+        baseUrl: `${upstream}/v1`,
+        auth: { type: "none" },
+        tools: [],
+      }),
       defineToolkit({
         slug: "closed",
         name: "Closed",
@@ -158,21 +166,63 @@ describe("URL and redirect policy", () => {
     expect(res.json).toEqual({ ok: true, method: "GET", path: "/v1/echo" });
   });
 
-  it("returns a redirect elsewhere unfollowed, so the credential never leaves the toolkit's origin", async () => {
-    const res = await pass("GET", `notes/redirect?to=${encodeURIComponent(`${h.foreign.origin}/steal`)}`);
+  it.each([301, 302, 303, 307, 308])(
+    "refuses a %i elsewhere with 502 upstream_redirect: not followed (the credential stays home), not passed on (nor the API key)",
+    async (code) => {
+      const res = await pass("GET", `notes/redirect?code=${code}&to=${encodeURIComponent(`${h.foreign.origin}/steal`)}`);
+      expectError(res, 502, "upstream_redirect", /redirect outside the toolkit's base URL .*POST \/proxy\/tools\/proxy/);
+      expect(res.headers.get("location")).toBeNull();
+      expect(res.text).toContain(`(${new URL(h.foreign.origin).host})`);
+    },
+  );
+
+  it("names no host when the redirect's Location is relative (a path outside the base path)", async () => {
+    const res = await pass("GET", `notes/redirect?code=302&to=${encodeURIComponent("/v2/items")}`);
+    expectError(res, 502, "upstream_redirect", /base URL http:\/\/127\.0\.0\.1:\d+\/v1\. The passthrough/);
+  });
+
+  it("passes a redirect status without a Location as it is: there is nothing to follow", async () => {
+    const res = await pass("GET", "notes/status/302");
     expect(res.status).toBe(302);
-    expect(res.headers.get("location")).toBe(`${h.foreign.origin}/steal`);
+    expect(res.json).toEqual({ error: "status 302" });
+  });
+
+  it("passes on a 307 under the base URL that it could not follow (a streamed body is sent once), pointed at the route", async () => {
+    const to = `${h.upstream.origin}/v1/items`;
+    const res = await pass("POST", `notes/redirect?code=307&to=${encodeURIComponent(to)}`, {
+      rawBody: '{"name":"x"}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(307);
+    expect(res.headers.get("location")).toBe(`${BASE}/proxy/tools/passthrough/notes/items`);
+  });
+
+  it("routes a Location and refuses a redirect elsewhere for a toolkit without auth too (no connection)", async () => {
+    const under = await pass("POST", `open/redirect?code=201&to=${encodeURIComponent(`${h.upstream.origin}/v1/items/2`)}`);
+    expect(under.headers.get("location")).toBe(`${BASE}/proxy/tools/passthrough/open/items/2`);
+    const elsewhere = await pass("GET", `open/redirect?to=${encodeURIComponent(`${h.foreign.origin}/x`)}`);
+    expectError(elsewhere, 502, "upstream_redirect");
   });
 
   it.each([
     ["an absolute URL under the base URL", (up: string) => `${up}/v1/items/2?x=1`, `${BASE}/proxy/tools/passthrough/notes/items/2?x=1`],
     ["a path under the base path", () => "/v1/items/2", "/proxy/tools/passthrough/notes/items/2"],
-    ["a path outside the base path", () => "/v2/items", "/v2/items"],
-    ["the same origin outside the base path", (up: string) => `${up}/v10/items`, (up: string) => `${up}/v10/items`],
+    ["a path relative to the URL that answered", () => "items/2#top", "/proxy/tools/passthrough/notes/items/2#top"],
   ])("points a Location at the route when it is %s", async (_, to, expected) => {
     const res = await pass("POST", `notes/redirect?code=201&to=${encodeURIComponent(to(h.upstream.origin))}`);
     expect(res.status).toBe(201);
-    expect(res.headers.get("location")).toBe(typeof expected === "string" ? expected : expected(h.upstream.origin));
+    expect(res.headers.get("location")).toBe(expected);
+  });
+
+  it.each([
+    ["a path outside the base path", () => "/v2/items"],
+    ["the same origin outside the base path", (up: string) => `${up}/v10/items`],
+    ["another origin", () => "http://other.example/x"],
+  ])("drops the Location of a non-redirect answer when it is %s: the answer stays, the URL goes", async (_, to) => {
+    const res = await pass("POST", `notes/redirect?code=201&to=${encodeURIComponent(to(h.upstream.origin))}`);
+    expect(res.status).toBe(201);
+    expect(res.text).toBe("redirecting");
+    expect(res.headers.get("location")).toBeNull();
   });
 
   it("refuses a toolkit whose credential goes in the query string (an echoed URL could not be redacted)", async () => {

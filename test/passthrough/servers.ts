@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "../../adapters/node.js";
-import { createToolsHandler, issueApiKey, memoryStore, type Toolkit } from "../../src/index.js";
+import { createToolsHandler, issueApiKey, memoryStore, type Toolkit, type ToolsHandlerOptions } from "../../src/index.js";
 
 /**
  * Real servers for the passthrough's end-to-end tests: the handler behind `toNodeHandler` on a
@@ -58,10 +58,16 @@ export interface ToolsServer {
   close(): Promise<void>;
 }
 
-/** The handler with these toolkits, over the memory store, behind `toNodeHandler` on a real server. */
-export async function startToolsServer(toolkits: Toolkit[]): Promise<ToolsServer> {
+/**
+ * The handler with these toolkits, over the memory store, behind `toNodeHandler` on a real server;
+ * `options` are more of the handler's options (its `fetch`, say).
+ */
+export async function startToolsServer(
+  toolkits: Toolkit[],
+  options: Omit<ToolsHandlerOptions, "store" | "toolkits" | "secret"> = {},
+): Promise<ToolsServer> {
   const store = memoryStore();
-  const tools = createToolsHandler({ store, toolkits, secret: `passthrough-test-secret-${crypto.randomUUID()}` });
+  const tools = createToolsHandler({ ...options, store, toolkits, secret: `passthrough-test-secret-${crypto.randomUUID()}` });
   const server = createServer(toNodeHandler(tools));
   const origin = await listen(server);
   const { key } = await issueApiKey(store, { workspaceId: "ws", agentId: "agent" });

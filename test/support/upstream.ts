@@ -129,6 +129,12 @@ export function upstreamRoute(request: RecordedRequest, res: ServerResponse, url
       link,
     );
   }
+  if (path === "/v1/deep") {
+    // JSON nested `depth` levels: {"a":[{"a":[...]}]}.
+    const depth = Number(url.searchParams.get("depth") ?? 5000);
+    const open = '{"a":['.repeat(Math.ceil(depth / 2));
+    return send(res, 200, `${open}1${"]}".repeat(Math.ceil(depth / 2))}`, { "content-type": "application/json" });
+  }
   if (path === "/v1/whoami") return sendJson(res, 200, { authorization: request.headers.authorization ?? null });
   const item = /^\/v1\/items\/([^/]+)$/.exec(path);
   if (item && request.method === "GET")

@@ -7,9 +7,11 @@
  */
 import type { Command } from "commander";
 import type { ToolsClient } from "../../client/client.js";
+import { isToolsClientError, ToolsClientError } from "../../client/errors.js";
 import type { ConnectRequest, FinishedAuthorization } from "../../client/types.js";
 import { openInBrowser } from "../browser.js";
 import { agentOption, collect, jsonOption, usageError, wholeNumber, withExamples } from "../command.js";
+import { otherWaysToConnect } from "../connect-ways.js";
 import { CliError, EXIT } from "../errors.js";
 import { note, out, paint, printJson } from "../output.js";
 import { startSpinner } from "../progress.js";
@@ -67,7 +69,13 @@ export function registerAuth(program: Command): void {
         if (opts.json) return printJson({ connection });
         return out(`Connected ${connection.toolkit}: ${connection.id} (${connection.status})`);
       }
-      const started = await client.startAuthorization({ toolkit, label: opts.label, config: params(start, opts.param) }, { signal });
+      const started = await client
+        .startAuthorization({ toolkit, label: opts.label, config: params(start, opts.param) }, { signal })
+        .catch(async (error: unknown) => {
+          throw await withOtherWays(client, toolkit, error, signal);
+        });
+      // A connect link's page asks for a credential (or starts the sign-in): the wait says which.
+      const link = opts.link || isConnectPage(started.authorizationUrl);
       if (opts.json) out(JSON.stringify(started));
       else {
         note(`Open this URL in a browser to connect ${toolkit} (valid until ${new Date(started.expiresAt).toLocaleTimeString()}):`);
@@ -80,7 +88,7 @@ export function registerAuth(program: Command): void {
             : "Could not start a browser: open the URL yourself.",
         );
       if (!opts.wait) return note(`Then check it with: tools-proxy auth status ${started.authorizationId} --wait`);
-      report(await waitFor(client, started.authorizationId, interval, opts.json), opts.json);
+      report(await waitFor(client, started.authorizationId, interval, opts.json, link), opts.json, link);
     });
   withExamples(
     start,
@@ -153,6 +161,28 @@ async function credentialsForScheme(
   }
 }
 
+/**
+ * The server's 400 for an OAuth client its operator has not set, with the toolkit's other ways to
+ * connect in the CLI's words appended (Slack: "Or connect with a token (Bot or user token):
+ * tools-proxy auth slack --token TOKEN."); any other error as it is.
+ */
+async function withOtherWays(client: ToolsClient, toolkit: string, error: unknown, signal: AbortSignal): Promise<unknown> {
+  if (!isToolsClientError(error) || error.status !== 400) return error;
+  const details = await client.getToolkit(toolkit, { limit: 1 }, { signal }).catch(() => null);
+  const others = details && otherWaysToConnect(details);
+  if (!others) return error;
+  return new ToolsClientError(error.code, `${error.message} ${others}`, { status: error.status, cause: error });
+}
+
+/** Whether `url` is a connect link's page (`.../connect/auth_...`) rather than a provider's sign-in. */
+function isConnectPage(url: string): boolean {
+  try {
+    return new URL(url).pathname.split("/").at(-2) === "connect";
+  } catch {
+    return false;
+  }
+}
+
 /** `--param name=value` pairs as an object. */
 function params(command: Command, pairs: string[] = []): Record<string, string> | undefined {
   if (!pairs.length) return undefined;
@@ -165,14 +195,22 @@ function params(command: Command, pairs: string[] = []): Record<string, string> 
   );
 }
 
-/** Polls until the authorization is over, with a spinner on a terminal; Ctrl+C stops with a hint. */
-async function waitFor(client: ToolsClient, id: string, intervalMs: number | undefined, json?: boolean): Promise<FinishedAuthorization> {
+/**
+ * Polls until the authorization is over, with a spinner on a terminal; Ctrl+C stops with a hint.
+ * `link`: a connect link, whose page may ask for a key rather than a sign-in.
+ */
+async function waitFor(
+  client: ToolsClient,
+  id: string,
+  intervalMs: number | undefined,
+  json?: boolean,
+  link = false,
+): Promise<FinishedAuthorization> {
   const signal = interruptSignal();
   const started = Date.now();
-  if (!process.stderr.isTTY && !json) note("Waiting for the sign-in to complete...");
-  const spinner = startSpinner(
-    () => `Waiting for the sign-in to complete (${Math.round((Date.now() - started) / 1000)} s; Ctrl+C to stop)`,
-  );
+  const waiting = link ? "Waiting for the connection to be made on that page" : "Waiting for the sign-in to complete";
+  if (!process.stderr.isTTY && !json) note(`${waiting}...`);
+  const spinner = startSpinner(() => `${waiting} (${Math.round((Date.now() - started) / 1000)} s; Ctrl+C to stop)`);
   try {
     return await client.waitForAuthorization(id, { signal, intervalMs });
   } catch (error) {
@@ -188,7 +226,7 @@ async function waitFor(client: ToolsClient, id: string, intervalMs: number | und
 }
 
 /** Prints the outcome; failed and expired are exit 1 with the reason. */
-function report(result: FinishedAuthorization, json?: boolean): void {
+function report(result: FinishedAuthorization, json?: boolean, link = false): void {
   if (json) out(JSON.stringify(result));
   if (result.status === "connected") {
     if (!json) out(`${paint(process.stdout, "green", "Connected")}: ${result.connectionId}`);
@@ -196,7 +234,7 @@ function report(result: FinishedAuthorization, json?: boolean): void {
   }
   const why =
     result.status === "expired"
-      ? "the authorization expired before the sign-in completed; run the command again."
+      ? `the authorization expired before ${link ? "the connection was made on its page" : "the sign-in completed"}; run the command again.`
       : `the authorization failed: ${result.error ?? "no reason given"}`;
   throw new CliError(why, EXIT.failure);
 }

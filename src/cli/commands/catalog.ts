@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import type { Tool } from "../../client/types.js";
 import { agentOption, jsonOption, wholeNumber, withExamples } from "../command.js";
+import { describeInputs, describeModes } from "../connect-ways.js";
 import { note, out, paint, printFields, printJson, printTable } from "../output.js";
 import { interruptSignal, openClient } from "../session.js";
 
@@ -60,9 +61,18 @@ export function registerCatalog(program: Command): void {
       const { client } = openClient(opts);
       const result = await client.search(query, { signal: interruptSignal() });
       if (opts.json) return printJson(result);
+      // CONFIGURED: "no" when an OAuth client is missing on the server, so that OAuth cannot start.
       printTable(
-        ["TOOLKIT", "NAME", "AUTH", "TOOLS", "CONNECTED", "DESCRIPTION"],
-        result.toolkits.map((t) => [t.slug, t.name, t.authScheme, String(t.toolCount), t.connected ? "yes" : "no", t.description]),
+        ["TOOLKIT", "NAME", "AUTH", "TOOLS", "CONFIGURED", "CONNECTED", "DESCRIPTION"],
+        result.toolkits.map((t) => [
+          t.slug,
+          t.name,
+          t.authSchemes.join(", "),
+          String(t.toolCount),
+          t.configured ? "yes" : "no",
+          t.connected ? "yes" : "no",
+          t.description,
+        ]),
         "No toolkit matches.",
       );
       more(result.nextCursor);
@@ -79,9 +89,12 @@ export function registerCatalog(program: Command): void {
       const { client } = openClient(opts);
       const details = await client.getToolkit(slug, query, { signal: interruptSignal() });
       if (opts.json) return printJson(details);
+      // Every way to connect, each with its command, then the inputs a connection needs.
+      const labelled = (label: string, lines: string[]) => lines.map((line, i): [string, string] => [i === 0 ? label : "", line]);
       printFields([
         ["toolkit", `${details.name} (${details.slug})`],
-        ["auth", details.authScheme],
+        ...labelled("auth", describeModes(details)),
+        ...labelled("inputs", describeInputs(details.inputs)),
         ["about", details.description],
       ]);
       out("");

@@ -49,13 +49,22 @@ export function jsonBody(request: EmulatedRequest): Record<string, unknown> {
   return JSON.parse(request.body) as Record<string, unknown>;
 }
 
-/** The `Authorization: Basic` pair of a request, or null. */
+/**
+ * The `Authorization: Basic` pair of a request as sent, or null: base64-decoded, never
+ * percent-decoded, since the providers emulated here read it raw, as their documentation builds it
+ * (a client id sent form-encoded, `a%2Db` for `a-b`, is another client to them).
+ */
 export function basicPair(request: EmulatedRequest): [string, string] | null {
   const match = /^Basic (.+)$/.exec(request.headers.authorization ?? "");
   if (!match) return null;
   const decoded = Buffer.from(match[1]!, "base64").toString("utf8");
   const colon = decoded.indexOf(":");
-  return [decodeURIComponent(decoded.slice(0, colon)), decodeURIComponent(decoded.slice(colon + 1))];
+  return [decoded.slice(0, colon), decoded.slice(colon + 1)];
+}
+
+/** The `Authorization` header a provider that documents `base64(client_id:client_secret)` expects, byte for byte. */
+export function basicHeader(clientId: string, clientSecret: string): string {
+  return `Basic ${Buffer.from(`${clientId}:${clientSecret}`, "utf8").toString("base64")}`;
 }
 
 /** A token no test run shares with another: emulated providers mint these. */

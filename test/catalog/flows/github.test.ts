@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authorize, basicPair, type EmulatedRequest, type Flow, form, jsonBody, mint, startFlow } from "./emulation.js";
+import { authorize, basicHeader, type EmulatedRequest, type Flow, form, jsonBody, mint, startFlow } from "./emulation.js";
 
 /*
  * GitHub, as its documentation describes an OAuth app:
@@ -10,8 +10,13 @@ import { authorize, basicPair, type EmulatedRequest, type Flow, form, jsonBody, 
  * - https://docs.github.com/en/apps/oauth-apps/maintaining-oauth-apps/troubleshooting-oauth-app-access-token-request-errors
  *   (a wrong code is answered with 200 and `error: "bad_verification_code"`)
  * - https://docs.github.com/en/rest/users/users#get-the-authenticated-user (GET /user, `login`)
- * - https://docs.github.com/en/rest/apps/oauth-applications#delete-an-app-authorization
- *   (DELETE /applications/{client_id}/grant, Basic client_id:client_secret, JSON body access_token)
+ * - https://docs.github.com/en/rest/apps/oauth-applications#delete-an-app-token
+ *   (DELETE /applications/{client_id}/token revokes that one token: Basic authentication with the
+ *   app's client_id and client_secret as username and password, JSON body { access_token },
+ *   204 No Content, 422 when validation fails). Beside it, "Delete an app authorization"
+ *   (DELETE /applications/{client_id}/grant, same page) deletes every token of the app for that
+ *   user: this emulation does both, so that deleting one connection with the grant would be seen
+ *   to end the user's other connections.
  * - https://docs.github.com/en/rest/using-the-rest-api/getting-started-with-the-rest-api
  *   (requests without a User-Agent are refused with 403)
  */
@@ -48,11 +53,19 @@ function emulate(request: EmulatedRequest) {
   }
   if (host === "api.github.com") {
     if (!request.headers["user-agent"]) return { status: 403, body: { message: "Request forbidden by administrative rules." } };
-    if (method === "DELETE" && path === `/applications/${flow.clientId}/grant`) {
-      const pair = basicPair(request);
-      if (!pair || pair[0] !== flow.clientId || pair[1] !== flow.clientSecret)
+    const app = `/applications/${flow.clientId}/`;
+    if (method === "DELETE" && (path === `${app}token` || path === `${app}grant`)) {
+      if (request.headers.authorization !== basicHeader(flow.clientId, flow.clientSecret))
         return { status: 401, body: { message: "Requires authentication" } };
-      revoked.push(String(jsonBody(request).access_token));
+      const body = /^application\/json/.test(request.headers["content-type"] ?? "") ? jsonBody(request) : {};
+      const token = typeof body.access_token === "string" ? body.access_token : "";
+      if (Object.keys(body).join() !== "access_token" || !token) return { status: 422, body: { message: "Validation Failed" } };
+      const login = tokens.get(token);
+      if (!login) return { status: 404, body: { message: "Not Found" } };
+      // The grant is the app's authorization by that user: deleting it deletes every token it issued.
+      const gone = path.endsWith("/grant") ? [...tokens].filter(([, owner]) => owner === login).map(([t]) => t) : [token];
+      for (const t of gone) tokens.delete(t);
+      revoked.push(...gone);
       return { status: 204 };
     }
     const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
@@ -65,7 +78,13 @@ function emulate(request: EmulatedRequest) {
 }
 
 beforeAll(async () => {
-  flow = await startFlow({ provider: "github", hosts: ["github.com", "api.github.com"], emulate });
+  // GitHub's client ids hold a `.` (`Iv1.8a61f9b3a7aba766`, as the REST reference shows one).
+  flow = await startFlow({
+    provider: "github",
+    hosts: ["github.com", "api.github.com"],
+    emulate,
+    clientId: `Iv1.${mint("").slice(0, 16)}`,
+  });
 });
 afterAll(() => flow?.close());
 
@@ -117,9 +136,25 @@ describe("GitHub OAuth app, end to end", () => {
     expect((await flow.call("GET", `/auth/${again.json.authorizationId}`)).json.status).toBe("failed");
   });
 
-  it("deleting the connection deletes the grant at GitHub, with the client's Basic credentials", async () => {
+  it("deleting the connection deletes its own token at GitHub (Basic, JSON access_token); the user's other connection keeps working", async () => {
+    const { connection: other } = await flow.connect({ label: "Second" });
+    const otherToken = [...tokens.keys()].at(-1)!; // the token GitHub issued last: the second connection's
     expect((await flow.call("DELETE", `/connections/${connectionId}`)).status).toBe(204);
+    const call = flow.at("api.github.com").at(-1)!;
+    expect([call.method, call.path]).toEqual(["DELETE", `/applications/${flow.clientId}/token`]);
+    expect(call.headers.authorization).toBe(basicHeader(flow.clientId, flow.clientSecret));
+    expect(call.headers["content-type"]).toMatch(/^application\/json/);
+    expect(jsonBody(call)).toEqual({ access_token: accessToken });
     expect(revoked).toEqual([accessToken]);
+    expect(flow.logs.filter((line) => line.includes("revocation failed"))).toEqual([]);
+    const res = await flow.call("POST", "/proxy", {
+      toolkit: "github",
+      method: "GET",
+      url: "https://api.github.com/repos/octocat/hello/issues",
+      connection_id: other.id,
+    });
+    expect(res.json).toMatchObject({ successful: true, data: [{ number: 1, title: "Found a bug" }] });
+    expect(flow.at("api.github.com", "/repos/octocat/hello/issues").at(-1)!.headers.authorization).toBe(`Bearer ${otherToken}`);
   });
 
   it("a personal access token is the second mode: verified by GET /user, refused when GitHub refuses it", async () => {

@@ -1,10 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authorize, basicPair, type EmulatedAnswer, type EmulatedRequest, type Flow, jsonBody, mint, startFlow } from "./emulation.js";
+import {
+  authorize,
+  basicHeader,
+  basicPair,
+  type EmulatedAnswer,
+  type EmulatedRequest,
+  type Flow,
+  jsonBody,
+  mint,
+  startFlow,
+} from "./emulation.js";
 
 /*
  * Notion, as its documentation describes a public connection and an internal integration:
  * - https://developers.notion.com/docs/authorization (authorization URL with owner=user; the code
- *   exchanged at POST /v1/oauth/token with the client's id and secret as HTTP Basic and a JSON body)
+ *   exchanged at POST /v1/oauth/token with the client's id and secret as HTTP Basic and a JSON body:
+ *   the guide base64-encodes `${clientId}:${clientSecret}` as it stands, and the token reference
+ *   says "the base64-encoded string username:password"; nothing is form-encoded first, so this
+ *   emulation compares the whole header byte for byte and answers 401 invalid_client otherwise)
  * - https://developers.notion.com/reference/create-a-token (the answer: access_token, token_type,
  *   refresh_token, bot_id, workspace_id, workspace_name, owner; no expires_in)
  * - https://developers.notion.com/reference/refresh-a-token (grant_type refresh_token at the same
@@ -16,6 +29,9 @@ import { authorize, basicPair, type EmulatedAnswer, type EmulatedRequest, type F
  * - https://developers.notion.com/reference/versioning and
  *   https://developers.notion.com/reference/errors (every API request needs Notion-Version, else
  *   400 missing_version; a bad token is 401 unauthorized)
+ * - https://developers.notion.com/reference/status-codes (every error is Notion's
+ *   { object: "error", status, code, message }, the OAuth ones too: a bad code or refresh token is
+ *   400 with code "invalid_grant", e.g. "Invalid code: this code has been revoked.")
  * The token endpoint's reference also lists Notion-Version among its headers; the handler sends
  * none there (it sends the toolkit's headers to the API only), so this emulation does not demand
  * it on /v1/oauth/token: see the report of this work.
@@ -62,19 +78,17 @@ function emulate(request: EmulatedRequest): EmulatedAnswer {
   if (path === "/v1/oauth/authorize") {
     return authorize(request, { clientId: flow.clientId, redirectUri: flow.callbackUrl }, (code) => codes.add(code));
   }
-  const pair = basicPair(request);
-  const clientOk = pair?.[0] === flow.clientId && pair?.[1] === flow.clientSecret;
+  const clientOk = request.headers.authorization === basicHeader(flow.clientId, flow.clientSecret);
   if (method === "POST" && path === "/v1/oauth/token") {
     if (!clientOk) return { status: 401, body: { error: "invalid_client" } };
     if (!/^application\/json/.test(request.headers["content-type"] ?? "")) return notionError(400, "invalid_json", "Body must be JSON.");
     const body = jsonBody(request);
     if (body.grant_type === "refresh_token") {
-      if (!refreshTokens.delete(String(body.refresh_token))) return { status: 400, body: { error: "invalid_grant" } };
+      if (!refreshTokens.delete(String(body.refresh_token))) return notionError(400, "invalid_grant", "Invalid refresh token.");
       return { body: issue() };
     }
-    if (!codes.delete(String(body.code))) return { status: 400, body: { error: "invalid_grant", error_description: "Invalid code." } };
-    if (body.redirect_uri !== flow.callbackUrl)
-      return { status: 400, body: { error: "invalid_grant", error_description: "Bad redirect_uri." } };
+    if (!codes.delete(String(body.code))) return notionError(400, "invalid_grant", "Invalid code: this code has been revoked.");
+    if (body.redirect_uri !== flow.callbackUrl) return notionError(400, "invalid_grant", "Invalid redirect_uri.");
     return { body: issue() };
   }
   if (!request.headers["notion-version"]) {
@@ -106,7 +120,15 @@ function emulate(request: EmulatedRequest): EmulatedAnswer {
 }
 
 beforeAll(async () => {
-  flow = await startFlow({ provider: "notion", hosts: ["api.notion.com"], emulate });
+  // Notion's client ids are UUIDs and its secrets start `secret_`: both hold characters that
+  // RFC 6749's form-encoding escapes (`-`, `_`).
+  flow = await startFlow({
+    provider: "notion",
+    hosts: ["api.notion.com"],
+    emulate,
+    clientId: crypto.randomUUID(),
+    clientSecret: mint("secret_"),
+  });
 });
 afterAll(() => flow?.close());
 
@@ -130,6 +152,7 @@ describe("Notion public connection, end to end", () => {
     expect(authorizationUrl.searchParams.get("response_type")).toBe("code");
     expect(authorizationUrl.searchParams.has("scope")).toBe(false);
     const exchange = flow.at("api.notion.com", "/v1/oauth/token").at(-1)!;
+    expect(exchange.headers.authorization).toBe(basicHeader(flow.clientId, flow.clientSecret));
     expect(basicPair(exchange)).toEqual([flow.clientId, flow.clientSecret]);
     expect(exchange.headers["content-type"]).toMatch(/^application\/json/);
     expect(jsonBody(exchange)).toMatchObject({ grant_type: "authorization_code", redirect_uri: flow.callbackUrl });
@@ -155,7 +178,7 @@ describe("Notion public connection, end to end", () => {
     const res = await search(connectionId);
     expect(res.json, res.text).toMatchObject({ successful: true, data: { object: "list" } });
     const refresh = flow.at("api.notion.com", "/v1/oauth/token").at(-1)!;
-    expect(basicPair(refresh)).toEqual([flow.clientId, flow.clientSecret]);
+    expect(refresh.headers.authorization).toBe(basicHeader(flow.clientId, flow.clientSecret));
     expect(refresh.headers["content-type"]).toMatch(/^application\/json/);
     expect(jsonBody(refresh)).toEqual({ grant_type: "refresh_token", refresh_token: oldRefresh });
     const retried = flow.at("api.notion.com", "/v1/search").at(-1)!;
@@ -190,12 +213,23 @@ describe("Notion public connection, end to end", () => {
     const current = flow.at("api.notion.com", "/v1/search").at(-1)!.headers.authorization!.slice("Bearer ".length);
     expect((await flow.call("DELETE", `/connections/${connectionId}`)).status).toBe(204);
     const call = flow.at("api.notion.com", "/v1/oauth/revoke").at(-1)!;
-    expect(basicPair(call)).toEqual([flow.clientId, flow.clientSecret]);
+    expect(call.headers.authorization).toBe(basicHeader(flow.clientId, flow.clientSecret));
     expect(call.headers["content-type"]).toMatch(/^application\/json/);
     expect(call.headers["notion-version"]).toBe("2025-09-03");
     expect(jsonBody(call)).toEqual({ token: current });
     expect(revoked).toEqual([current]);
     expect(flow.logs.filter((line) => line.includes("revocation failed"))).toEqual([]);
+  });
+
+  it("a refresh token Notion refuses (its 400 invalid_grant) expires the connection, which says how to reconnect", async () => {
+    const { connection } = await flow.connect();
+    const current = flow.at("api.notion.com", "/v1/users/me").at(-1)!.headers.authorization!.slice("Bearer ".length);
+    refreshTokens.clear();
+    refuseOnce.add(current);
+    const res = await search(connection.id);
+    expect(res.status, res.text).toBe(409);
+    expect(res.json.error).toContain("The provider refused the refresh token (invalid_grant: Invalid refresh token.).");
+    expect(res.json.error).toContain('Reconnect it with POST /auth {"toolkit":"notion"}');
   });
 
   it("an internal integration token is the second mode: verified by /v1/users/me, refused on Notion's 401", async () => {

@@ -5,8 +5,8 @@ import { authorize, type EmulatedAnswer, type EmulatedRequest, type Flow, form, 
 /*
  * A generic provider for what no catalog flow reaches: PKCE turned off (as for providers that
  * refuse `code_challenge`), user scopes joined with the default space, and a revocation request of
- * the provider's own (a form body, the refresh token in the path as HubSpot's DELETE
- * /oauth/v1/refresh-tokens/{refreshToken}), with its failures logged and redacted.
+ * the provider's own (a form body, the refresh token in the path as HubSpot's v1 DELETE
+ * /oauth/v1/refresh-tokens/{refreshToken} had it), with its failures logged and redacted.
  */
 
 let flow: Flow;

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadToolkitFile } from "../../../src/catalog/index.js";
+import { oauthMode } from "../../../src/toolkits/define.js";
 import { authorize, basicPair, type EmulatedAnswer, type EmulatedRequest, type Flow, form, mint, startFlow } from "./emulation.js";
 
 /*
@@ -15,6 +17,11 @@ import { authorize, basicPair, type EmulatedAnswer, type EmulatedRequest, type F
  *   unconfirmed); the handler must refresh from expires_in before use, as no 401 ever comes.
  * - https://docs.slack.dev/reference/methods/auth.test (who a token belongs to; url is the workspace)
  * - https://docs.slack.dev/reference/methods/auth.revoke (revokes the token it is called with)
+ * - https://docs.slack.dev/authentication/using-pkce (PKCE is an app setting, off unless the app
+ *   turns it on, which makes the app a public client and limits its refresh tokens to 30 days; once
+ *   on, code_challenge, code_challenge_method and code_verifier may be sent). How Slack answers PKCE
+ *   parameters from an app that has not turned it on is not documented: this emulation refuses them,
+ *   the strictest reading, so that a handler sending them by default fails here.
  */
 
 let flow: Flow;
@@ -30,6 +37,12 @@ tokens.set(pasted, Number.POSITIVE_INFINITY);
 let rotation = false;
 /** The lifetime Slack gives a rotating token (12 hours); shortened so that a test sees it end. */
 let lifetimeSeconds = 43200;
+/** Code → the PKCE challenge its authorization request carried (S256), for an app with PKCE on. */
+const challenges = new Map<string, string>();
+
+async function s256(verifier: string): Promise<string> {
+  return Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))).toString("base64url");
+}
 
 function issue(): Record<string, unknown> {
   const accessToken = rotation ? mint("xoxe.xoxb-1-") : mint("xoxb-");
@@ -40,14 +53,31 @@ function issue(): Record<string, unknown> {
   return { access_token: accessToken, expires_in: lifetimeSeconds, refresh_token: refreshToken };
 }
 
-function emulate(request: EmulatedRequest): EmulatedAnswer {
+/** Slack as one app sees it: `app()` is the flow whose client the app is, with PKCE on or off in its settings. */
+const emulateFor = (app: () => { flow: Flow; pkce: boolean }) =>
+  async function emulate(request: EmulatedRequest): Promise<EmulatedAnswer> {
+    const { flow, pkce } = app();
+    return slack(request, flow, pkce);
+  };
+
+async function slack(request: EmulatedRequest, flow: Flow, pkce: boolean): Promise<EmulatedAnswer> {
   const { host, method, path } = request;
   if (host !== "slack.com") return { status: 404, body: "not found" };
   if (path === "/oauth/v2/authorize") {
-    return authorize(request, { clientId: flow.clientId, redirectUri: flow.callbackUrl }, (code) => codes.add(code));
+    const challenge = request.query.get("code_challenge");
+    if ((challenge !== null || request.query.has("code_challenge_method")) && !pkce) {
+      return { status: 400, body: "PKCE is not enabled for this app" };
+    }
+    if (challenge !== null && request.query.get("code_challenge_method") !== "S256")
+      return { status: 400, body: "bad code_challenge_method" };
+    return authorize(request, { clientId: flow.clientId, redirectUri: flow.callbackUrl }, (code) => {
+      codes.add(code);
+      if (challenge !== null) challenges.set(code, challenge);
+    });
   }
   if (method === "POST" && path === "/api/oauth.v2.access") {
     const fields = form(request);
+    if (fields.code_verifier !== undefined && !pkce) return { body: { ok: false, error: "invalid_code_verifier" } };
     const pair = basicPair(request);
     if (!pair || pair[0] !== flow.clientId || pair[1] !== flow.clientSecret) return { body: { ok: false, error: "invalid_client_id" } };
     if (fields.grant_type === "refresh_token") {
@@ -56,6 +86,10 @@ function emulate(request: EmulatedRequest): EmulatedAnswer {
     }
     // Slack's documented answer to a wrong or used code: status 200, ok false.
     if (!codes.delete(fields.code ?? "")) return { body: { ok: false, error: "invalid_code" } };
+    const challenge = challenges.get(fields.code!);
+    if (challenge !== undefined && (fields.code_verifier === undefined || (await s256(fields.code_verifier)) !== challenge)) {
+      return { body: { ok: false, error: "invalid_code_verifier" } };
+    }
     if (fields.redirect_uri !== flow.callbackUrl) return { body: { ok: false, error: "bad_redirect_uri" } };
     const userToken = mint("xoxp-");
     userTokens.push(userToken);
@@ -100,7 +134,7 @@ function emulate(request: EmulatedRequest): EmulatedAnswer {
 }
 
 beforeAll(async () => {
-  flow = await startFlow({ provider: "slack", hosts: ["slack.com"], emulate });
+  flow = await startFlow({ provider: "slack", hosts: ["slack.com"], emulate: emulateFor(() => ({ flow, pkce: false })) });
 });
 afterAll(() => flow?.close());
 
@@ -130,6 +164,9 @@ describe("Slack OAuth v2, end to end", () => {
     expect(basicPair(exchange)).toEqual([flow.clientId, flow.clientSecret]);
     expect(form(exchange)).toMatchObject({ grant_type: "authorization_code", redirect_uri: flow.callbackUrl });
     expect(form(exchange).client_secret).toBeUndefined();
+    // PKCE is off for Slack: the app has not turned it on (docs.slack.dev, "Using PKCE").
+    for (const name of ["code_challenge", "code_challenge_method"]) expect(authorizationUrl.searchParams.has(name)).toBe(false);
+    expect(form(exchange).code_verifier).toBeUndefined();
     expect(connection.remoteUser).toBe("https://softball.slack.com/");
     expect(connection.config).toEqual({ teamId: "T9TK3CUKW" });
     // auth.test was asked with the new bot token, the way the toolkit sends it.
@@ -213,6 +250,27 @@ describe("Slack OAuth v2, end to end", () => {
     expect(good.status, good.text).toBe(201);
     expect(good.json.connection.remoteUser).toBe("https://softball.slack.com/");
     expect((await listChannels(good.json.connection.id)).json).toMatchObject({ successful: true });
+  });
+
+  it("an app that turned PKCE on sets pkce: true in its entry: S256 challenge, and the verifier Slack checks", async () => {
+    const entry = loadToolkitFile(JSON.stringify({ provider: "slack", clientId: "cid", pkce: true }))[0]!;
+    expect(oauthMode(entry)?.pkce).toBe(true);
+    const pkceFlow: Flow = await startFlow({
+      provider: "slack",
+      hosts: ["slack.com"],
+      overrides: { pkce: true },
+      emulate: emulateFor(() => ({ flow: pkceFlow, pkce: true })),
+    });
+    try {
+      const { authorizationUrl, connection } = await pkceFlow.connect();
+      expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
+      const exchange = pkceFlow.at("slack.com", "/api/oauth.v2.access").at(-1)!;
+      expect(await s256(form(exchange).code_verifier!)).toBe(authorizationUrl.searchParams.get("code_challenge"));
+      expect(connection.config).toEqual({ teamId: "T9TK3CUKW" });
+      expect((await pkceFlow.call("DELETE", `/connections/${connection.id}`)).status).toBe(204);
+    } finally {
+      await pkceFlow.close();
+    }
   });
 
   it("nothing secret reached an answer or a log line", () => {

@@ -1,0 +1,75 @@
+/**
+ * A toolkit's ways to connect, in the CLI's words: each auth mode as the `auth` command that uses
+ * it, and the inputs as `--param`. `toolkit <slug>` lists them all; `auth` names the other ways
+ * when the first cannot be used (an OAuth client the server's operator has not set).
+ */
+import type { ToolkitDetails as Toolkit } from "../client/types.js";
+
+type Mode = Toolkit["authModes"][number];
+type Input = Toolkit["inputs"][number];
+
+/** The flags of `auth` that give each kind of credential, as a reader types them. */
+const CREDENTIAL_FLAGS: Record<string, string> = {
+  apiKey: "--api-key KEY",
+  bearer: "--token TOKEN",
+  basic: "--username NAME --password PASSWORD",
+};
+
+/** What each mode is called for people, and with its article. */
+const MODE_NAMES: Record<string, [string, string]> = {
+  oauth2: ["OAuth", "OAuth"],
+  apiKey: ["API key", "an API key"],
+  bearer: ["token", "a token"],
+  basic: ["user name and password", "a user name and password"],
+  none: ["none", "none"],
+};
+
+/** The `auth` command that connects `slug` with `mode`, with the `--param` each input needs. */
+export function authCommand(slug: string, mode: Mode, inputs: readonly Input[]): string {
+  const params = inputs.map((input) => ` --param ${input.name}=${input.example ?? "VALUE"}`).join("");
+  if (mode.type === "oauth2") return `tools-proxy auth ${slug}${params} --open`;
+  const flags = CREDENTIAL_FLAGS[mode.type];
+  return flags ? `tools-proxy auth ${slug}${params} ${flags}` : "execute its tools directly, no connection needed";
+}
+
+/**
+ * One line per way to connect: its kind and label, whether an OAuth client is configured, where
+ * the provider shows the credential, and the command. `toolkit <slug>` prints them under "auth".
+ */
+export function describeModes(toolkit: Pick<Toolkit, "slug" | "authModes" | "inputs">): string[] {
+  return toolkit.authModes.map((mode) => {
+    const name = MODE_NAMES[mode.type]?.[0] ?? mode.type;
+    const what = mode.label && mode.label.toLowerCase() !== name.toLowerCase() ? `${name} (${mode.label})` : name;
+    const facts = [
+      ...(mode.type === "oauth2" ? [mode.configured === false ? "not configured on this server" : "configured"] : []),
+      ...(mode.helpUrl ? [`get it at ${mode.helpUrl}`] : []),
+    ];
+    const command = authCommand(toolkit.slug, mode, toolkit.inputs);
+    return `${what}${facts.length ? `, ${facts.join(", ")}` : ""}: ${command}`;
+  });
+}
+
+/** One line per input a connection needs: its name, label, description, pattern and example. */
+export function describeInputs(inputs: readonly Input[]): string[] {
+  return inputs.map((input) => {
+    const about = [input.description, input.example ? `e.g. ${input.example}` : undefined].filter(Boolean).join("; ");
+    return `--param ${input.name}=... (${input.label}${about ? `: ${about}` : ""})`;
+  });
+}
+
+/**
+ * When the toolkit's OAuth cannot start because its client is not configured, the sentence that
+ * names its other ways to connect ("Or connect with a token: tools-proxy auth slack --token
+ * TOKEN."); null when it has none, or its OAuth is configured.
+ */
+export function otherWaysToConnect(toolkit: Pick<Toolkit, "slug" | "authModes" | "inputs">): string | null {
+  const oauth = toolkit.authModes.find((mode) => mode.type === "oauth2");
+  if (oauth?.configured !== false) return null; // no OAuth mode, or its client is set
+  const others = toolkit.authModes.filter((mode) => mode.type !== "oauth2" && mode.type !== "none");
+  if (others.length === 0) return null;
+  const ways = others.map((mode) => {
+    const what = `${MODE_NAMES[mode.type]?.[1] ?? mode.type}${mode.label ? ` (${mode.label})` : ""}`;
+    return `with ${what}: ${authCommand(toolkit.slug, mode, toolkit.inputs)}`;
+  });
+  return `Or connect ${ways.join("; or ")}.`;
+}
