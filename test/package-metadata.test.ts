@@ -38,7 +38,7 @@ function comments(file: string): Array<{ line: number; text: string }> {
 
 /** Citations of documents no reader of the package has: names of notes kept outside it, sections, tracker numbers. */
 const ELSEWHERE =
-  /\b(?:CONTRACT|SPEC|STYLE|BRIEF|PLAN|HANDOFF|NOTES)\b|§|\b[Ii]ssues? ?#?\d+|(?<![\w&])#\d+\b|\b[Pp]lanning (?:doc|note)|\b[Ss]ession notes?\b|\b[A-Z][A-Z_-]+\.md\b/;
+  /\b(?:CONTRACT|SPEC|STYLE|BRIEF|PLAN|HANDOFF|NOTES)\b|(?<!RFC \d{3,5} )§|\b[Ii]ssues? ?#?\d+|(?<![\w&])#\d+\b|\b[Pp]lanning (?:doc|note)|\b[Ss]ession notes?\b|\b[A-Z][A-Z_-]+\.md\b/;
 /** A path into the repository, as a comment cites one: `docs/guide/x.md`, `test/cli/y.test.ts`. */
 const REPOSITORY_PATH = /(?<![\w./-])((?:docs|test|bench|scripts|examples|src|adapters)\/[\w./-]*\w)/g;
 
