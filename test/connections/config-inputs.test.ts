@@ -100,7 +100,7 @@ describe("checkConfig", () => {
   });
 
   it("refuses a missing or empty input, naming it, its label and its rule", () => {
-    for (const config of [{}, { shop: "" }]) {
+    for (const config of [{}, { shop: "" }] as Record<string, string>[]) {
       expect(() => checkConfig(kit, apiKey, config)).toThrow(
         'Toolkit "acme" needs "config": { "shop": "..." }: Shop name (one DNS label: letters, digits and -, at most 63 characters, matching ^\\p{Ll}+$, e.g. "acme").',
       );
