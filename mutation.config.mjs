@@ -28,6 +28,7 @@ const OAUTH = [
   "test/catalog/entries.test.ts",
   "test/connect/flow.test.ts",
   "test/oauth/token-answer-quirks.test.ts",
+  "test/oauth/callback-token-scopes.test.ts",
 ];
 const LOGS = [
   "test/redact.test.ts",
