@@ -28,6 +28,7 @@ const OAUTH = [
   "test/catalog/entries.test.ts",
   "test/connect/flow.test.ts",
   "test/oauth/token-answer-quirks.test.ts",
+  "test/oauth/callback-token-scopes.test.ts",
 ];
 const LOGS = [
   "test/redact.test.ts",
@@ -39,6 +40,9 @@ const LOGS = [
   "test/http/execute.test.ts",
   "test/http/proxy.test.ts",
 ];
+
+// The connect link over HTTP (memory store), and POST /auth's credential checks.
+const CONNECT = ["test/connect/flow.test.ts", "test/http/auth-connections.test.ts"];
 
 // Declared requests of JSON toolkits (OpenAPI styles, bodies), unit and end to end over real HTTP.
 const DECLARED = ["test/toolkits/*.test.ts"];
@@ -95,7 +99,19 @@ export const SELECTION = {
   "src/oauth/callback.ts": OAUTH,
   "src/oauth/refresh.ts": OAUTH,
   "src/oauth/revoke.ts": OAUTH,
+  // Unit tests of each answer shape; the flows reach the same code through oauth4webapi.
+  "src/oauth/token-answer.ts": ["test/oauth/token-answer-quirks.test.ts", "test/oauth/token-answer-shapes.test.ts"],
+  "src/oauth/values.ts": ["test/oauth/definition-values.test.ts"],
+  // What oauthClient hands oauth4webapi, unit by unit; client-basic proves the Basic header against a real server.
+  "src/oauth/client.ts": ["test/oauth/oauth-client-options.test.ts", "test/oauth/client-basic.test.ts"],
   "src/execution/access.ts": [...OAUTH, ...OUTBOUND],
+  "src/connections/config.ts": ["test/connections/config-inputs.test.ts"],
+  "src/openapi/security.ts": ["test/openapi/security-schemes.test.ts"],
+  "src/connect/link.ts": ["test/connect/link-lifecycle.test.ts", ...CONNECT],
+  "src/connect/verify.ts": ["test/connect/verify-outcomes.test.ts", "test/connect/flow.test.ts"],
+  "src/mcp/names.ts": ["test/mcp/names-and-origin.test.ts"],
+  "src/mcp/origin.ts": ["test/mcp/names-and-origin.test.ts"],
+  "src/mcp/tools.ts": ["test/mcp/tool-descriptions.test.ts"],
   "src/core/redact.ts": LOGS,
   "src/core/logger.ts": LOGS,
   "src/toolkits/serialize.ts": DECLARED,
