@@ -94,9 +94,11 @@ function refusal(run: () => unknown): { code: string; message: string } {
 describe("checkConfig", () => {
   const kit = toolkit(["https://{shop}.example.com"], [{ name: "shop", label: "Shop name", pattern: "^\\p{Ll}+$", example: "acme" }]);
 
-  it("returns a valid config as it is", () => {
+  it("returns the valid config to keep, as a copy", () => {
     const config = { shop: "acme" };
-    expect(checkConfig(kit, apiKey, config)).toBe(config);
+    const kept = checkConfig(kit, apiKey, config);
+    expect(kept).toEqual(config);
+    expect(kept).not.toBe(config);
   });
 
   it("refuses a missing or empty input, naming it, its label and its rule", () => {
@@ -115,7 +117,8 @@ describe("checkConfig", () => {
 
   it("lets an input be missing when partial, but never wrong or unknown", () => {
     expect(checkConfig(kit, apiKey, {}, { partial: true })).toEqual({});
-    expect(checkConfig(kit, apiKey, { shop: "" }, { partial: true })).toEqual({ shop: "" });
+    // An empty value is a missing one: the connect page asks for it.
+    expect(checkConfig(kit, apiKey, { shop: "" }, { partial: true })).toEqual({});
     expect(() => checkConfig(kit, apiKey, { shop: "Acme" }, { partial: true })).toThrow("config.shop is not valid");
     expect(() => checkConfig(kit, apiKey, { other: "x" }, { partial: true })).toThrow("config.other is not an input");
   });

@@ -47,13 +47,13 @@ describe("readValues", () => {
     expect(readValues({ id: "abc" }, { id: { path: "id", pattern: "^(\\p{Ll}+)$" } }, "w")).toEqual({ id: "abc" });
   });
 
-  it("refuses a value that is absent, not text or a number, unmatched, or not one DNS label, naming path and name only", () => {
+  it("refuses a value that is absent, not text or a number, unmatched, or not DNS labels, naming path and name only", () => {
     const cases: [unknown, Record<string, string | { path: string; pattern: string }>][] = [
       [{}, { team: "team.id" }],
       [{ team: { id: true } }, { team: "team.id" }],
       [{ team: { id: { x: 1 } } }, { team: "team.id" }],
       [{ team: { id: "no-match" } }, { team: { path: "team.id", pattern: "^\\d+$" } }],
-      [{ team: { id: "a.b" } }, { team: "team.id" }],
+      [{ team: { id: "a/b" } }, { team: "team.id" }],
       [{ team: { id: "" } }, { team: "team.id" }],
       // An absent value is never matched: "undefined" would fit the pattern.
       [{}, { team: { path: "team.id", pattern: "^([a-z]+)$" } }],
@@ -64,6 +64,8 @@ describe("readValues", () => {
       );
     }
     expect(() => readValues({ team: { id: "secret value" } }, { team: "team.id" }, "redirect")).toThrow(ValueError);
+    // Several labels are a value (a Salesforce sandbox's instance); where one fills a URL decides what it may be.
+    expect(readValues({ team: { id: "acme--dev.sandbox" } }, { team: "team.id" }, "w")).toEqual({ team: "acme--dev.sandbox" });
   });
 });
 
