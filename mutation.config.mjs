@@ -112,6 +112,15 @@ export const SELECTION = {
   "src/mcp/names.ts": ["test/mcp/names-and-origin.test.ts"],
   "src/mcp/origin.ts": ["test/mcp/names-and-origin.test.ts"],
   "src/mcp/tools.ts": ["test/mcp/tool-descriptions.test.ts"],
+  // Which answer URLs a client may follow: the rule alone, then the passthrough over real HTTP with SDKs.
+  "src/execution/answer-urls.ts": [
+    "test/passthrough/answer-urls.test.ts",
+    "test/passthrough/policy.test.ts",
+    "test/passthrough/foreign-urls.test.ts",
+  ],
+  // The streaming secret scanner of staged answers and the passthrough; which bodies count as text.
+  "src/core/redact-bytes.ts": ["test/redact-bytes.test.ts", "test/passthrough/redaction.test.ts"],
+  "src/core/body-kind.ts": ["test/redact-bytes.test.ts"],
   "src/core/redact.ts": LOGS,
   "src/core/logger.ts": LOGS,
   "src/toolkits/serialize.ts": DECLARED,
