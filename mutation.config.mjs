@@ -112,6 +112,7 @@ export const SELECTION = {
   "src/mcp/names.ts": ["test/mcp/names-and-origin.test.ts"],
   "src/mcp/origin.ts": ["test/mcp/names-and-origin.test.ts"],
   "src/mcp/tools.ts": ["test/mcp/tool-descriptions.test.ts"],
+  "src/mcp/results.ts": ["test/mcp/call-result-shapes.test.ts", "test/mcp/connection-needed.test.ts"],
   "src/core/redact.ts": LOGS,
   "src/core/logger.ts": LOGS,
   "src/toolkits/serialize.ts": DECLARED,
