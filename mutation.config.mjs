@@ -109,6 +109,7 @@ export const SELECTION = {
   "src/openapi/security.ts": ["test/openapi/security-schemes.test.ts"],
   "src/connect/link.ts": ["test/connect/link-lifecycle.test.ts", ...CONNECT],
   "src/connect/verify.ts": ["test/connect/verify-outcomes.test.ts", "test/connect/flow.test.ts"],
+  "src/connect/submit.ts": ["test/connect/submit-outcomes.test.ts"],
   "src/mcp/names.ts": ["test/mcp/names-and-origin.test.ts"],
   "src/mcp/origin.ts": ["test/mcp/names-and-origin.test.ts"],
   "src/mcp/tools.ts": ["test/mcp/tool-descriptions.test.ts"],
