@@ -362,9 +362,9 @@ describe("submitConnectPage", () => {
     expect((await answer(await send())).body).toMatchObject({ status: 503, error: "Acme did not answer." });
     expect((await send()).status).toBe(503);
     s.verify = async () => {
-      throw new ToolsError("forbidden", "No.");
+      throw new ToolsError("not_found", "No.");
     };
-    await expect(send()).rejects.toMatchObject({ code: "forbidden" });
+    await expect(send()).rejects.toMatchObject({ code: "not_found" });
     s.verify = async () => {
       throw new TypeError("boom");
     };
