@@ -105,13 +105,15 @@ export const SELECTION = {
   // What oauthClient hands oauth4webapi, unit by unit; client-basic proves the Basic header against a real server.
   "src/oauth/client.ts": ["test/oauth/oauth-client-options.test.ts", "test/oauth/client-basic.test.ts"],
   "src/execution/access.ts": [...OAUTH, ...OUTBOUND],
-  "src/connections/config.ts": ["test/connections/config-inputs.test.ts"],
+  "src/connections/config.ts": ["test/connections/config-inputs.test.ts", "test/toolkits/host-input.test.ts"],
   "src/openapi/security.ts": ["test/openapi/security-schemes.test.ts"],
   "src/connect/link.ts": ["test/connect/link-lifecycle.test.ts", ...CONNECT],
   "src/connect/verify.ts": ["test/connect/verify-outcomes.test.ts", "test/connect/flow.test.ts"],
+  "src/connect/submit.ts": ["test/connect/submit-outcomes.test.ts"],
   "src/mcp/names.ts": ["test/mcp/names-and-origin.test.ts"],
   "src/mcp/origin.ts": ["test/mcp/names-and-origin.test.ts"],
   "src/mcp/tools.ts": ["test/mcp/tool-descriptions.test.ts"],
+  "src/mcp/results.ts": ["test/mcp/call-result-shapes.test.ts", "test/mcp/connection-needed.test.ts"],
   // Which answer URLs a client may follow: the rule alone, then the passthrough over real HTTP with SDKs.
   "src/execution/answer-urls.ts": [
     "test/passthrough/answer-urls.test.ts",
