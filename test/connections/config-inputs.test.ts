@@ -5,7 +5,7 @@
  * words.
  */
 import { describe, expect, it } from "vitest";
-import { CONFIG_VALUE, checkConfig, describeRule, neededInputs, providedNames } from "../../src/connections/config.js";
+import { CONFIG_VALUE, checkConfig, describeRule, missingInputs, neededInputs, providedNames } from "../../src/connections/config.js";
 import type { AuthScheme, OAuth2Scheme } from "../../src/credentials/auth-schemes.js";
 import type { ConnectionInput, Toolkit } from "../../src/toolkits/define.js";
 
@@ -163,5 +163,49 @@ describe("describeRule", () => {
     expect(describeRule({ name: "a", label: "A" })).toBe(label);
     expect(describeRule({ name: "a", label: "A", pattern: "^x$" })).toBe(`${label}, matching ^x$`);
     expect(describeRule({ name: "a", label: "A", example: "x" })).toBe(`${label}, e.g. "x"`);
+  });
+});
+
+describe("inputs with a default, and host inputs", () => {
+  const hosts = ["login.example.com", "*.my.example.com"];
+  const loginHost: ConnectionInput = { name: "loginHost", label: "Login host", type: "host", hosts, default: "login.example.com" };
+  const hostKit = toolkit(["https://api.example.com"], [loginHost]);
+  const hostOauth = oauth({ authorizationUrl: "https://{loginHost}/authorize", tokenUrl: "https://{loginHost}/token" });
+  const region: ConnectionInput = { name: "region", label: "Region", default: "eu" };
+
+  it("describes a host input by its hosts, and its default when it has one", () => {
+    expect(describeRule(loginHost)).toBe(
+      "one of these hosts, * being one DNS label: login.example.com, *.my.example.com (default login.example.com)",
+    );
+    expect(describeRule({ ...loginHost, default: undefined })).toBe(
+      "one of these hosts, * being one DNS label: login.example.com, *.my.example.com",
+    );
+    expect(describeRule({ name: "h", label: "H", type: "host" })).toBe("one of these hosts, * being one DNS label: ");
+  });
+
+  it("fills a missing or empty input with its default, and lower-cases a given host", () => {
+    expect(checkConfig(hostKit, hostOauth, {})).toEqual({ loginHost: "login.example.com" });
+    expect(checkConfig(hostKit, hostOauth, { loginHost: "" })).toEqual({ loginHost: "login.example.com" });
+    expect(checkConfig(hostKit, hostOauth, { loginHost: "ACME.My.Example.com" })).toEqual({ loginHost: "acme.my.example.com" });
+    expect(checkConfig(toolkit(["https://{region}.example.com"], [region]), apiKey, {})).toEqual({ region: "eu" });
+    // A label input keeps its case: only hosts are case-blind.
+    expect(checkConfig(toolkit(["https://{region}.example.com"], [region]), apiKey, { region: "US" })).toEqual({ region: "US" });
+  });
+
+  it("refuses a host outside the list, naming the input and its hosts", () => {
+    expect(() => checkConfig(hostKit, hostOauth, { loginHost: "evil.example" })).toThrow(
+      "config.loginHost is not valid: it must be one of these hosts, * being one DNS label: login.example.com, *.my.example.com (default login.example.com).",
+    );
+  });
+
+  it("asks for inputs only when one has neither a value nor a default", () => {
+    const both = toolkit(["https://{shop}.example.com"], [{ name: "shop", label: "Shop" }, loginHost]);
+    expect(missingInputs(hostKit, hostOauth, {})).toBe(false);
+    expect(missingInputs(both, hostOauth, {})).toBe(true);
+    expect(missingInputs(both, hostOauth, { shop: "acme" })).toBe(false);
+    expect(missingInputs(both, hostOauth, { shop: "" })).toBe(true);
+    expect(missingInputs(toolkit(["https://api.example.com"]), apiKey, {})).toBe(false);
+    // A placeholder that is no declared input has no default.
+    expect(missingInputs(toolkit(["https://{org}.example.com"]), apiKey, {})).toBe(true);
   });
 });
