@@ -119,8 +119,8 @@ export const SELECTION = {
     "test/passthrough/foreign-urls.test.ts",
   ],
   // The streaming secret scanner of staged answers and the passthrough; which bodies count as text.
-  "src/core/redact-bytes.ts": ["test/redact-bytes.test.ts", "test/passthrough/redaction.test.ts"],
-  "src/core/body-kind.ts": ["test/redact-bytes.test.ts"],
+  "src/core/redact-bytes.ts": ["test/redact-bytes.test.ts", "test/core/redact-bytes-edges.test.ts", "test/passthrough/redaction.test.ts"],
+  "src/core/body-kind.ts": ["test/redact-bytes.test.ts", "test/core/redact-bytes-edges.test.ts"],
   "src/core/redact.ts": LOGS,
   "src/core/logger.ts": LOGS,
   "src/toolkits/serialize.ts": DECLARED,
