@@ -180,6 +180,11 @@ describe("sniffing", () => {
     expect(r.text).toBe("ab [redacted] cd");
     expect(r.parts.every((p) => p.length > 0)).toBe(true);
   });
+
+  it("holds nothing for an empty chunk when the style is known", async () => {
+    const r = await run(["", "ab secret", "", " cd"], ["secret"], "text");
+    expect(r.text).toBe("ab [redacted] cd");
+  });
 });
 
 describe("body kinds", () => {
