@@ -120,9 +120,9 @@ export const SELECTION = {
     "test/passthrough/policy.test.ts",
     "test/passthrough/foreign-urls.test.ts",
   ],
-  // The streaming secret scanner of staged answers and the passthrough; which bodies count as text.
-  "src/core/redact-bytes.ts": ["test/redact-bytes.test.ts", "test/passthrough/redaction.test.ts"],
-  "src/core/body-kind.ts": ["test/redact-bytes.test.ts"],
+  // Which bodies the streaming secret scanner treats as text. The scanner itself (src/core/redact-bytes.ts,
+  // 82.9%) stays out until its speed paths can be observed: see docs/mutation-testing.md.
+  "src/core/body-kind.ts": ["test/redact-bytes.test.ts", "test/core/redact-bytes-edges.test.ts"],
   "src/core/redact.ts": LOGS,
   "src/core/logger.ts": LOGS,
   "src/toolkits/serialize.ts": DECLARED,

@@ -50,15 +50,24 @@ export function searchBytes(hay: Uint8Array, needle: Uint8Array, from: number): 
  */
 function patternsOf(forms: readonly string[]): Uint8Array[] {
   const unique = new Map<string, Uint8Array>();
-  for (const form of forms) if (form.length > 0) unique.set(form.replace(/\p{Cs}/gu, "\uFFFD"), encoder.encode(form));
+  for (const form of forms) if (form.length > 0) unique.set(wellFormed(form), encoder.encode(form));
   return [...unique.values()].sort((a, b) => b.length - a.length);
 }
 
-/** Whether no form occurs in `bytes`, when Buffer can tell at once (it searches for a string's UTF-8); else false. */
+/** A form as UTF-8 spells it: each unpaired surrogate becomes U+FFFD. */
+function wellFormed(form: string): string {
+  return form.replace(/\p{Cs}/gu, "\uFFFD");
+}
+
+/**
+ * Whether no form occurs in `bytes`, when Buffer can tell at once (it searches for a string's UTF-8);
+ * else false. Forms are made well formed first: Node 24 aborts the process (a failed native
+ * assertion in `IndexOfString`) when the string searched for holds an unpaired surrogate.
+ */
 function surelyClean(bytes: Uint8Array, forms: readonly string[]): boolean {
   if (!NodeBuffer) return false;
   const buffer = NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return forms.every((form) => form.length === 0 || buffer.indexOf(form) === -1);
+  return forms.every((form) => form.length === 0 || buffer.indexOf(wellFormed(form)) === -1);
 }
 
 /** Joins chunks into one new buffer. */
