@@ -100,7 +100,11 @@ export const SELECTION = {
   "src/oauth/refresh.ts": OAUTH,
   "src/oauth/revoke.ts": OAUTH,
   // Unit tests of each answer shape; the flows reach the same code through oauth4webapi.
-  "src/oauth/token-answer.ts": ["test/oauth/token-answer-quirks.test.ts", "test/oauth/token-answer-shapes.test.ts"],
+  "src/oauth/token-answer.ts": [
+    "test/oauth/token-answer-quirks.test.ts",
+    "test/oauth/token-answer-shapes.test.ts",
+    "test/catalog/flows/notion.test.ts",
+  ],
   "src/oauth/values.ts": ["test/oauth/definition-values.test.ts"],
   // What oauthClient hands oauth4webapi, unit by unit; client-basic proves the Basic header against a real server.
   "src/oauth/client.ts": ["test/oauth/oauth-client-options.test.ts", "test/oauth/client-basic.test.ts"],
