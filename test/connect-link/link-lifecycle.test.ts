@@ -1,7 +1,7 @@
 /**
- * A connect link from start to open (src/connect/link.ts), unit by unit: what starting one needs
+ * A connect link from start to open (src/connect-link/link.ts), unit by unit: what starting one needs
  * (publicUrl, an allowed returnUrl, a configured OAuth client), what it stores and for how long,
- * and every reason a token opens nothing. The same over HTTP is test/connect/flow.test.ts.
+ * and every reason a token opens nothing. The same over HTTP is test/connect-link/flow.test.ts.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CONNECT_LINK_TTL_MS, openConnectLink, startConnectLink } from "../../src/connect-link/link.js";

@@ -1,9 +1,9 @@
 /**
- * What a connect page answers (src/connect/submit.ts), outcome by outcome: a closed link, the form
+ * What a connect page answers (src/connect-link/submit.ts), outcome by outcome: a closed link, the form
  * again with a fixable problem (status, message, the non-secret values kept), the link taken once,
  * the connection stored or its failure recorded, the return URL, and an OAuth sign-in continued.
  * The link, page, verification, storage and OAuth start are stubbed, so each call and its
- * arguments are seen; test/connect/flow.test.ts proves the same page over HTTP.
+ * arguments are seen; test/connect-link/flow.test.ts proves the same page over HTTP.
  */
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { showConnectPage, submitConnectPage } from "../../src/connect-link/submit.js";

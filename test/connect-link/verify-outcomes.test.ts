@@ -1,5 +1,5 @@
 /**
- * What verifyCredential makes of each answer of a "who am I" request (src/connect/verify.ts):
+ * What verifyCredential makes of each answer of a "who am I" request (src/connect-link/verify.ts):
  * nothing asked without one, the account on success, a refusal as invalid_request, anything else as
  * unavailable with the failure logged under the credential's redaction.
  */

@@ -62,7 +62,7 @@ describe("POST /auth with credentials", () => {
   });
 
   it("refuses missing or wrongly shaped credentials with 400", async () => {
-    // Without credentials it would be a connect link, which needs publicUrl (test/connect/flow.test.ts).
+    // Without credentials it would be a connect link, which needs publicUrl (test/connect-link/flow.test.ts).
     expectError(
       await auth({ toolkit: "acme" }),
       400,
