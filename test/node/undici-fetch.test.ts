@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUndiciFetch } from "../../adapters/node.js";
 import { takeWholeBody } from "../../src/core/whole-bodies.js";
 import { bearer, defineToolkit } from "../../src/index.js";
+import { type RawServer, startRawServer, waitFor } from "../outbound/servers.js";
 import { CREDENTIALS, createHarness, expectError, type Harness } from "../support/harness.js";
 import { BINARY_BYTES } from "../support/upstream.js";
-import { type RawServer, startRawServer, waitFor } from "../outbound/servers.js";
 
 let server: RawServer;
 const fetch = createUndiciFetch({ keepAliveTimeoutMs: 10_000 });
