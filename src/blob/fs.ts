@@ -19,8 +19,8 @@ export interface FilesystemBlobStoreOptions {
   /**
    * Flush each blob to the disk (`fsync`) before it becomes visible, so that a blob once announced
    * survives a power loss. Default false: staged files are temporary, and the upload then waits
-   * for the disk, many times longer than the write itself. Without it,
-   * a crash can lose the blobs written in the last seconds; one cut short is seen as absent.
+   * for the disk, many times as long as the write itself. Without it, a crash can lose the blobs
+   * written in the last seconds; one cut short is seen as absent.
    */
   fsync?: boolean;
   /**
