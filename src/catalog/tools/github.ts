@@ -155,7 +155,7 @@ const searchIssues = defineTool({
   }),
   annotations: { readOnly: true, idempotent: true, openWorld: true },
   async run(args, ctx) {
-    const response = await request(ctx, GITHUB, `/search/issues`, {
+    const response = await request(ctx, GITHUB, "/search/issues", {
       query: { q: args.query, sort: args.sort, order: args.order, per_page: args.perPage, page: args.page },
       headers: JSON_MEDIA,
     });

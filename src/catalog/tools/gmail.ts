@@ -114,13 +114,11 @@ const search = defineTool({
 async function details(ctx: ToolContext, found: Array<{ id: string }>) {
   const out: Array<ReturnType<typeof summary>> = [];
   for (let i = 0; i < found.length; i += 10) {
-    const batch = found
-      .slice(i, i + 10)
-      .map((m) =>
-        requestJson<GmailMessage>(ctx, GMAIL, `${USER}/messages/${segment(m.id)}`, {
-          query: { format: "metadata", metadataHeaders: ["From", "To", "Subject", "Date"] },
-        }),
-      );
+    const batch = found.slice(i, i + 10).map((m) =>
+      requestJson<GmailMessage>(ctx, GMAIL, `${USER}/messages/${segment(m.id)}`, {
+        query: { format: "metadata", metadataHeaders: ["From", "To", "Subject", "Date"] },
+      }),
+    );
     out.push(...(await Promise.all(batch)).map(summary));
   }
   return out;
@@ -158,7 +156,9 @@ const getMessage = defineTool({
   }),
   annotations: { readOnly: true, idempotent: true },
   async run(args, ctx) {
-    const message = await requestJson<GmailMessage>(ctx, GMAIL, `${USER}/messages/${segment(args.messageId)}?format=full`);
+    const message = await requestJson<GmailMessage>(ctx, GMAIL, `${USER}/messages/${segment(args.messageId)}`, {
+      query: { format: "full" },
+    });
     const parts = [...partsOf(message.payload)];
     const isBody = (part: MessagePart, type: string) => part.mimeType === type && !part.filename && part.body?.data !== undefined;
     const plain = parts.find((part) => isBody(part, "text/plain"));

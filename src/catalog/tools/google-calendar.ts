@@ -124,7 +124,7 @@ const listCalendars = defineTool({
   annotations: { readOnly: true, idempotent: true },
   async run(args, ctx) {
     type Entry = { id: string; summary: string; description?: string; timeZone?: string; accessRole: string; primary?: boolean };
-    const answer = await requestJson<{ items?: Entry[]; nextPageToken?: string }>(ctx, CALENDAR, `/users/me/calendarList`, {
+    const answer = await requestJson<{ items?: Entry[]; nextPageToken?: string }>(ctx, CALENDAR, "/users/me/calendarList", {
       query: { minAccessRole: args.minAccessRole, maxResults: args.maxResults, pageToken: args.pageToken },
     });
     return {
@@ -169,7 +169,7 @@ const listEvents = defineTool({
     const answer = await requestJson<{ items?: CalendarEvent[]; nextPageToken?: string; timeZone?: string }>(
       ctx,
       CALENDAR,
-      `${eventsPath(args.calendarId)}`,
+      eventsPath(args.calendarId),
       {
         query: {
           timeMin: args.timeMin,

@@ -84,7 +84,7 @@ const searchFiles = defineTool({
   annotations: { readOnly: true, idempotent: true },
   async run(args, ctx) {
     const q = args.includeTrashed ? args.query : args.query ? `(${args.query}) and trashed = false` : "trashed = false";
-    const answer = await requestJson<{ files?: DriveFile[]; nextPageToken?: string; incompleteSearch?: boolean }>(ctx, DRIVE, `/files`, {
+    const answer = await requestJson<{ files?: DriveFile[]; nextPageToken?: string; incompleteSearch?: boolean }>(ctx, DRIVE, "/files", {
       query: {
         q,
         orderBy: args.orderBy,
@@ -276,9 +276,9 @@ const createFolder = defineTool({
   }),
   annotations: { readOnly: false, destructive: false, idempotent: false },
   async run(args, ctx) {
-    const folder = await requestJson<DriveFile>(ctx, DRIVE, `/files`, {
-      query: { fields: FILE_FIELDS, supportsAllDrives: true },
+    const folder = await requestJson<DriveFile>(ctx, DRIVE, "/files", {
       method: "POST",
+      query: { fields: FILE_FIELDS, supportsAllDrives: true },
       json: { name: args.name, mimeType: FOLDER, parents: args.parentId ? [args.parentId] : undefined },
     });
     return fileSummary(folder);
@@ -314,13 +314,13 @@ const shareFile = defineTool({
       DRIVE,
       `/files/${segment(args.fileId)}/permissions`,
       {
+        method: "POST",
         query: {
           sendNotificationEmail: byEmail ? args.notify : undefined,
           emailMessage: byEmail && args.notify ? args.message : undefined,
           supportsAllDrives: true,
           fields: "id,type,role,emailAddress,domain",
         },
-        method: "POST",
         json: {
           type: args.type,
           role: args.role,
