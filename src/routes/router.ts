@@ -33,7 +33,8 @@ export function createRouter(routes: readonly Route[], basePath: string) {
         const found = pattern.exec(pathname);
         if (!found) continue;
         if (on === wanted || (on === "ALL" && method !== "OPTIONS")) return { kind: "route", route, params: found.groups ?? {} };
-        (allow ??= new Set()).add(on);
+        allow ??= new Set();
+        allow.add(on);
       }
       if (!allow) return { kind: "none" };
       if (allow.has("ALL")) return { kind: "method", allow: [...EVERY_METHOD] };
