@@ -154,9 +154,11 @@ function ratios(base: CpuSample[], next: CpuSample[], f: (s: CpuSample) => numbe
 /**
  * "slower" when at least 90% of the rounds had the new stack worse and the median ratio is more
  * than 3% off, "faster" the other way round, else "same": a difference the rounds do not agree on
- * is noise. (With 10 rounds, 9 agreeing by chance has a probability of about 1%.)
+ * is noise. (With 10 rounds, 9 agreeing by chance has a probability of about 1%; under 5 rounds,
+ * all agreeing by chance is too likely to judge.)
  */
 function judge(all: number[], higherIsBetter: boolean): string {
+  if (all.length < 5) return "not judged (under 5 rounds)";
   const agreeing = Math.ceil(0.9 * all.length);
   const m = median(all);
   const off = higherIsBetter ? 1 - m : m - 1;
