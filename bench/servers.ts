@@ -114,7 +114,8 @@ function bare(json: string): RequestListener {
  * A trivial fetch handler behind one Node bridge: ours (`toNodeHandler`), @whatwg-node/server's
  * `createServerAdapter`, @hono/node-server's `getRequestListener` (with its defaults, which
  * replace the global `Request` and `Response` in this process, and without that replacement), or
- * none (a bare node:http handler).
+ * none (a bare node:http handler). `adapter` names the tools-proxy/node whose `toNodeHandler` serves:
+ * this tree's source, or a build (the side-by-side bench runs the last release's beside this tree's).
  */
 async function floor(bridge: FloorBridge, adapter = "../adapters/node.js"): Promise<RequestListener> {
   const trivial = async () => new Response(FLOOR_BODY, { headers: { "content-type": FLOOR_TYPE } });
