@@ -35,7 +35,9 @@ export interface Baseline {
  * its build fails.
  */
 export function prepareBaseline(revision = process.env.BENCH_BASELINE ?? RELEASE_COMMIT): Baseline {
-  const commit = git(["rev-parse", "--verify", "--quiet", `${revision}^{commit}`]).stdout.trim();
+  const found = git(["rev-parse", "--verify", "--quiet", `${revision}^{commit}`]);
+  if (found.error) throw new Error(`git is needed to build the baseline from its commit: ${found.error.message}`);
+  const commit = found.stdout.trim();
   if (!commit) {
     throw new Error(
       `the baseline commit ${revision} is not in this clone: run \`git fetch --unshallow\` (or set BENCH_BASELINE to a commit it has)`,
