@@ -24,6 +24,11 @@ export interface RoundSettings {
   runs: number;
   /** Seconds of load per scenario before the rounds. */
   warmup: number;
+  /**
+   * Every other round runs the scenarios in reverse order (A B, then B A), so that of two
+   * scenarios side by side neither always runs first, on a machine warmer or busier than before.
+   */
+  alternate?: boolean;
 }
 
 /**
@@ -74,7 +79,7 @@ export async function runRounds(scenarios: Scenario[], settings: RoundSettings, 
     await runLoad(s.target, Math.max(...settings.connections), settings.warmup);
   }
   for (let round = 1; round <= settings.runs; round++) {
-    for (const s of scenarios) {
+    for (const s of settings.alternate && round % 2 === 0 ? [...scenarios].reverse() : scenarios) {
       for (const connections of settings.connections) {
         progress(`round ${round}/${settings.runs}: ${s.id} at ${connections} connection(s)`);
         s.samples.get(connections)!.push(await measure(s, connections, settings.seconds));

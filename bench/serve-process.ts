@@ -32,16 +32,19 @@ export interface ServeOptions {
   wrap?: string[];
   /** How long to wait for the banner, in ms (valgrind needs long). */
   startMs?: number;
+  /** The built bin to run, default this tree's `dist/cli/main.js` (the side-by-side bench runs a baseline's). */
+  bin?: string;
 }
 
 /** Starts `serve --quiet` (no access log) on a free port and connects the bench toolkit. */
 export async function startServe(options: ServeOptions): Promise<ServeProcess> {
-  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first.`);
+  const bin = options.bin ?? BIN;
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run build\` first.`);
   const dir = mkdtempSync(join(tmpdir(), "tools-proxy-bench-serve-"));
   const toolkitFile = join(dir, "bench.json");
   writeFileSync(toolkitFile, JSON.stringify(benchToolkit(options.upstream)));
   const storage = options.memory ? ["--memory"] : ["--data-dir", join(dir, "data")];
-  const args = [BIN, "serve", "--port", "0", "--quiet", "--no-demo", "--toolkits", toolkitFile, ...storage];
+  const args = [bin, "serve", "--port", "0", "--quiet", "--no-demo", "--toolkits", toolkitFile, ...storage];
   const [program, ...before] = options.wrap ?? [];
   const child = program
     ? spawn(program, [...before, process.execPath, ...args], { stdio: ["ignore", "pipe", "pipe"] })

@@ -19,7 +19,8 @@ export type ServerConfig =
   | { role: "bare"; json: string }
   | { role: "sql"; url: string; upstream: string; key: string }
   | { role: "passthrough"; upstream: string; key: string }
-  | { role: "floor"; bridge: FloorBridge };
+  /** adapter: the file URL of a built tools-proxy/node whose `toNodeHandler` to use (default: this tree's source). */
+  | { role: "floor"; bridge: FloorBridge; adapter?: string };
 
 /** The Node bridges the adapter floor compares, each serving the same trivial fetch handler (and "bare", none). */
 export const FLOOR_BRIDGES = ["bare", "toNodeHandler", "whatwg-node", "hono", "hono-globals-kept"] as const;
@@ -78,7 +79,7 @@ async function main(config: ServerConfig): Promise<ServerReady> {
     case "passthrough":
       return (await import("./passthrough-servers.js")).passthroughTools(config, listen);
     case "floor":
-      return listen(await floor(config.bridge));
+      return listen(await floor(config.bridge, config.adapter));
   }
 }
 
@@ -113,9 +114,10 @@ function bare(json: string): RequestListener {
  * A trivial fetch handler behind one Node bridge: ours (`toNodeHandler`), @whatwg-node/server's
  * `createServerAdapter`, @hono/node-server's `getRequestListener` (with its defaults, which
  * replace the global `Request` and `Response` in this process, and without that replacement), or
- * none (a bare node:http handler).
+ * none (a bare node:http handler). `adapter` names the tools-proxy/node whose `toNodeHandler` serves:
+ * this tree's source, or a build (the side-by-side bench runs the last release's beside this tree's).
  */
-async function floor(bridge: FloorBridge): Promise<RequestListener> {
+async function floor(bridge: FloorBridge, adapter = "../adapters/node.js"): Promise<RequestListener> {
   const trivial = async () => new Response(FLOOR_BODY, { headers: { "content-type": FLOOR_TYPE } });
   switch (bridge) {
     case "bare": {
@@ -126,7 +128,7 @@ async function floor(bridge: FloorBridge): Promise<RequestListener> {
       };
     }
     case "toNodeHandler":
-      return (await import("../adapters/node.js")).toNodeHandler(trivial);
+      return ((await import(adapter)) as typeof import("../adapters/node.js")).toNodeHandler(trivial);
     case "whatwg-node":
       return (await import("@whatwg-node/server")).createServerAdapter(trivial) as unknown as RequestListener;
     case "hono":

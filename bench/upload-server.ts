@@ -15,6 +15,7 @@ import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
+import { pathToFileURL } from "node:url";
 
 export interface UploadServerConfig {
   role: "bare" | "tools";
@@ -22,6 +23,8 @@ export interface UploadServerConfig {
   maxBytes: number;
   /** tools only: fsync each blob before it becomes visible (the store's default). */
   fsync: boolean;
+  /** tools only: the `dist/` folder of a build to serve (the side-by-side bench), instead of this tree's sources. */
+  dist?: string;
 }
 
 export interface UploadServerReady {
@@ -64,9 +67,12 @@ function bare(directory: string): RequestListener {
 }
 
 async function tools(config: UploadServerConfig): Promise<{ listener: RequestListener; agentKey: string }> {
-  const { createToolsHandler, issueApiKey, memoryStore } = await import("../src/index.js");
-  const { filesystemBlobStore } = await import("../src/blob/fs.js");
-  const { toNodeHandler } = await import("../adapters/node.js");
+  const from = (built: string, source: string) => (config.dist ? pathToFileURL(join(config.dist, built)).href : source);
+  const { createToolsHandler, issueApiKey, memoryStore }: typeof import("../src/index.js") = await import(
+    from("index.js", "../src/index.js")
+  );
+  const { filesystemBlobStore }: typeof import("../src/blob/fs.js") = await import(from("fs/index.js", "../src/blob/fs.js"));
+  const { toNodeHandler }: typeof import("../adapters/node.js") = await import(from("adapters/node.js", "../adapters/node.js"));
   const store = memoryStore();
   const handler = createToolsHandler({
     store,

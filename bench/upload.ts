@@ -14,125 +14,18 @@
  * Environment: BENCH_UPLOAD_MIB, BENCH_UPLOAD_RUNS (default 3), BENCH_UPLOAD_FSYNC (0, the store's
  * default, like the bare server; 1: each blob is flushed to disk before it is announced).
  */
-import { type ChildProcess, fork } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { request } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { median, positive, progress } from "./report.js";
-import type { UploadServerConfig, UploadServerReady, UploadServerReport } from "./upload-server.js";
+import { type Child, MiB, measureUpload, type Sample, startUploadServer } from "./upload-client.js";
 
-const MiB = 1024 * 1024;
 const SIZE_MIB = positive("BENCH_UPLOAD_MIB", 1024);
 const RUNS = positive("BENCH_UPLOAD_RUNS", 3);
 const FSYNC = process.env.BENCH_UPLOAD_FSYNC === "1";
 const FILE_BYTES = Math.round(SIZE_MIB * MiB);
 const TARGET_RATIO = 0.5;
 const TARGET_GROWTH_MIB = 64;
-const BOUNDARY = "----benchUploadBoundary";
-const SERVER = fileURLToPath(new URL("./upload-server.ts", import.meta.url));
-
-interface Child {
-  role: UploadServerConfig["role"];
-  port: number;
-  agentKey?: string;
-  ask<T>(message: string): Promise<T>;
-  stop(): void;
-}
-
-interface Sample {
-  mibps: number;
-  growthMib: number;
-  /** Buffers read and not yet collected, at most: the garbage collector's share of the growth. */
-  arrayBuffersMib: number;
-  /** CPU time the server spent (all threads), per GiB of file. */
-  cpuPerGib: number;
-}
-
-async function start(config: UploadServerConfig): Promise<Child> {
-  const child: ChildProcess = fork(SERVER, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  const ready = await new Promise<UploadServerReady>((resolve, reject) => {
-    child.once("message", (message) => resolve(message as UploadServerReady));
-    child.once("exit", (code) => reject(new Error(`upload server "${config.role}" exited with code ${code}`)));
-    child.send(config);
-  });
-  return {
-    role: config.role,
-    ...ready,
-    ask: <T>(message: string) =>
-      new Promise<T>((resolve) => (child.once("message", (answer) => resolve(answer as T)), child.send(message))),
-    stop: () => void (child.connected && child.send("exit")),
-  };
-}
-
-/** One multipart upload of `fileBytes` to the child; resolves with the seconds it took. */
-function upload(child: Child, fileBytes: number): Promise<number> {
-  const head = Buffer.from(
-    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="video.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
-  );
-  const tail = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
-  // One chunk, sent again and again: the client costs little CPU and holds 256 KiB.
-  const chunk = Buffer.alloc(256 * 1024, 0x5a);
-  const first = Buffer.from(chunk);
-  first.set([0, 0, 0, 0x18, ...Buffer.from("ftypmp42")]); // an MP4 file's first box, for the signature check
-  const path = child.role === "tools" ? "/proxy/tools/upload" : "/upload";
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = request({
-      host: "127.0.0.1",
-      port: child.port,
-      path,
-      method: "POST",
-      agent: false,
-      headers: {
-        "content-type": `multipart/form-data; boundary=${BOUNDARY}`,
-        "content-length": String(head.length + fileBytes + tail.length),
-        ...(child.agentKey ? { "x-api-key": child.agentKey } : {}),
-      },
-    });
-    req.on("error", reject);
-    req.on("response", (res) => {
-      const body: Buffer[] = [];
-      res.on("data", (data: Buffer) => body.push(data));
-      res.on("end", () => {
-        const seconds = (performance.now() - started) / 1000;
-        const text = Buffer.concat(body).toString();
-        if (res.statusCode !== 200) return reject(new Error(`${child.role} answered ${res.statusCode}: ${text.slice(0, 300)}`));
-        if (child.role === "tools" && (JSON.parse(text) as { size: number }).size !== fileBytes)
-          return reject(new Error(`tools stored the wrong size: ${text}`));
-        resolve(seconds);
-      });
-    });
-    let sent = 0;
-    const pump = () => {
-      if (sent === 0 && !req.write(head)) return void req.once("drain", pump);
-      while (sent < fileBytes) {
-        const size = Math.min(chunk.length, fileBytes - sent);
-        const piece = sent === 0 ? first.subarray(0, size) : chunk.subarray(0, size);
-        sent += size;
-        if (!req.write(piece)) return void req.once("drain", pump);
-      }
-      req.end(tail);
-    };
-    pump();
-  });
-}
-
-async function measure(child: Child): Promise<Sample> {
-  await child.ask("mark");
-  const seconds = await upload(child, FILE_BYTES);
-  const report = await child.ask<UploadServerReport>("report");
-  const expected = child.role === "bare" ? FILE_BYTES : FILE_BYTES + 1; // bare: the raw body, larger still
-  if (report.files.length !== 1 || report.files[0]! < expected)
-    throw new Error(`${child.role} left ${JSON.stringify(report.files)} on disk`);
-  return {
-    mibps: SIZE_MIB / seconds,
-    growthMib: (report.peak - report.baseline) / MiB,
-    arrayBuffersMib: report.peakArrayBuffers / MiB,
-    cpuPerGib: report.cpuSeconds / (SIZE_MIB / 1024),
-  };
-}
 
 async function main(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), "tp-bench-upload-"));
@@ -141,20 +34,20 @@ async function main(): Promise<void> {
     for (const role of ["bare", "tools"] as const) {
       const directory = join(root, role);
       await mkdir(directory);
-      children.push(await start({ role, directory, maxBytes: FILE_BYTES, fsync: FSYNC }));
+      children.push(await startUploadServer({ role, directory, maxBytes: FILE_BYTES, fsync: FSYNC }));
     }
     printSetup(children);
     // One full-size upload each first, so that code is optimised and heaps have grown to what
     // such an upload needs: the rounds then measure a server in its steady state.
     for (const child of children) {
       progress(`warm-up: ${child.role}, ${SIZE_MIB} MiB`);
-      await measure(child);
+      await measureUpload(child, FILE_BYTES);
     }
     const samples = new Map<string, Sample[]>(children.map((c) => [c.role, []]));
     for (let round = 1; round <= RUNS; round++) {
       for (const child of children) {
         progress(`round ${round}/${RUNS}: ${child.role}, ${SIZE_MIB} MiB`);
-        samples.get(child.role)!.push(await measure(child));
+        samples.get(child.role)!.push(await measureUpload(child, FILE_BYTES));
       }
     }
     progress("");
