@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/node.js";
-import { knownBody } from "../../src/core/whole-bodies.js";
+import { wholeBodyOf } from "../../src/core/whole-bodies.js";
 import { createToolsHandler, issueApiKey, memoryStore } from "../../src/index.js";
 
 let server: Server;
@@ -17,7 +17,7 @@ beforeAll(async () => {
       const url = new URL(request.url);
       if (url.pathname === "/throws") throw new Error("a bug with a secret-123 inside");
       if (url.pathname === "/body") {
-        const seen = { whole: knownBody(request) !== undefined, text: "(unread)" };
+        const seen = { whole: wholeBodyOf(request) !== undefined, text: "(unread)" };
         bodies.push(seen); // before reading: a handler run for a body that never ends is seen too
         seen.text = await request.text();
         return new Response(null, { status: 204 });
