@@ -1,6 +1,87 @@
 import type { IncomingMessage } from "node:http";
 
 /**
+ * The handler's `Request` on Node, as @whatwg-node/server makes it (the bridge gives it this class
+ * as its `fetchAPI.Request`). Its URL, method, signal and a whole body are kept as given and its
+ * `headers` built when first asked for; a platform `Request`, whose constructor costs a small route
+ * more than its own work (docs/benchmarks.md), is built only when something reads more (the body,
+ * `clone()`, `cache`, ...), and then answers everything. It passes for a `Request`
+ * (`instanceof Request`).
+ */
+export class BridgeRequest {
+  readonly url: string;
+  readonly method: string;
+  readonly signal: AbortSignal;
+  readonly #init: RequestInit;
+  #headers: Headers | undefined;
+  #standard: Request | undefined;
+
+  constructor(url: string, init: RequestInit) {
+    this.url = url;
+    this.method = init.method ?? "GET";
+    this.signal = init.signal ?? new AbortController().signal;
+    this.#init = init;
+  }
+
+  get headers(): Headers {
+    if (this.#standard) return this.#standard.headers;
+    this.#headers ??= new Headers(this.#init.headers);
+    return this.#headers;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    return this.#init.body == null && !this.#standard ? null : this.standard().body;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#standard?.bodyUsed ?? false;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    return this.#init.body == null && !this.#standard ? null : this.standard().body;
+  }
+
+  /** Unused until its body is read, which builds the platform `Request` first. */
+  get bodyUsed(): boolean {
+    return this.#standard?.bodyUsed ?? false;
+  }
+
+  /** The platform `Request`, built once; it then answers everything. */
+  standard(): Request {
+    this.#standard ??= new Request(this.url, { ...this.#init, headers: this.headers, signal: this.signal, duplex: "half" } as RequestInit);
+    return this.#standard;
+  }
+}
+// `instanceof Request` holds; what is not defined above is the platform Request's, read from `standard()`.
+Object.setPrototypeOf(BridgeRequest.prototype, Request.prototype);
+for (const name of [
+  "cache",
+  "credentials",
+  "destination",
+  "duplex",
+  "integrity",
+  "keepalive",
+  "mode",
+  "redirect",
+  "referrer",
+  "referrerPolicy",
+]) {
+  Object.defineProperty(BridgeRequest.prototype, name, {
+    get(this: BridgeRequest) {
+      return Reflect.get(this.standard(), name);
+    },
+  });
+}
+for (const name of ["arrayBuffer", "blob", "bytes", "clone", "formData", "json", "text"]) {
+  Object.defineProperty(BridgeRequest.prototype, name, {
+    value(this: BridgeRequest) {
+      const standard = this.standard() as unknown as Record<string, () => unknown>;
+      return standard[name]!();
+    },
+  });
+}
+
+/**
  * `request` with its body as one byte stream straight from Node's (`readThenDrain`), or with no
  * body for null (one that was empty). @whatwg-node/server hands Node's stream on as an async
  * iterable, which Node's fetch copies chunk by chunk into a stream of its own.

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServerAdapter, type NodeRequest, normalizeNodeRequest } from "@whatwg-node/server";
 import { isWholeLength, withWholeBody } from "../src/core/whole-bodies.js";
 import type { ToolsHandler } from "../src/handler.js";
-import { drainThenClose, withBody } from "./node-request.js";
+import { BridgeRequest, drainThenClose, withBody } from "./node-request.js";
 import { sendResponse } from "./node-response.js";
 
 /** The handler, or any fetch function. */
@@ -23,19 +23,20 @@ const INVALID_REQUEST = {
 const INTERNAL = { error: "The server failed to answer this request; try again later.", code: "internal" };
 
 /**
- * The platform's own fetch classes, for @whatwg-node/server to build the handler's `Request` with.
- * Its default on Node is its ponyfill, whose requests are no `instanceof Request` and whose bodies
- * are no web streams; nothing global is replaced either way.
+ * The fetch classes @whatwg-node/server builds the handler's `Request` with: the platform's, with
+ * a `Request` that builds the platform's only when read beyond its URL, method, headers and signal
+ * (`BridgeRequest`). Its default on Node is its ponyfill, whose requests are no `instanceof Request`
+ * and whose bodies are no web streams. Nothing global is replaced either way.
  */
-const PLATFORM = { Request, Response, Headers, URL, URLSearchParams, ReadableStream } as unknown as Parameters<
+const FETCH_API = { Request: BridgeRequest, Response, Headers, URL, URLSearchParams, ReadableStream } as unknown as Parameters<
   typeof normalizeNodeRequest
 >[1];
 
 /**
  * Serves Node requests with a fetch handler, on @whatwg-node/server; shared by the node, express
  * and fastify adapters (not an entry point). The adapter turns Node's request into the handler's
- * standard `Request` (`normalizeNodeRequest`: the URL is the path as received on the Host
- * header's host, its signal aborts when the client goes away) and runs it through
+ * `Request` (`normalizeNodeRequest`, with a `BridgeRequest`: the URL is the path as received on the
+ * Host header's host, its signal aborts when the client goes away) and runs it through
  * `createServerAdapter`'s pipeline; the bridge guards what the adapter would get wrong first (a
  * request target that is no path, a Host that would make another URL, a method no `Request` may
  * carry: each a JSON 400) and writes the answer itself (`sendResponse`).
@@ -51,7 +52,7 @@ const PLATFORM = { Request, Response, Headers, URL, URLSearchParams, ReadableStr
  */
 export function nodeBridge(tools: FetchHandler): NodeBridge {
   const answer = answererOf(tools);
-  const adapter = createServerAdapter(
+  const { handleRequest } = createServerAdapter(
     async (request: Request) => {
       try {
         return await answer(request);
@@ -59,12 +60,14 @@ export function nodeBridge(tools: FetchHandler): NodeBridge {
         return Response.json(INTERNAL, { status: 500 });
       }
     },
-    { fetchAPI: PLATFORM },
+    { fetchAPI: FETCH_API },
   );
+  // Run with no server context, which the handler does not take: the adapter copies one given per request.
+  const pipeline = handleRequest as (request: Request) => Response | Promise<Response>;
   const serve = (req: IncomingMessage, res: ServerResponse, view: NodeRequest, body: Uint8Array | undefined): void => {
     let request: Request;
     try {
-      request = normalizeNodeRequest(view, PLATFORM, res);
+      request = normalizeNodeRequest(view, FETCH_API, res, false);
     } catch {
       fail(res, 400, INVALID_REQUEST); // a method no Request may carry, such as TRACE
       return;
@@ -72,7 +75,7 @@ export function nodeBridge(tools: FetchHandler): NodeBridge {
     if (body !== undefined && body.byteLength > 0) request = withWholeBody(request, body);
     else if (hasBody(req)) request = withBody(request, body === undefined ? req : null);
     res.once("finish", () => drainThenClose(req));
-    void Promise.resolve(adapter.handleRequest(request, { req: view, res }))
+    void Promise.resolve(pipeline(request))
       .then((response) => sendResponse(response, res))
       .catch(() => (res.headersSent ? res.destroy() : fail(res, 500, INTERNAL)));
   };
