@@ -9,32 +9,35 @@ import type { IncomingMessage } from "node:http";
  * (`instanceof Request`).
  */
 export class BridgeRequest {
-  readonly url: string;
-  readonly method: string;
-  readonly signal: AbortSignal;
+  // Private, behind getters: a public field would be set on an object whose prototype has only getters.
+  readonly #url: string;
+  readonly #signal: AbortSignal;
   readonly #init: RequestInit;
   #headers: Headers | undefined;
   #standard: Request | undefined;
 
   constructor(url: string, init: RequestInit) {
-    this.url = url;
-    this.method = init.method ?? "GET";
-    this.signal = init.signal ?? new AbortController().signal;
+    this.#url = url;
+    this.#signal = init.signal ?? new AbortController().signal;
     this.#init = init;
+  }
+
+  get url(): string {
+    return this.#url;
+  }
+
+  get method(): string {
+    return this.#init.method ?? "GET";
+  }
+
+  get signal(): AbortSignal {
+    return this.#signal;
   }
 
   get headers(): Headers {
     if (this.#standard) return this.#standard.headers;
     this.#headers ??= new Headers(this.#init.headers);
     return this.#headers;
-  }
-
-  get body(): ReadableStream<Uint8Array> | null {
-    return this.#init.body == null && !this.#standard ? null : this.standard().body;
-  }
-
-  get bodyUsed(): boolean {
-    return this.#standard?.bodyUsed ?? false;
   }
 
   get body(): ReadableStream<Uint8Array> | null {
