@@ -157,6 +157,8 @@ export function drainThenClose(req: IncomingMessage): void {
     clearTimeout(timer);
     req.off("data", count).off("end", stop).off("error", stop);
   };
+  // The answer is written: no reader is left, and one that paused the body for backpressure would stop the drain.
+  req.removeAllListeners("data");
   req.on("data", count).once("end", stop).once("error", stop);
   req.resume();
 }

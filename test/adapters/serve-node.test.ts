@@ -16,6 +16,7 @@ beforeAll(async () => {
     toNodeHandler(async (request) => {
       const url = new URL(request.url);
       if (url.pathname === "/throws") throw new Error("a bug with a secret-123 inside");
+      if (url.pathname === "/early") return Response.json({ error: "Too large.", code: "payload_too_large" }, { status: 413 });
       if (url.pathname === "/body") {
         const seen = { whole: wholeBodyOf(request) !== undefined, text: "(unread)" };
         bodies.push(seen); // before reading: a handler run for a body that never ends is seen too
@@ -121,6 +122,29 @@ describe("toNodeHandler", () => {
     expect(res.status).toBe(204);
     expect(bodies).toEqual([{ whole: true, text: "after" }]);
   });
+  it("after answering before the body ended, reads and drops the rest for a bounded time, then closes the connection", async () => {
+    const declared = 1024 * 2 ** 20; // far more than the drain takes (64 MiB, 500 ms)
+    const socket = connect(port, "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    socket.on("error", () => {}); // the server may close while we still send
+    socket.write(`POST /early HTTP/1.1\r\nHost: x\r\nContent-Length: ${declared}\r\n\r\n`);
+    const chunk = Buffer.alloc(64 * 1024, 120);
+    let sent = 0;
+    let open = true;
+    void closed.then(() => (open = false));
+    while (open && sent < declared) {
+      sent += chunk.length;
+      if (!socket.write(chunk)) await Promise.race([new Promise((resolve) => socket.once("drain", resolve)), closed]);
+    }
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain('"code":"payload_too_large"');
+    expect(sent, "the server read on after answering, past what the sockets hold").toBeGreaterThan(16 * 2 ** 20);
+    expect(sent, "then closed the connection long before the declared body was sent").toBeLessThan(declared / 4);
+  }, 30_000);
 });
 
 describe("toNodeHandler with the Tools API handler", () => {
