@@ -20,6 +20,8 @@ const INVALID_REQUEST = {
   error: "The request's method, path or headers are not valid HTTP; correct them and send it again.",
   code: "invalid_request",
 };
+/** Methods a `Request` may not carry (the Fetch standard's forbidden methods; Node hands CONNECT to its own event). */
+const FORBIDDEN_METHOD = /^(CONNECT|TRACE|TRACK)$/i;
 const INTERNAL = { error: "The server failed to answer this request; try again later.", code: "internal" };
 
 /**
@@ -38,8 +40,8 @@ const FETCH_API = { Request: BridgeRequest, Response, Headers, URL, URLSearchPar
  * `Request` (`normalizeNodeRequest`, with a `BridgeRequest`: the URL is the path as received on the
  * Host header's host, its signal aborts when the client goes away) and runs it through
  * `createServerAdapter`'s pipeline; the bridge guards what the adapter would get wrong first (a
- * request target that is no path, a Host that would make another URL, a method no `Request` may
- * carry: each a JSON 400) and writes the answer itself (`sendResponse`).
+ * request target that is no path and a method no `Request` may carry are a JSON 400, a Host that
+ * would make another URL is taken as `localhost`) and writes the answer itself (`sendResponse`).
  *
  * The body is `replay` when a body parser already read it, or read whole first when its declared
  * length is small (`isSmallBody`); either is the `Request`'s body and its `wholeBody`, which
@@ -67,9 +69,10 @@ export function nodeBridge(tools: FetchHandler): NodeBridge {
   const serve = (req: IncomingMessage, res: ServerResponse, view: NodeRequest, body: Uint8Array | undefined): void => {
     let request: Request;
     try {
+      if (FORBIDDEN_METHOD.test(req.method ?? "")) throw new TypeError("a method no Request may carry");
       request = normalizeNodeRequest(view, FETCH_API, res, false);
     } catch {
-      fail(res, 400, INVALID_REQUEST); // a method no Request may carry, such as TRACE
+      fail(res, 400, INVALID_REQUEST); // or a URL the Host and path do not make
       return;
     }
     if (body !== undefined && body.byteLength > 0) request = withWholeBody(request, body);

@@ -65,6 +65,20 @@ describe("toNodeHandler", () => {
     expect(JSON.parse((await get("/p?q", "evil.test/other?x=")).body)).toEqual({ host: "localhost", path: "/p?q" });
   });
 
+  it("answers a method no Request may carry (TRACE) with a 400 in the error format, without running the handler", async () => {
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      httpRequest({ port, host: "127.0.0.1", method: "TRACE", path: "/throws" }, (r) => {
+        let body = "";
+        r.on("data", (chunk: Buffer) => (body += chunk));
+        r.on("end", () => resolve({ status: r.statusCode ?? 0, body }));
+      })
+        .on("error", reject)
+        .end();
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toEqual({ error: expect.any(String), code: "invalid_request" });
+  });
+
   it("leaves the global Request and Response alone: fetch's answers are still instances of Response", async () => {
     const response = await fetch(`http://127.0.0.1:${port}/p`);
     expect(response).toBeInstanceOf(Response);
