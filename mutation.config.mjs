@@ -3,12 +3,23 @@
  * need no database, Redis, S3, browser or child process, so a run fits this machine; each mutant
  * then runs only the tests that cover it (Stryker's per-test coverage).
  */
+// The outbound path's own tests, not its real-server ones (1 GiB bodies, stalls, retries: too slow
+// for each mutant), and the routes that use it.
 const OUTBOUND = [
-  "test/outbound/*.test.ts",
-  "test/http/proxy.test.ts",
-  "test/http/execute.test.ts",
-  "test/http/request-edges.test.ts",
-  "test/http/call-failures.test.ts",
+  "test/outbound/headers-edges.test.ts",
+  "test/outbound/headers-placement.test.ts",
+  "test/outbound/outbound-calls.test.ts",
+  "test/outbound/ssrf-headers.test.ts",
+  "test/outbound/ssrf-table.test.ts",
+  "test/outbound/trusted-headers.test.ts",
+  "test/outbound/upstream-answers.test.ts",
+  "test/outbound/url-policy-edges.test.ts",
+  "test/outbound/url-policy.property.test.ts",
+  "test/outbound/url-policy.test.ts",
+  "test/routes/proxy.test.ts",
+  "test/routes/execute.test.ts",
+  "test/routes/request-edges.test.ts",
+  "test/routes/call-failures.test.ts",
   "test/security/credential-values.test.ts",
 ];
 // The OIDC fixture's own test is not here: it covers no source file, and would run for each static mutant.
@@ -21,31 +32,39 @@ const OAUTH = [
   "test/oauth/refresh-edges.test.ts",
   "test/oauth/revoke-edges.test.ts",
   "test/oauth/refreshed-token-redaction.test.ts",
-  "test/http/auth-connections.test.ts",
+  "test/routes/auth-connections.test.ts",
   "test/security/credential-values.test.ts",
   // Providers' quirks (scope separators, PKCE off, revocation requests) are proven end to end here.
   "test/catalog/flows/*.test.ts",
   "test/catalog/entries.test.ts",
-  "test/connect/flow.test.ts",
+  "test/connect-link/flow.test.ts",
   "test/oauth/token-answer-quirks.test.ts",
   "test/oauth/callback-token-scopes.test.ts",
 ];
 const LOGS = [
-  "test/redact.test.ts",
-  "test/redact-spellings.test.ts",
-  "test/http/upstream-text-redaction.test.ts",
-  "test/http/leaks.test.ts",
-  "test/http/call-failures.test.ts",
+  "test/core/redact.test.ts",
+  "test/core/redact-spellings.test.ts",
+  "test/routes/upstream-text-redaction.test.ts",
+  "test/routes/leaks.test.ts",
+  "test/routes/call-failures.test.ts",
   "test/security/credential-values.test.ts",
-  "test/http/execute.test.ts",
-  "test/http/proxy.test.ts",
+  "test/routes/execute.test.ts",
+  "test/routes/proxy.test.ts",
 ];
 
 // The connect link over HTTP (memory store), and POST /auth's credential checks.
-const CONNECT = ["test/connect/flow.test.ts", "test/http/auth-connections.test.ts"];
+const CONNECT = ["test/connect-link/flow.test.ts", "test/routes/auth-connections.test.ts"];
 
 // Declared requests of JSON toolkits (OpenAPI styles, bodies), unit and end to end over real HTTP.
-const DECLARED = ["test/toolkits/*.test.ts"];
+const DECLARED = [
+  "test/toolkits/declared-request-unit.test.ts",
+  "test/toolkits/declared-request.test.ts",
+  "test/toolkits/host-input.test.ts",
+  "test/toolkits/lazy-validators.test.ts",
+  "test/toolkits/redos.test.ts",
+  "test/toolkits/schema-patterns.test.ts",
+  "test/toolkits/serialize.test.ts",
+];
 
 export const SELECTION = {
   "src/outbound/url-policy.ts": OUTBOUND,
@@ -54,46 +73,50 @@ export const SELECTION = {
   // createUndiciFetch's answers read whole take their own path through readUpstreamData.
   "src/execution/upstream-result.ts": [
     ...OUTBOUND,
-    "test/staged-files.test.ts",
-    "test/outbound-io/undici-fetch.test.ts",
-    "test/http/upstream-whole.test.ts",
+    "test/uploads/staged-files.test.ts",
+    "test/node/undici-fetch.test.ts",
+    "test/routes/upstream-whole.test.ts",
   ],
   // The whole answers and request bodies of the Node bridge and createUndiciFetch (src/core/whole-bodies.ts).
   "src/core/whole-bodies.ts": [
-    "test/http/whole-bodies.test.ts",
-    "test/http/upstream-whole.test.ts",
+    "test/routes/whole-bodies.test.ts",
+    "test/routes/upstream-whole.test.ts",
     "test/adapters/serve-node.test.ts",
-    "test/outbound-io/undici-fetch.test.ts",
-    "test/http/proxy.test.ts",
+    "test/node/undici-fetch.test.ts",
+    "test/routes/proxy.test.ts",
   ],
   "src/credentials/api-keys.ts": [
     "test/credentials/api-keys.test.ts",
-    "test/http/auth-keys.test.ts",
-    "test/http/request-edges.test.ts",
-    "test/http/isolation.test.ts",
-    "test/http/errors.test.ts",
+    "test/routes/auth-keys.test.ts",
+    "test/routes/request-edges.test.ts",
+    "test/routes/isolation.test.ts",
+    "test/routes/errors.test.ts",
   ],
-  "src/credentials/key-shape.ts": ["test/credentials/api-keys.test.ts", "test/http/auth-keys.test.ts"],
+  "src/credentials/key-shape.ts": ["test/credentials/api-keys.test.ts", "test/routes/auth-keys.test.ts"],
   // The API key cache: what a revoked key may still do is its doing.
   "src/credentials/key-cache.ts": [
     "test/credentials/key-cache.test.ts",
     "test/credentials/api-keys.test.ts",
-    "test/http/auth-keys.test.ts",
+    "test/routes/auth-keys.test.ts",
   ],
   "src/util/ttl-cache.ts": ["test/credentials/key-cache.test.ts", "test/credentials/opened-values.test.ts"],
-  "src/credentials/cipher.ts": ["test/cipher.test.ts", "test/credentials/cipher-paths.test.ts", "test/security/credential-values.test.ts"],
-  "src/credentials/sealing.ts": ["test/credentials/sealing.test.ts", "test/cipher.test.ts"],
+  "src/credentials/cipher.ts": [
+    "test/credentials/cipher.test.ts",
+    "test/credentials/cipher-paths.test.ts",
+    "test/security/credential-values.test.ts",
+  ],
+  "src/credentials/sealing.ts": ["test/credentials/sealing.test.ts", "test/credentials/cipher.test.ts"],
   "src/credentials/signer.ts": [
     "test/credentials/cursors.test.ts",
-    "test/search.test.ts",
-    "test/http/catalog.test.ts",
-    "test/http/request-edges.test.ts",
+    "test/toolkits/search.test.ts",
+    "test/routes/catalog.test.ts",
+    "test/routes/request-edges.test.ts",
   ],
   "src/credentials/cursors.ts": [
     "test/credentials/cursors.test.ts",
-    "test/search.test.ts",
-    "test/http/catalog.test.ts",
-    "test/http/request-edges.test.ts",
+    "test/toolkits/search.test.ts",
+    "test/routes/catalog.test.ts",
+    "test/routes/request-edges.test.ts",
   ],
   "src/oauth/start.ts": OAUTH,
   "src/oauth/callback.ts": OAUTH,
@@ -111,34 +134,34 @@ export const SELECTION = {
   "src/execution/access.ts": [...OAUTH, ...OUTBOUND],
   "src/connections/config.ts": ["test/connections/config-inputs.test.ts", "test/toolkits/host-input.test.ts"],
   "src/openapi/security.ts": ["test/openapi/security-schemes.test.ts"],
-  "src/connect/link.ts": ["test/connect/link-lifecycle.test.ts", ...CONNECT],
-  "src/connect/verify.ts": ["test/connect/verify-outcomes.test.ts", "test/connect/flow.test.ts"],
-  "src/connect/submit.ts": ["test/connect/submit-outcomes.test.ts"],
+  "src/connect-link/link.ts": ["test/connect-link/link-lifecycle.test.ts", ...CONNECT],
+  "src/connect-link/verify.ts": ["test/connect-link/verify-outcomes.test.ts", "test/connect-link/flow.test.ts"],
+  "src/connect-link/submit.ts": ["test/connect-link/submit-outcomes.test.ts"],
   "src/mcp/names.ts": ["test/mcp/names-and-origin.test.ts"],
   "src/mcp/origin.ts": ["test/mcp/names-and-origin.test.ts"],
   "src/mcp/tools.ts": ["test/mcp/tool-descriptions.test.ts"],
   "src/mcp/results.ts": ["test/mcp/call-result-shapes.test.ts", "test/mcp/connection-needed.test.ts"],
   // Which answer URLs a client may follow: the rule alone, then the passthrough over real HTTP with SDKs.
   "src/execution/answer-urls.ts": [
-    "test/passthrough/answer-urls.test.ts",
-    "test/passthrough/policy.test.ts",
-    "test/passthrough/foreign-urls.test.ts",
+    "test/routes/passthrough/answer-urls.test.ts",
+    "test/routes/passthrough/policy.test.ts",
+    "test/routes/passthrough/foreign-urls.test.ts",
   ],
   // Which bodies the streaming secret scanner treats as text. The scanner itself (src/core/redact-bytes.ts,
   // 82.9%) stays out until its speed paths can be observed: see docs/mutation-testing.md.
-  "src/core/body-kind.ts": ["test/redact-bytes.test.ts", "test/core/redact-bytes-edges.test.ts"],
+  "src/core/body-kind.ts": ["test/core/redact-bytes.test.ts", "test/core/redact-bytes-edges.test.ts"],
   "src/core/redact.ts": LOGS,
   "src/core/logger.ts": LOGS,
   "src/toolkits/serialize.ts": DECLARED,
   "src/toolkits/http-request.ts": DECLARED,
   "src/toolkits/request-body.ts": DECLARED,
-  "src/uploads/signatures.ts": ["test/upload-signatures.test.ts", "test/multipart.test.ts"],
+  "src/uploads/signatures.ts": ["test/uploads/signatures.test.ts", "test/uploads/multipart.test.ts"],
   "src/util/encoding.ts": [
-    "test/encoding.test.ts",
+    "test/util/encoding.test.ts",
     "test/credentials/cipher-paths.test.ts",
     "test/credentials/cursors.test.ts",
     "test/credentials/api-keys.test.ts",
-    "test/cipher.test.ts",
+    "test/credentials/cipher.test.ts",
   ],
 };
 

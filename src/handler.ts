@@ -1,30 +1,20 @@
-import { memoryBlobStore } from "./blob/memory.js";
-import { connectPageSettings } from "./context/connect-page.js";
-import type { HandlerContext, ToolsEvents } from "./context/context.js";
+import type { HandlerContext } from "./context/context.js";
+import { createHandlerContext } from "./context/create.js";
 import { createCors } from "./core/cors.js";
 import { errorResponse, ToolsError, toToolsError } from "./core/errors.js";
 import { cut, loggablePath } from "./core/http.js";
-import { createSafeLogger, type SafeLogger } from "./core/logger.js";
+import type { SafeLogger } from "./core/logger.js";
 import { standardResponse } from "./core/whole-bodies.js";
 import { authenticateWith } from "./credentials/api-keys.js";
-import { createCredentialCipher } from "./credentials/cipher.js";
-import { createCursors } from "./credentials/cursors.js";
-import { createApiKeyCache, dropApiKeyCache } from "./credentials/key-cache.js";
+import { dropApiKeyCache } from "./credentials/key-cache.js";
 import { joinRevocations } from "./credentials/revocations.js";
-import { createSigner } from "./credentials/signer.js";
 import { enforceLimits } from "./limits/enforce.js";
-import { mcpRoutes } from "./mcp/route.js";
-import { type ResolvedOptions, resolveOptions, type ToolsHandlerOptions } from "./options.js";
-import { resolveRetryPolicy } from "./outbound/retry.js";
-import { createRoutes } from "./routes/index.js";
-import { passthroughRoutes } from "./routes/passthrough.js";
+import { resolveOptions, type ToolsHandlerOptions } from "./options.js";
+import { createRouteTable } from "./route-table.js";
 import type { Route } from "./routes/route.js";
 import { createRouter } from "./routes/router.js";
-import { storeLeases } from "./store/leases.js";
-import { memoryStore } from "./store/memory.js";
 import { createSweeper } from "./sweeper.js";
-import { createToolkitRegistry, type ToolkitRegistry } from "./toolkits/registry.js";
-import { randomBytes, toBase64Url } from "./util/encoding.js";
+import type { ToolkitRegistry } from "./toolkits/registry.js";
 
 /** A fetch function serving the Tools API. */
 export interface ToolsHandler {
@@ -61,8 +51,8 @@ export interface ToolsHandler {
  */
 export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHandler {
   const resolved = resolveOptions(options);
-  const context = resolveContext(resolved);
-  const router = createRouter([...createRoutes(), ...mcpRoutes, ...passthroughRoutes], context.basePath);
+  const context = createHandlerContext(resolved);
+  const router = createRouter(createRouteTable(), context.basePath);
   const cors = resolved.cors ? createCors(resolved.cors) : null;
   const sweeper = createSweeper(context, context.logger, resolved.sweepIntervalMs);
   const leaveRevocations = resolved.apiKeyRevocations ? joinRevocations(context.store, context.apiKeys, resolved.apiKeyRevocations) : null;
@@ -180,76 +170,4 @@ function failure(error: unknown, request: Request, logger: SafeLogger): Response
     logger.log(level, "request failed", { method: request.method, path: loggablePath(new URL(request.url).pathname), error });
   }
   return errorResponse(toolsError);
-}
-
-function resolveContext(options: ResolvedOptions): HandlerContext {
-  const store = options.store ?? memoryStore();
-  const blobStore = options.blobStore ?? memoryBlobStore();
-  const logger = createSafeLogger(options.logger);
-  const registry: ToolkitRegistry = Array.isArray(options.toolkits)
-    ? createToolkitRegistry(options.toolkits)
-    : (options.toolkits ?? createToolkitRegistry([]));
-  const secret =
-    options.secret ?? ephemeralSecret(store.persistent === false && blobStore.persistent === false, options.logger?.warn ? logger : null);
-  const hooks = options.hooks;
-  const apiKeys = options.apiKeyCache.ttlMs > 0 ? createApiKeyCache(store, options.apiKeyCache) : null;
-  return {
-    store,
-    sharedStore: store,
-    registry,
-    blobStore,
-    cipher: createCredentialCipher(secret),
-    cursors: createCursors(createSigner(secret, "cursor")),
-    forms: createSigner(secret, "connect-form"),
-    connectPage: connectPageSettings(options.connectPage),
-    basePath: options.basePath,
-    publicUrl: options.publicUrl ? new URL(options.publicUrl) : null,
-    allowedReturnOrigins: options.allowedReturnOrigins.map((o) => new URL(o).origin),
-    browserOrigins:
-      options.cors?.origins === "*"
-        ? "*"
-        : [
-            ...(options.publicUrl ? [new URL(options.publicUrl).origin] : []),
-            ...(options.cors?.origins ?? []).map((o) => new URL(o).origin),
-          ],
-    logger,
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    timeouts: options.timeouts,
-    uploads: options.uploads,
-    maxResponseBytes: options.maxResponseBytes,
-    retries: resolveRetryPolicy(options.retries),
-    limits: options.limits,
-    leases: options.leases ?? storeLeases(store),
-    refreshLeaseMs: options.refreshLeaseMs,
-    refreshes: new Map(),
-    apiKeys,
-    findApiKey: apiKeys
-      ? (hash, from) => apiKeys.lookup(hash, async () => from.getApiKeyByHash(hash))
-      : async (hash, from) => from.getApiKeyByHash(hash),
-    emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]) {
-      const hook = hooks[event] as ((p: ToolsEvents[E]) => unknown) | undefined;
-      if (!hook) return;
-      Promise.resolve()
-        .then(() => hook(payload))
-        .catch((error: unknown) => logger.log("warn", `hook ${event} failed`, { error }));
-    },
-  };
-}
-
-/**
- * The secret of a handler given none: allowed only when nothing it encrypts outlives the process
- * (both stores declare `persistent: false`), with a warning.
- */
-function ephemeralSecret(inMemory: boolean, logger: SafeLogger | null): string {
-  if (!inMemory) {
-    throw new TypeError(
-      'createToolsHandler: option "secret" is required with a persistent store: ' +
-        "pass at least 32 random bytes, e.g. from `openssl rand -base64 32`, kept outside the code.",
-    );
-  }
-  const message =
-    "tools-proxy: no secret given; using a random one, so stored credentials are unreadable after a restart. Pass `secret` in production.";
-  if (logger) logger.log("warn", message);
-  else console.warn(message);
-  return toBase64Url(randomBytes(32));
 }

@@ -19,8 +19,8 @@ export interface FilesystemBlobStoreOptions {
   /**
    * Flush each blob to the disk (`fsync`) before it becomes visible, so that a blob once announced
    * survives a power loss. Default false: staged files are temporary, and the upload then waits
-   * for the disk (flushing 1 GiB took from 0.4 s to over 4 s on the benchmark machine). Without it,
-   * a crash can lose the blobs written in the last seconds; one cut short is seen as absent.
+   * for the disk, many times as long as the write itself. Without it, a crash can lose the blobs
+   * written in the last seconds; one cut short is seen as absent.
    */
   fsync?: boolean;
   /**

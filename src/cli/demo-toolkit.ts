@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { upstreamError } from "../core/tool-error.js";
 import { apiKey } from "../credentials/auth-schemes.js";
 import { defineTool, defineToolkit, stagedFile, type Toolkit } from "../toolkits/define.js";
+import { upstreamError } from "../toolkits/provider-requests.js";
 import { DEMO_API_PATH, DEMO_KEY_HEADER } from "./demo-api.js";
 
 /**

@@ -1,5 +1,3 @@
-import { concatBytes } from "../util/bytes.js";
-
 /**
  * Thrown by a tool's `run` to fail the execution with a message meant for the agent. The
  * handler answers a 200 ExecutionResult with `successful: false`, and `error` is this message
@@ -29,10 +27,10 @@ export class ToolRunError extends Error {
   }
 }
 
-/** Longest upstream body excerpt put in an error message, in characters. */
-const SNIPPET_CHARS = 500;
-/** Bytes read from an upstream error body, at most: enough for the excerpt, never the whole of a huge body. */
-const SNIPPET_BYTES = 8 * 1024;
+/** A tool's failure for arguments it cannot use (code `invalid_arguments`); `message` says what to change. */
+export function invalidArguments(message: string): ToolRunError {
+  return new ToolRunError(message, { code: "invalid_arguments" });
+}
 
 /**
  * Statuses after which the same request may succeed later: request timeout, too early, too many
@@ -56,40 +54,4 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-/**
- * The ToolRunError for a non-2xx upstream answer: "Upstream answered 404 Not Found: <excerpt>",
- * with the status, whether it is retryable and the Retry-After delay. Consumes the body.
- */
-export async function upstreamError(response: Response): Promise<ToolRunError> {
-  const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
-  const snippet = await readSnippet(response);
-  return new ToolRunError(`Upstream answered ${status}${snippet ? `: ${snippet}` : "."}`, {
-    code: "upstream_error",
-    retryable: isRetryableStatus(response.status),
-    upstreamStatus: response.status,
-    retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
-  });
-}
-
-async function readSnippet(response: Response): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < SNIPPET_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.length;
-    }
-  } catch {
-    // An excerpt is a courtesy; a broken body must not hide the status.
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  const text = new TextDecoder().decode(concatBytes(chunks, size)).replace(/\s+/g, " ").trim();
-  return text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS - 1)}…` : text;
 }

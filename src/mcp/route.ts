@@ -29,6 +29,7 @@ export const mcpRoutes: Route[] = [
   defineRoute({
     method: "POST",
     path: "/mcp",
+    openApi: false,
     summary: "The MCP server (JSON-RPC over Streamable HTTP).",
     query: McpQuerySchema,
     ownLimits: true,

@@ -6,8 +6,8 @@ import {
   ConnectionCreatedSchema,
   type CredentialsSchema,
 } from "../api/auth.js";
-import { startConnectLink } from "../connect/link.js";
-import { verifyCredential } from "../connect/verify.js";
+import { startConnectLink } from "../connect-link/link.js";
+import { verifyCredential } from "../connect-link/verify.js";
 import { checkConfig, missingInputs } from "../connections/config.js";
 import { createConnection } from "../connections/create.js";
 import { publicConnection } from "../connections/resolve.js";

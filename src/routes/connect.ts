@@ -1,4 +1,4 @@
-import { showConnectPage, submitConnectPage } from "../connect/submit.js";
+import { showConnectPage, submitConnectPage } from "../connect-link/submit.js";
 import { defineRoute, type Route } from "./route.js";
 
 const page = { description: "The connect page (HTML).", contentType: "text/html" };

@@ -7,8 +7,8 @@ import { errors } from "./schemas.js";
 type Schema = Record<string, unknown>;
 
 /**
- * Builds the OpenAPI 3.1 document of the routes from the same zod schemas that validate
- * requests. Schemas with a `.meta({ id })` become shared components.
+ * Builds the OpenAPI 3.1 document of the routes (those without `openApi: false`) from the same zod
+ * schemas that validate requests. Schemas with a `.meta({ id })` become shared components.
  */
 export function buildOpenApiDocument(routes: readonly Route[], ctx: Pick<HandlerContext, "basePath" | "limits">): Schema {
   const components: Record<string, Schema> = {};
@@ -29,6 +29,7 @@ export function buildOpenApiDocument(routes: readonly Route[], ctx: Pick<Handler
 
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
+    if (route.openApi === false) continue;
     const path = `${ctx.basePath}${route.path.replace(/:([A-Za-z]+)/g, "{$1}")}`;
     const parameters: Schema[] = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
       name: m[1],

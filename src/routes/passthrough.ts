@@ -54,6 +54,7 @@ export const passthroughRoutes: Route[] = [
   defineRoute({
     method: "*",
     path: "/passthrough/:toolkit/*",
+    openApi: false,
     summary: "Forward a request to the toolkit's own API with the connection's credential added; the answer is the upstream's.",
     responses: { 200: { description: "The upstream answer, any status." }, ...errors(400, 401, 402, 404, 409, 429, 503) },
     async handle({ request, url, principal, params }, ctx) {

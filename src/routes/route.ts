@@ -51,6 +51,11 @@ interface RouteMeta<Q extends z.ZodType, B extends z.ZodType, Path extends strin
   requestBody?: { contentType: string; schema: Record<string, unknown> };
   responses: Record<number, RouteResponse>;
   /**
+   * `false` for a route the OpenAPI document leaves out: one whose requests are another
+   * protocol's (MCP's JSON-RPC) or whose paths are another API's (the passthrough).
+   */
+  openApi?: false;
+  /**
    * Set when the route calls the `limits` hook itself (the MCP route, once per message with the
    * route it stands for); otherwise the handler calls it once per request, after the key check.
    */

@@ -1,3 +1,4 @@
+import { IttyRouter } from "itty-router";
 import type { Route } from "./route.js";
 
 /** What a request's method and path select. */
@@ -7,52 +8,38 @@ export type RouteMatch =
   | { kind: "method"; allow: string[] }
   | { kind: "none" };
 
+/** What a `*` route answers, for `Allow`: every method, OPTIONS being the handler's own. */
+const EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
 /**
- * Matches requests to routes under `basePath` (see `routePattern`; parameters stay
- * percent-encoded, trailing slashes are ignored). HEAD is served by a GET route, and a `*` route
- * takes every method but OPTIONS. Routes are tried in order, so fixed paths come before
- * parameters. A path that exists with other methods gives their list, for a 405 with `Allow` and
- * for OPTIONS.
+ * Matches requests to routes under `basePath` with itty-router's patterns: `:name` is one
+ * segment, `:name.svg` one that ends with `.svg` (without it), a last `/*` the rest of the path;
+ * parameters stay percent-encoded and trailing slashes are ignored. Routes are tried in order, so
+ * fixed paths come before parameters. Over itty-router's table, what it leaves to its user: HEAD
+ * is served by a GET route, a `*` route takes every method but OPTIONS, and a path that exists
+ * with other methods gives their list, for a 405 with `Allow` and for OPTIONS.
  */
-export function createRouter(routes: Route[], basePath: string) {
-  const compiled = routes.map((route) => ({ route, pattern: routePattern(basePath, route.path) }));
+export function createRouter(routes: readonly Route[], basePath: string) {
+  const itty = IttyRouter({ base: basePath });
+  for (const route of routes) itty[route.method === "*" ? "all" : route.method.toLowerCase()](route.path);
+  // Each registration appends one entry to `itty.routes`, so the i-th is `routes[i]` compiled.
+  const table = itty.routes.map(([method, pattern], i) => ({ method, pattern, route: routes[i]! }));
   return {
+    /** The route for `method` at `pathname` (the request URL's, still percent-encoded). */
     match(method: string, pathname: string): RouteMatch {
       const wanted = method === "HEAD" ? "GET" : method;
-      const allow = new Set<string>();
-      for (const { route, pattern } of compiled) {
+      let allow: Set<string> | undefined;
+      for (const { method: on, pattern, route } of table) {
         const found = pattern.exec(pathname);
         if (!found) continue;
-        if (route.method === wanted || (route.method === "*" && method !== "OPTIONS"))
-          return { kind: "route", route, params: { ...found.groups } };
-        allow.add(route.method);
+        if (on === wanted || (on === "ALL" && method !== "OPTIONS")) return { kind: "route", route, params: found.groups ?? {} };
+        allow ??= new Set();
+        allow.add(on);
       }
-      if (allow.size === 0) return { kind: "none" };
-      if (allow.has("*")) return { kind: "method", allow: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] };
+      if (!allow) return { kind: "none" };
+      if (allow.has("ALL")) return { kind: "method", allow: [...EVERY_METHOD] };
       if (allow.has("GET")) allow.add("HEAD");
       return { kind: "method", allow: [...allow, "OPTIONS"] };
     },
-    /** The methods a path answers (with HEAD and OPTIONS), or null when no route has it. */
-    methodsOf(pathname: string): string[] | null {
-      const found = this.match("OPTIONS", pathname);
-      return found.kind === "method" ? found.allow : null;
-    },
   };
-}
-
-/**
- * The pattern of a route path: `:name` is a whole segment, `:name.svg` a segment that ends with
- * `.svg` (without it), and a last `/*` the rest of the path (a `/` and anything after, or nothing).
- */
-function routePattern(basePath: string, path: string): RegExp {
-  const rest = path.endsWith("/*");
-  const segments = (rest ? path.slice(0, -2) : path).split("/").map((part) => {
-    const param = /^:([A-Za-z]+)(.*)$/.exec(part);
-    return param ? `(?<${param[1]}>[^/]+?)${escapeRegExp(param[2]!)}` : escapeRegExp(part);
-  });
-  return new RegExp(`^${escapeRegExp(basePath)}${segments.join("/")}${rest ? "(?:/.*)?$" : "/*$"}`);
-}
-
-export function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -135,9 +135,8 @@ function definedFields<T extends object>(patch: T): Partial<T> {
 /**
  * A copy of a record that shares nothing mutable with it, so a caller changing what it got never
  * changes what is stored. Records hold strings, numbers, booleans, null, Dates, arrays of strings
- * and maps of strings (`scopes`, `params`), one level deep; this copies exactly that, in a sixth
- * of `structuredClone`'s time (0.12 against 1.9 µs for a connection), which was a tenth of
- * GET /connections.
+ * and maps of strings (`scopes`, `params`), one level deep; this copies exactly that, much faster
+ * than `structuredClone`, which was a visible part of GET /connections.
  */
 function copy<T extends object>(record: T): T {
   const out = { ...record } as Record<string, unknown>;

@@ -1,7 +1,8 @@
 import { parseAnswerJson } from "../core/json-depth.js";
-import { ToolRunError, upstreamError } from "../core/tool-error.js";
+import { ToolRunError } from "../core/tool-error.js";
 import type { StagedFileReference, ToolContext } from "./define.js";
 import { buildRequest, type RequestSpec } from "./http-request.js";
+import { upstreamError } from "./provider-requests.js";
 
 const PLACEHOLDER = /\{([A-Za-z0-9_]+)\}/g;
 

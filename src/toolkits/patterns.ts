@@ -33,8 +33,8 @@ export interface LinearPattern {
 const NAMED_BACKREFERENCE = /(?:^|[^\\])(?:\\\\)*\\k</;
 
 /**
- * Compiled patterns by source, and refusals: compiling costs 0.3 to 1.5 ms, and a document repeats
- * its patterns across tools (the OpenAPI import checks each one it copies). Emptied when full.
+ * Compiled patterns by source, and refusals: compiling costs far more than a match, and a document
+ * repeats its patterns across tools (the OpenAPI import checks each one it copies). Emptied when full.
  */
 const compiled = new Map<string, LinearPattern | PatternError>();
 const MAX_COMPILED = 2000;

@@ -1,8 +1,8 @@
 /**
  * Node's and Bun's `node:crypto`, found without importing it so that the core still runs where it
  * is absent (Deno without the Node compatibility layer, browsers). Its synchronous hash and AES-GCM
- * cost a few microseconds, where an awaited `crypto.subtle` call is a thread-pool round trip of
- * tens; callers fall back to `crypto.subtle` when this is undefined.
+ * skip the thread-pool round trip of an awaited `crypto.subtle` call, which costs more than the
+ * work; callers fall back to `crypto.subtle` when this is undefined.
  */
 export const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
   "node:crypto",

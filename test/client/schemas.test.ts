@@ -22,7 +22,7 @@ describe("schema modules", () => {
   });
 
   it("src/client imports only itself at run time; schemas and zod for types only", () => {
-    // The files of the client itself; client/agents/ (the framework adapters, each its own subpath) is checked by test/agents/dist.test.ts.
+    // The files of the client itself; client/agents/ (the framework adapters, each its own subpath) is checked by test/client/agents/dist.test.ts.
     const names = readdirSync(`${SRC}/client`).filter((n) => n.endsWith(".ts") && n !== "node.ts");
     expect(names.flatMap((name) => importLines(`${SRC}/client/${name}`)).filter((i) => i.from === "../api/index.js")).toHaveLength(1);
     for (const name of names) {

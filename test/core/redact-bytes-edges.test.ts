@@ -1,6 +1,6 @@
 /**
  * Edges of the byte scanner (`src/core/redact-bytes.ts`) and of the text/binary decision
- * (`src/core/body-kind.ts`) that the property tests in test/redact-bytes.test.ts do not reach:
+ * (`src/core/body-kind.ts`) that the property tests in test/core/redact-bytes.test.ts do not reach:
  * forms that contain each other, a short form left in the kept tail, the sniff threshold, the
  * mask chosen by each path, and when a stream passes bytes on before it ends.
  */

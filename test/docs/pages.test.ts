@@ -3,8 +3,8 @@
  * options against the options schema (every option, its real default), routes against the OpenAPI
  * document, the command-line reference against `--help`, the error tables against the code's
  * tables, the README's imports against package.json's exports and what each subpath exports,
- * the mutation-testing page against its configuration, and CONTRIBUTING's layout and dependency
- * tables against src/ and package.json.
+ * the mutation-testing page against its configuration, CONTRIBUTING's layout table against src/,
+ * and the decisions page's dependency tables against package.json.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -227,12 +227,23 @@ describe("docs/mutation-testing.md", () => {
   });
 });
 
-describe("CONTRIBUTING.md", () => {
+describe("docs/reference/decisions.md: dependencies", () => {
+  const rows = tables(section("docs/reference/decisions.md", "Dependencies"), "package").flat();
+
   it("gives the reason for every package in package.json", () => {
-    const rows = table(section("CONTRIBUTING.md", "Dependencies"), "package");
     const listed = new Set(rows.flatMap(([name = ""]) => codeSpans(name)));
     const all = Object.keys({ ...packageJson.dependencies, ...packageJson.devDependencies, ...packageJson.peerDependencies });
     expect(all.filter((name) => !listed.has(name))).toEqual([]);
+  });
+
+  it("gives each package one line, not an essay", () => {
+    expect(rows.filter(([, why = ""]) => why.length > 120).map(([name]) => name)).toEqual([]);
+  });
+});
+
+describe("CONTRIBUTING.md", () => {
+  it("stays at most 8 KB: set-up, tests, layout and commits, with the rest in docs/", () => {
+    expect(statSync(join(ROOT, "CONTRIBUTING.md")).size).toBeLessThanOrEqual(8 * 1024);
   });
 
   it("numbers the layers of src/ as they import: each layer only from lower ones", () => {

@@ -1,5 +1,5 @@
 /**
- * Run by Bun (test/sql/bun-sqlite.test.ts): the SQL store on bun:sqlite, in a file, through the
+ * Run by Bun (test/store/sql/bun-sqlite.test.ts): the SQL store on bun:sqlite, in a file, through the
  * main operations of the contract. Prints one JSON object of observations for the test to check.
  */
 import { sqlStore } from "../../src/store/sql/store.js";

@@ -7,10 +7,16 @@
 // 1 MB need the raw media type: https://github.blog/changelog/2022-05-03-increased-file-size-limit-when-retrieving-file-contents-via-rest-api)
 // https://docs.github.com/en/rest/using-the-rest-api/using-pagination-in-the-rest-api (the Link header)
 import { z } from "zod";
+import { invalidArguments } from "../../core/tool-error.js";
 import { defineTool, type Tool, type ToolContext } from "../../toolkits/define.js";
-import { contentTypeFor, decodeBase64, excerpt, invalidArguments, jsonBody, query, segment, send, sendJson, utf8Text } from "./http.js";
+import { type ProviderErrors, request, requestJson, segment, withQuery } from "../../toolkits/provider-requests.js";
+import { contentTypeFor, decodeBase64, excerpt, utf8Text } from "./content.js";
 
-const APP = "GitHub";
+// GitHub answers 404, not 403, for a repository the connection may not see: the advice names both.
+const GITHUB: ProviderErrors = {
+  name: "GitHub",
+  hints: { 404: "Check the identifiers: the resource does not exist or this connection cannot see it." },
+};
 const JSON_MEDIA = { accept: "application/vnd.github+json" };
 
 const owner = z.string().min(1).max(100).meta({ description: "Account that owns the repository, e.g. `octocat`." });
@@ -149,12 +155,10 @@ const searchIssues = defineTool({
   }),
   annotations: { readOnly: true, idempotent: true, openWorld: true },
   async run(args, ctx) {
-    const response = await send(
-      ctx,
-      APP,
-      `/search/issues${query({ q: args.query, sort: args.sort, order: args.order, per_page: args.perPage, page: args.page })}`,
-      { headers: JSON_MEDIA },
-    );
+    const response = await request(ctx, GITHUB, "/search/issues", {
+      query: { q: args.query, sort: args.sort, order: args.order, per_page: args.perPage, page: args.page },
+      headers: JSON_MEDIA,
+    });
     const body = (await response.json()) as { total_count: number; incomplete_results: boolean; items: GitHubIssue[] };
     return {
       totalCount: body.total_count,
@@ -174,7 +178,7 @@ const getIssue = defineTool({
   input: z.object({ owner, repo, issueNumber }),
   annotations: { readOnly: true, idempotent: true },
   async run(args, ctx) {
-    const issue = await sendJson<GitHubIssue>(ctx, APP, `${repoPath(args)}/issues/${args.issueNumber}`, { headers: JSON_MEDIA });
+    const issue = await requestJson<GitHubIssue>(ctx, GITHUB, `${repoPath(args)}/issues/${args.issueNumber}`, { headers: JSON_MEDIA });
     return issueSummary(issue);
   },
 });
@@ -197,7 +201,11 @@ const createIssue = defineTool({
   annotations: { readOnly: false, destructive: false, idempotent: false },
   async run(args, ctx) {
     const { owner: _o, repo: _r, ...fields } = args;
-    const issue = await sendJson<GitHubIssue>(ctx, APP, `${repoPath(args)}/issues`, jsonBody("POST", fields, JSON_MEDIA));
+    const issue = await requestJson<GitHubIssue>(ctx, GITHUB, `${repoPath(args)}/issues`, {
+      method: "POST",
+      json: fields,
+      headers: JSON_MEDIA,
+    });
     return issueSummary(issue);
   },
 });
@@ -214,11 +222,11 @@ const commentOnIssue = defineTool({
   }),
   annotations: { readOnly: false, destructive: false, idempotent: false },
   async run(args, ctx) {
-    const comment = await sendJson<{ id: number; html_url: string; user: GitHubUser | null; created_at: string; body: string }>(
+    const comment = await requestJson<{ id: number; html_url: string; user: GitHubUser | null; created_at: string; body: string }>(
       ctx,
-      APP,
+      GITHUB,
       `${repoPath(args)}/issues/${args.issueNumber}/comments`,
-      jsonBody("POST", { body: args.body }, JSON_MEDIA),
+      { method: "POST", json: { body: args.body }, headers: JSON_MEDIA },
     );
     return {
       id: comment.id,
@@ -249,10 +257,8 @@ const listPulls = defineTool({
   }),
   annotations: { readOnly: true, idempotent: true },
   async run(args, ctx) {
-    const response = await send(
-      ctx,
-      APP,
-      `${repoPath(args)}/pulls${query({
+    const response = await request(ctx, GITHUB, `${repoPath(args)}/pulls`, {
+      query: {
         state: args.state,
         head: args.head,
         base: args.base,
@@ -260,9 +266,9 @@ const listPulls = defineTool({
         direction: args.direction,
         per_page: args.perPage,
         page: args.page,
-      })}`,
-      { headers: JSON_MEDIA },
-    );
+      },
+      headers: JSON_MEDIA,
+    });
     const pulls = (await response.json()) as GitHubPull[];
     return { items: pulls.map((pull) => pullSummary(pull, 500)), nextPage: nextPageOf(response.headers.get("link")) };
   },
@@ -277,7 +283,7 @@ const getPull = defineTool({
   input: z.object({ owner, repo, pullNumber: issueNumber }),
   annotations: { readOnly: true, idempotent: true },
   async run(args, ctx) {
-    const pull = await sendJson<GitHubPull>(ctx, APP, `${repoPath(args)}/pulls/${args.pullNumber}`, { headers: JSON_MEDIA });
+    const pull = await requestJson<GitHubPull>(ctx, GITHUB, `${repoPath(args)}/pulls/${args.pullNumber}`, { headers: JSON_MEDIA });
     return {
       ...pullSummary(pull),
       merged: pull.merged ?? pull.merged_at !== null,
@@ -311,7 +317,7 @@ async function fileBytes(ctx: ToolContext, url: string, entry: ContentEntry): Pr
   if (entry.encoding === "base64" && entry.content !== undefined && (entry.content !== "" || entry.size === 0)) {
     return decodeBase64(entry.content);
   }
-  const raw = await send(ctx, APP, url, { headers: { accept: "application/vnd.github.raw+json" } });
+  const raw = await request(ctx, GITHUB, url, { headers: { accept: "application/vnd.github.raw+json" } });
   return new Uint8Array(await raw.arrayBuffer());
 }
 
@@ -345,8 +351,8 @@ const getFileContents = defineTool({
     if (segments.some((part) => part === "." || part === "..")) {
       throw invalidArguments("path must not contain `.` or `..` segments; give the file's path from the repository root.");
     }
-    const url = `${repoPath(args)}/contents/${segments.map(segment).join("/")}${query({ ref: args.ref })}`;
-    const answer = await sendJson<ContentEntry | ContentEntry[]>(ctx, APP, url, { headers: JSON_MEDIA });
+    const url = withQuery(`${repoPath(args)}/contents/${segments.map(segment).join("/")}`, { ref: args.ref });
+    const answer = await requestJson<ContentEntry | ContentEntry[]>(ctx, GITHUB, url, { headers: JSON_MEDIA });
     if (Array.isArray(answer)) {
       return {
         type: "dir",

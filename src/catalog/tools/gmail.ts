@@ -10,10 +10,12 @@
 // https://developers.google.com/workspace/gmail/api/guides/threads (replies: threadId, References, In-Reply-To, same Subject)
 import { z } from "zod";
 import { defineTool, stagedFile, type Tool, type ToolContext } from "../../toolkits/define.js";
-import { decodeBase64, encodeBase64Url, jsonBody, query, segment, sendJson } from "./http.js";
+import { type ProviderErrors, requestJson, segment } from "../../toolkits/provider-requests.js";
+import { toBase64Url } from "../../util/encoding.js";
+import { decodeBase64 } from "./content.js";
 import { buildMessage, charsetOf, decodeHeader, decodeText, htmlToText, type OutgoingMessage } from "./mime.js";
 
-const APP = "Gmail";
+const GMAIL: ProviderErrors = { name: "Gmail" };
 const USER = "/gmail/v1/users/me";
 
 interface Header {
@@ -89,21 +91,19 @@ const search = defineTool({
   }),
   annotations: { readOnly: true, idempotent: true },
   async run(args, ctx) {
-    const list = await sendJson<{
+    const list = await requestJson<{
       messages?: Array<{ id: string; threadId: string }>;
       nextPageToken?: string;
       resultSizeEstimate?: number;
-    }>(
-      ctx,
-      APP,
-      `${USER}/messages${query({
+    }>(ctx, GMAIL, `${USER}/messages`, {
+      query: {
         q: args.query,
         labelIds: args.labelIds,
         maxResults: args.maxResults,
         pageToken: args.pageToken,
         includeSpamTrash: args.includeSpamTrash || undefined,
-      })}`,
-    );
+      },
+    });
     const found = list.messages ?? [];
     const messages = args.includeDetails ? await details(ctx, found) : found.map((m) => ({ id: m.id, threadId: m.threadId }));
     return { messages, resultSizeEstimate: list.resultSizeEstimate ?? 0, nextPageToken: list.nextPageToken ?? null };
@@ -114,15 +114,11 @@ const search = defineTool({
 async function details(ctx: ToolContext, found: Array<{ id: string }>) {
   const out: Array<ReturnType<typeof summary>> = [];
   for (let i = 0; i < found.length; i += 10) {
-    const batch = found
-      .slice(i, i + 10)
-      .map((m) =>
-        sendJson<GmailMessage>(
-          ctx,
-          APP,
-          `${USER}/messages/${segment(m.id)}${query({ format: "metadata", metadataHeaders: ["From", "To", "Subject", "Date"] })}`,
-        ),
-      );
+    const batch = found.slice(i, i + 10).map((m) =>
+      requestJson<GmailMessage>(ctx, GMAIL, `${USER}/messages/${segment(m.id)}`, {
+        query: { format: "metadata", metadataHeaders: ["From", "To", "Subject", "Date"] },
+      }),
+    );
     out.push(...(await Promise.all(batch)).map(summary));
   }
   return out;
@@ -160,7 +156,9 @@ const getMessage = defineTool({
   }),
   annotations: { readOnly: true, idempotent: true },
   async run(args, ctx) {
-    const message = await sendJson<GmailMessage>(ctx, APP, `${USER}/messages/${segment(args.messageId)}?format=full`);
+    const message = await requestJson<GmailMessage>(ctx, GMAIL, `${USER}/messages/${segment(args.messageId)}`, {
+      query: { format: "full" },
+    });
     const parts = [...partsOf(message.payload)];
     const isBody = (part: MessagePart, type: string) => part.mimeType === type && !part.filename && part.body?.data !== undefined;
     const plain = parts.find((part) => isBody(part, "text/plain"));
@@ -235,7 +233,7 @@ async function rawMessage(ctx: ToolContext, args: z.output<typeof composeInput>)
     inReplyTo: args.inReplyTo,
     attachments,
   };
-  return encodeBase64Url(buildMessage(message));
+  return toBase64Url(buildMessage(message));
 }
 
 const sendEmail = defineTool({
@@ -248,7 +246,10 @@ const sendEmail = defineTool({
   annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   async run(args, ctx) {
     const raw = await rawMessage(ctx, args);
-    const sent = await sendJson<GmailMessage>(ctx, APP, `${USER}/messages/send`, jsonBody("POST", { raw, threadId: args.threadId }));
+    const sent = await requestJson<GmailMessage>(ctx, GMAIL, `${USER}/messages/send`, {
+      method: "POST",
+      json: { raw, threadId: args.threadId },
+    });
     return { id: sent.id, threadId: sent.threadId, labelIds: sent.labelIds ?? [] };
   },
 });
@@ -263,12 +264,10 @@ const createDraft = defineTool({
   annotations: { readOnly: false, destructive: false, idempotent: false },
   async run(args, ctx) {
     const raw = await rawMessage(ctx, args);
-    const draft = await sendJson<{ id: string; message: GmailMessage }>(
-      ctx,
-      APP,
-      `${USER}/drafts`,
-      jsonBody("POST", { message: { raw, threadId: args.threadId } }),
-    );
+    const draft = await requestJson<{ id: string; message: GmailMessage }>(ctx, GMAIL, `${USER}/drafts`, {
+      method: "POST",
+      json: { message: { raw, threadId: args.threadId } },
+    });
     return { draftId: draft.id, messageId: draft.message.id, threadId: draft.message.threadId };
   },
 });
@@ -291,9 +290,9 @@ const getAttachment = defineTool({
   }),
   annotations: { readOnly: true, idempotent: true },
   async run(args, ctx) {
-    const attachment = await sendJson<{ size: number; data: string }>(
+    const attachment = await requestJson<{ size: number; data: string }>(
       ctx,
-      APP,
+      GMAIL,
       `${USER}/messages/${segment(args.messageId)}/attachments/${segment(args.attachmentId)}`,
     );
     const file = await ctx.files.stage(decodeBase64(attachment.data), { contentType: args.mimeType, filename: args.filename });
@@ -314,12 +313,10 @@ const modifyLabels = defineTool({
   }),
   annotations: { readOnly: false, destructive: false, idempotent: true },
   async run(args, ctx) {
-    const message = await sendJson<GmailMessage>(
-      ctx,
-      APP,
-      `${USER}/messages/${segment(args.messageId)}/modify`,
-      jsonBody("POST", { addLabelIds: args.addLabelIds, removeLabelIds: args.removeLabelIds }),
-    );
+    const message = await requestJson<GmailMessage>(ctx, GMAIL, `${USER}/messages/${segment(args.messageId)}/modify`, {
+      method: "POST",
+      json: { addLabelIds: args.addLabelIds, removeLabelIds: args.removeLabelIds },
+    });
     return { id: message.id, threadId: message.threadId, labelIds: message.labelIds ?? [] };
   },
 });
@@ -332,7 +329,7 @@ const listLabels = defineTool({
   input: z.object({}),
   annotations: { readOnly: true, idempotent: true },
   async run(_args, ctx) {
-    const answer = await sendJson<{ labels?: Array<{ id: string; name: string; type?: string }> }>(ctx, APP, `${USER}/labels`);
+    const answer = await requestJson<{ labels?: Array<{ id: string; name: string; type?: string }> }>(ctx, GMAIL, `${USER}/labels`);
     return { labels: (answer.labels ?? []).map((label) => ({ id: label.id, name: label.name, type: label.type ?? null })) };
   },
 });

@@ -8,9 +8,9 @@
 // https://developers.google.com/workspace/calendar/api/guides/create-events#conferencing (Meet: conferenceData.createRequest)
 import { z } from "zod";
 import { defineTool, type Tool } from "../../toolkits/define.js";
-import { jsonBody, query, segment, send, sendJson } from "./http.js";
+import { type ProviderErrors, request, requestJson, segment } from "../../toolkits/provider-requests.js";
 
-const APP = "Google Calendar";
+const CALENDAR: ProviderErrors = { name: "Google Calendar" };
 
 const calendarId = z
   .string()
@@ -124,11 +124,9 @@ const listCalendars = defineTool({
   annotations: { readOnly: true, idempotent: true },
   async run(args, ctx) {
     type Entry = { id: string; summary: string; description?: string; timeZone?: string; accessRole: string; primary?: boolean };
-    const answer = await sendJson<{ items?: Entry[]; nextPageToken?: string }>(
-      ctx,
-      APP,
-      `/users/me/calendarList${query({ minAccessRole: args.minAccessRole, maxResults: args.maxResults, pageToken: args.pageToken })}`,
-    );
+    const answer = await requestJson<{ items?: Entry[]; nextPageToken?: string }>(ctx, CALENDAR, "/users/me/calendarList", {
+      query: { minAccessRole: args.minAccessRole, maxResults: args.maxResults, pageToken: args.pageToken },
+    });
     return {
       calendars: (answer.items ?? []).map((c) => ({
         id: c.id,
@@ -168,19 +166,22 @@ const listEvents = defineTool({
   }),
   annotations: { readOnly: true, idempotent: true },
   async run(args, ctx) {
-    const answer = await sendJson<{ items?: CalendarEvent[]; nextPageToken?: string; timeZone?: string }>(
+    const answer = await requestJson<{ items?: CalendarEvent[]; nextPageToken?: string; timeZone?: string }>(
       ctx,
-      APP,
-      `${eventsPath(args.calendarId)}${query({
-        timeMin: args.timeMin,
-        timeMax: args.timeMax,
-        q: args.query,
-        singleEvents: true,
-        orderBy: "startTime",
-        maxResults: args.maxResults,
-        pageToken: args.pageToken,
-        timeZone: args.timeZone,
-      })}`,
+      CALENDAR,
+      eventsPath(args.calendarId),
+      {
+        query: {
+          timeMin: args.timeMin,
+          timeMax: args.timeMax,
+          q: args.query,
+          singleEvents: true,
+          orderBy: "startTime",
+          maxResults: args.maxResults,
+          pageToken: args.pageToken,
+          timeZone: args.timeZone,
+        },
+      },
     );
     return {
       events: (answer.items ?? []).map(eventSummary),
@@ -197,7 +198,7 @@ const getEvent = defineTool({
   input: z.object({ calendarId, eventId }),
   annotations: { readOnly: true, idempotent: true },
   async run(args, ctx) {
-    return eventSummary(await sendJson<CalendarEvent>(ctx, APP, `${eventsPath(args.calendarId)}/${segment(args.eventId)}`));
+    return eventSummary(await requestJson<CalendarEvent>(ctx, CALENDAR, `${eventsPath(args.calendarId)}/${segment(args.eventId)}`));
   },
 });
 
@@ -244,8 +245,10 @@ const createEvent = defineTool({
         ? { createRequest: { requestId: crypto.randomUUID(), conferenceSolutionKey: { type: "hangoutsMeet" } } }
         : undefined,
     };
-    const url = `${eventsPath(args.calendarId)}${query({ sendUpdates: args.sendUpdates, conferenceDataVersion: args.addMeet ? 1 : undefined })}`;
-    return eventSummary(await sendJson<CalendarEvent>(ctx, APP, url, jsonBody("POST", body)));
+    const query = { sendUpdates: args.sendUpdates, conferenceDataVersion: args.addMeet ? 1 : undefined };
+    return eventSummary(
+      await requestJson<CalendarEvent>(ctx, CALENDAR, eventsPath(args.calendarId), { method: "POST", query, json: body }),
+    );
   },
 });
 
@@ -277,8 +280,9 @@ const updateEvent = defineTool({
       end: args.end ? eventTime(args.end, args.timeZone) : undefined,
       attendees: args.attendees?.map((email) => ({ email })),
     };
-    const url = `${eventsPath(args.calendarId)}/${segment(args.eventId)}${query({ sendUpdates: args.sendUpdates })}`;
-    return eventSummary(await sendJson<CalendarEvent>(ctx, APP, url, jsonBody("PATCH", body)));
+    const url = `${eventsPath(args.calendarId)}/${segment(args.eventId)}`;
+    const query = { sendUpdates: args.sendUpdates };
+    return eventSummary(await requestJson<CalendarEvent>(ctx, CALENDAR, url, { method: "PATCH", query, json: body }));
   },
 });
 
@@ -291,8 +295,9 @@ const deleteEvent = defineTool({
   input: z.object({ calendarId, eventId, sendUpdates }),
   annotations: { readOnly: false, destructive: true, idempotent: true },
   async run(args, ctx) {
-    await send(ctx, APP, `${eventsPath(args.calendarId)}/${segment(args.eventId)}${query({ sendUpdates: args.sendUpdates })}`, {
+    await request(ctx, CALENDAR, `${eventsPath(args.calendarId)}/${segment(args.eventId)}`, {
       method: "DELETE",
+      query: { sendUpdates: args.sendUpdates },
     });
     return { deleted: true, eventId: args.eventId };
   },

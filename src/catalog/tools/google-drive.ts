@@ -8,12 +8,16 @@
 // https://developers.google.com/workspace/drive/api/guides/folder (folder MIME type)
 // https://developers.google.com/workspace/drive/api/reference/rest/v3/permissions/create (type, role, sendNotificationEmail)
 import { z } from "zod";
-import { ToolRunError } from "../../core/tool-error.js";
+import { invalidArguments, ToolRunError } from "../../core/tool-error.js";
 import { defineTool, stagedFile, type Tool, type ToolContext } from "../../toolkits/define.js";
+import { type ProviderErrors, request, requestJson, segment } from "../../toolkits/provider-requests.js";
 import { concatBytes } from "../../util/bytes.js";
-import { invalidArguments, jsonBody, query, segment, send, sendJson } from "./http.js";
 
-const APP = "Google Drive";
+// Drive answers 404 for a file that exists but is not shared with the account: the advice names both.
+const DRIVE: ProviderErrors = {
+  name: "Google Drive",
+  hints: { 404: "Check the identifiers: the resource does not exist or this connection cannot see it." },
+};
 const UPLOAD = "https://www.googleapis.com/upload/drive/v3";
 const FOLDER = "application/vnd.google-apps.folder";
 const FILE_FIELDS = "id,name,mimeType,size,createdTime,modifiedTime,parents,webViewLink,owners(displayName,emailAddress),trashed,driveId";
@@ -80,10 +84,8 @@ const searchFiles = defineTool({
   annotations: { readOnly: true, idempotent: true },
   async run(args, ctx) {
     const q = args.includeTrashed ? args.query : args.query ? `(${args.query}) and trashed = false` : "trashed = false";
-    const answer = await sendJson<{ files?: DriveFile[]; nextPageToken?: string; incompleteSearch?: boolean }>(
-      ctx,
-      APP,
-      `/files${query({
+    const answer = await requestJson<{ files?: DriveFile[]; nextPageToken?: string; incompleteSearch?: boolean }>(ctx, DRIVE, "/files", {
+      query: {
         q,
         orderBy: args.orderBy,
         pageSize: args.pageSize,
@@ -91,8 +93,8 @@ const searchFiles = defineTool({
         fields: `nextPageToken,incompleteSearch,files(${FILE_FIELDS})`,
         supportsAllDrives: true,
         includeItemsFromAllDrives: true,
-      })}`,
-    );
+      },
+    });
     return {
       files: (answer.files ?? []).map(fileSummary),
       incompleteSearch: answer.incompleteSearch ?? false,
@@ -102,7 +104,7 @@ const searchFiles = defineTool({
 });
 
 async function metadata(ctx: ToolContext, id: string, fields = `${FILE_FIELDS},description,exportLinks`) {
-  return sendJson<DriveFile>(ctx, APP, `/files/${segment(id)}${query({ fields, supportsAllDrives: true })}`);
+  return requestJson<DriveFile>(ctx, DRIVE, `/files/${segment(id)}`, { query: { fields, supportsAllDrives: true } });
 }
 
 const getFile = defineTool({
@@ -163,7 +165,7 @@ const downloadFile = defineTool({
     const file = await metadata(ctx, args.fileId, "id,name,mimeType,size");
     const isGoogleType = file.mimeType.startsWith("application/vnd.google-apps.");
     if (!isGoogleType) {
-      const response = await send(ctx, APP, `/files/${segment(file.id)}${query({ alt: "media", supportsAllDrives: true })}`);
+      const response = await request(ctx, DRIVE, `/files/${segment(file.id)}`, { query: { alt: "media", supportsAllDrives: true } });
       const staged = await ctx.files.stage(response.body ?? new Uint8Array(), { contentType: file.mimeType, filename: file.name });
       return { id: file.id, name: file.name, mimeType: file.mimeType, exported: false, file: staged };
     }
@@ -174,7 +176,7 @@ const downloadFile = defineTool({
       );
     }
     const [mimeType, extension] = FORMATS[format];
-    const response = await send(ctx, APP, `/files/${segment(file.id)}/export${query({ mimeType })}`);
+    const response = await request(ctx, DRIVE, `/files/${segment(file.id)}/export`, { query: { mimeType } });
     const filename = file.name.endsWith(`.${extension}`) ? file.name : `${file.name}.${extension}`;
     const staged = await ctx.files.stage(response.body ?? new Uint8Array(), { contentType: mimeType, filename });
     return { id: file.id, name: file.name, mimeType: file.mimeType, exported: true, exportFormat: format, file: staged };
@@ -215,7 +217,7 @@ const uploadFile = defineTool({
       mimeType: args.convertTo ? CONVERSIONS[args.convertTo] : undefined,
     };
     const bytes = await file.bytes();
-    const fields = query({ fields: FILE_FIELDS, supportsAllDrives: true });
+    const query = { fields: FILE_FIELDS, supportsAllDrives: true };
     let created: DriveFile;
     if (bytes.length <= MULTIPART_MAX) {
       const boundary = `drive_${crypto.randomUUID().replace(/-/g, "")}`;
@@ -228,18 +230,19 @@ const uploadFile = defineTool({
         bytes,
         encoder.encode(`\r\n--${boundary}--\r\n`),
       ]);
-      created = await sendJson<DriveFile>(ctx, APP, `${UPLOAD}/files?uploadType=multipart&${fields.slice(1)}`, {
+      created = await requestJson<DriveFile>(ctx, DRIVE, `${UPLOAD}/files`, {
         method: "POST",
+        query: { uploadType: "multipart", ...query },
         headers: { "content-type": `multipart/related; boundary=${boundary}` },
         body: body as BodyInit,
       });
     } else {
-      const session = await send(
-        ctx,
-        APP,
-        `${UPLOAD}/files?uploadType=resumable&${fields.slice(1)}`,
-        jsonBody("POST", meta, { "x-upload-content-type": file.contentType, "x-upload-content-length": String(bytes.length) }),
-      );
+      const session = await request(ctx, DRIVE, `${UPLOAD}/files`, {
+        method: "POST",
+        query: { uploadType: "resumable", ...query },
+        json: meta,
+        headers: { "x-upload-content-type": file.contentType, "x-upload-content-length": String(bytes.length) },
+      });
       const location = session.headers.get("location");
       if (!location) {
         throw new ToolRunError("Google Drive started no upload session (its answer had no Location); try again.", {
@@ -248,7 +251,7 @@ const uploadFile = defineTool({
           upstreamStatus: session.status,
         });
       }
-      created = await sendJson<DriveFile>(ctx, APP, location, {
+      created = await requestJson<DriveFile>(ctx, DRIVE, location, {
         method: "PUT",
         headers: { "content-type": file.contentType },
         body: bytes as BodyInit,
@@ -273,12 +276,11 @@ const createFolder = defineTool({
   }),
   annotations: { readOnly: false, destructive: false, idempotent: false },
   async run(args, ctx) {
-    const folder = await sendJson<DriveFile>(
-      ctx,
-      APP,
-      `/files${query({ fields: FILE_FIELDS, supportsAllDrives: true })}`,
-      jsonBody("POST", { name: args.name, mimeType: FOLDER, parents: args.parentId ? [args.parentId] : undefined }),
-    );
+    const folder = await requestJson<DriveFile>(ctx, DRIVE, "/files", {
+      method: "POST",
+      query: { fields: FILE_FIELDS, supportsAllDrives: true },
+      json: { name: args.name, mimeType: FOLDER, parents: args.parentId ? [args.parentId] : undefined },
+    });
     return fileSummary(folder);
   },
 });
@@ -307,21 +309,25 @@ const shareFile = defineTool({
     if (byEmail && !args.emailAddress)
       throw invalidArguments(`type "${args.type}" needs emailAddress: give the person's or group's email.`);
     if (args.type === "domain" && !args.domain) throw invalidArguments('type "domain" needs domain, e.g. "example.com".');
-    const permission = await sendJson<{ id: string; type: string; role: string; emailAddress?: string; domain?: string }>(
+    const permission = await requestJson<{ id: string; type: string; role: string; emailAddress?: string; domain?: string }>(
       ctx,
-      APP,
-      `/files/${segment(args.fileId)}/permissions${query({
-        sendNotificationEmail: byEmail ? args.notify : undefined,
-        emailMessage: byEmail && args.notify ? args.message : undefined,
-        supportsAllDrives: true,
-        fields: "id,type,role,emailAddress,domain",
-      })}`,
-      jsonBody("POST", {
-        type: args.type,
-        role: args.role,
-        emailAddress: byEmail ? args.emailAddress : undefined,
-        domain: args.type === "domain" ? args.domain : undefined,
-      }),
+      DRIVE,
+      `/files/${segment(args.fileId)}/permissions`,
+      {
+        method: "POST",
+        query: {
+          sendNotificationEmail: byEmail ? args.notify : undefined,
+          emailMessage: byEmail && args.notify ? args.message : undefined,
+          supportsAllDrives: true,
+          fields: "id,type,role,emailAddress,domain",
+        },
+        json: {
+          type: args.type,
+          role: args.role,
+          emailAddress: byEmail ? args.emailAddress : undefined,
+          domain: args.type === "domain" ? args.domain : undefined,
+        },
+      },
     );
     return {
       permissionId: permission.id,

@@ -9,7 +9,9 @@
  */
 import { z } from "zod";
 import { defineTool, type Tool, type ToolContext } from "../../toolkits/define.js";
-import { type ApiRequest, cursorArgument, field, type ProviderErrors, pageSize, requestJson, segment } from "./requests.js";
+import { type ProviderErrors, type ProviderRequest, requestJson, segment } from "../../toolkits/provider-requests.js";
+import { cursorArgument, pageSize } from "./arguments.js";
+import { field } from "./content.js";
 
 const HUBSPOT: ProviderErrors = {
   name: "HubSpot",
@@ -23,7 +25,7 @@ const HUBSPOT: ProviderErrors = {
 
 type Json = Record<string, unknown>;
 type ObjectType = "contacts" | "companies" | "deals";
-const call = (ctx: ToolContext, path: string, request?: ApiRequest) => requestJson(ctx, HUBSPOT, path, request) as Promise<Json>;
+const call = (ctx: ToolContext, path: string, request?: ProviderRequest) => requestJson(ctx, HUBSPOT, path, request) as Promise<Json>;
 
 /** The properties read when the caller names none: what a model needs to tell records apart. */
 const DEFAULT_PROPERTIES: Record<ObjectType, string[]> = {
@@ -120,7 +122,7 @@ function searchTool(type: ObjectType, slug: string, noun: string, example: strin
         limit: args.limit,
         ...(args.cursor ? { after: args.cursor } : {}),
       };
-      const answer = await call(ctx, `/crm/v3/objects/${type}/search`, { method: "POST", body });
+      const answer = await call(ctx, `/crm/v3/objects/${type}/search`, { method: "POST", json: body });
       const after = field(field(field(answer, "paging"), "next"), "after");
       return {
         total: answer.total ?? null,
@@ -160,7 +162,7 @@ function createTool(type: ObjectType, slug: string, noun: string, hint: string) 
     description: `Creates a ${noun} with the given property values (${hint}). Returns { id, properties, createdAt, updatedAt }.`,
     input: z.object({ properties: propertyValues }),
     annotations: { readOnly: false, destructive: false },
-    run: async (args, ctx) => record(await call(ctx, `/crm/v3/objects/${type}`, { method: "POST", body: { properties: args.properties } })),
+    run: async (args, ctx) => record(await call(ctx, `/crm/v3/objects/${type}`, { method: "POST", json: { properties: args.properties } })),
   });
 }
 
@@ -172,7 +174,7 @@ function updateTool(type: ObjectType, slug: string, noun: string, hint: string) 
     input: z.object({ id: z.string().min(1).max(100).describe(`The ${noun}'s id.`), properties: propertyValues }),
     annotations: { readOnly: false, destructive: false, idempotent: true },
     run: async (args, ctx) =>
-      record(await call(ctx, `/crm/v3/objects/${type}/${segment(args.id)}`, { method: "PATCH", body: { properties: args.properties } })),
+      record(await call(ctx, `/crm/v3/objects/${type}/${segment(args.id)}`, { method: "PATCH", json: { properties: args.properties } })),
   });
 }
 
@@ -204,7 +206,7 @@ const createDeal = defineTool({
       ...(args.companyId ? [link(args.companyId, DEAL_TO_COMPANY)] : []),
     ];
     const body = { properties: args.properties, ...(associations.length ? { associations } : {}) };
-    return record(await call(ctx, "/crm/v3/objects/deals", { method: "POST", body }));
+    return record(await call(ctx, "/crm/v3/objects/deals", { method: "POST", json: body }));
   },
 });
 

@@ -12,7 +12,9 @@
 import { z } from "zod";
 import { ToolRunError } from "../../core/tool-error.js";
 import { defineTool, type Tool, type ToolContext } from "../../toolkits/define.js";
-import { type ApiRequest, cursorArgument, field, type ProviderErrors, pageSize, requestJson, segment } from "./requests.js";
+import { type ProviderErrors, type ProviderRequest, requestJson, segment } from "../../toolkits/provider-requests.js";
+import { cursorArgument, pageSize } from "./arguments.js";
+import { field } from "./content.js";
 
 const JIRA: ProviderErrors = {
   name: "Jira",
@@ -28,7 +30,7 @@ const JIRA: ProviderErrors = {
 };
 
 type Json = Record<string, unknown>;
-const call = (ctx: ToolContext, path: string, request?: ApiRequest) =>
+const call = (ctx: ToolContext, path: string, request?: ProviderRequest) =>
   requestJson(ctx, JIRA, `/rest/api/3${path}`, request) as Promise<Json>;
 
 /** Atlassian Document Format for plain text: a paragraph per block of lines, line breaks kept. */
@@ -166,7 +168,7 @@ const createIssue = defineTool({
     if (args.priority) fields.priority = { name: args.priority };
     if (args.labels) fields.labels = args.labels;
     if (args.parentKey) fields.parent = { key: args.parentKey };
-    const created = await call(ctx, "/issue", { method: "POST", body: { fields } });
+    const created = await call(ctx, "/issue", { method: "POST", json: { fields } });
     return { id: created.id, key: created.key, self: created.self };
   },
 });
@@ -196,7 +198,7 @@ const updateIssue = defineTool({
     if (args.labels !== undefined) fields.labels = args.labels;
     if (Object.keys(fields).length === 0)
       throw new ToolRunError("Nothing to change: give at least one field.", { code: "invalid_arguments" });
-    await call(ctx, `/issue/${segment(args.issue)}`, { method: "PUT", body: { fields } });
+    await call(ctx, `/issue/${segment(args.issue)}`, { method: "PUT", json: { fields } });
     return { key: args.issue, updated: Object.keys(fields) };
   },
 });
@@ -211,7 +213,7 @@ const addComment = defineTool({
   }),
   annotations: { readOnly: false, destructive: false },
   async run(args, ctx) {
-    const comment = await call(ctx, `/issue/${segment(args.issue)}/comment`, { method: "POST", body: { body: textToAdf(args.body) } });
+    const comment = await call(ctx, `/issue/${segment(args.issue)}/comment`, { method: "POST", json: { body: textToAdf(args.body) } });
     return { id: comment.id, author: user(comment.author), created: comment.created ?? null };
   },
 });
@@ -266,7 +268,7 @@ const transitionIssue = defineTool({
         code: "invalid_arguments",
       });
     }
-    await call(ctx, `/issue/${segment(args.issue)}/transitions`, { method: "POST", body: { transition: { id: chosen.id } } });
+    await call(ctx, `/issue/${segment(args.issue)}/transitions`, { method: "POST", json: { transition: { id: chosen.id } } });
     return { key: args.issue, transition: chosen };
   },
 });

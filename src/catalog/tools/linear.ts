@@ -11,7 +11,9 @@
 import { z } from "zod";
 import { ToolRunError } from "../../core/tool-error.js";
 import { defineTool, type Tool, type ToolContext } from "../../toolkits/define.js";
-import { cursorArgument, field, type ProviderErrors, pageSize, requestJson } from "./requests.js";
+import { type ProviderErrors, requestJson } from "../../toolkits/provider-requests.js";
+import { cursorArgument, pageSize } from "./arguments.js";
+import { field } from "./content.js";
 
 /** The first GraphQL error's own words, with Linear's message for people when it adds one. */
 function graphqlReason(body: unknown): string | undefined {
@@ -38,7 +40,7 @@ interface Connection {
  * 200, are a failure (code `graphql_error`) that names the message.
  */
 async function graphql(ctx: ToolContext, query: string, variables: Json): Promise<Json> {
-  const answer = await requestJson(ctx, LINEAR, "/graphql", { method: "POST", body: { query, variables } });
+  const answer = await requestJson(ctx, LINEAR, "/graphql", { method: "POST", json: { query, variables } });
   const reason = graphqlReason(answer);
   if (reason !== undefined) {
     const type = field(field((field(answer, "errors") as unknown[])[0], "extensions"), "type");

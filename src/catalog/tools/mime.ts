@@ -1,8 +1,9 @@
 // Building and reading email messages (RFC 5322 with MIME, RFC 2045-2047 and RFC 2231 file names), for
 // the Gmail tools. Gmail takes a whole message as base64url `raw`:
 // https://developers.google.com/workspace/gmail/api/guides/sending
+
+import { invalidArguments } from "../../core/tool-error.js";
 import { toBase64 } from "../../util/encoding.js";
-import { invalidArguments } from "./http.js";
 
 /** A file to attach: its name, type and bytes. */
 export interface Attachment {

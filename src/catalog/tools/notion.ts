@@ -16,7 +16,9 @@
 import { z } from "zod";
 import { ToolRunError } from "../../core/tool-error.js";
 import { defineTool, type Tool, type ToolContext } from "../../toolkits/define.js";
-import { type ApiRequest, cursorArgument, field, type ProviderErrors, pageSize, requestJson, segment } from "./requests.js";
+import { type ProviderErrors, type ProviderRequest, requestJson, segment } from "../../toolkits/provider-requests.js";
+import { cursorArgument, pageSize } from "./arguments.js";
+import { field } from "./content.js";
 
 const NOTION: ProviderErrors = {
   name: "Notion",
@@ -30,7 +32,7 @@ const NOTION: ProviderErrors = {
 };
 
 type Json = Record<string, unknown>;
-const call = (ctx: ToolContext, path: string, request?: ApiRequest) => requestJson(ctx, NOTION, path, request) as Promise<Json>;
+const call = (ctx: ToolContext, path: string, request?: ProviderRequest) => requestJson(ctx, NOTION, path, request) as Promise<Json>;
 
 /**
  * The data source to read or write rows of: the one given, or the only one of the database. A
@@ -203,7 +205,7 @@ const search = defineTool({
       ...(args.cursor ? { start_cursor: args.cursor } : {}),
       page_size: args.limit,
     };
-    return page(await call(ctx, "/search", { method: "POST", body }), summarise);
+    return page(await call(ctx, "/search", { method: "POST", json: body }), summarise);
   },
 });
 
@@ -268,7 +270,7 @@ const createPage = defineTool({
       properties = { ...args.properties, [titleColumn]: { title: richText(args.title) } };
     }
     const children = childBlocks({ text: args.content });
-    return summarise(await call(ctx, "/pages", { method: "POST", body: { parent, properties, ...(children.length ? { children } : {}) } }));
+    return summarise(await call(ctx, "/pages", { method: "POST", json: { parent, properties, ...(children.length ? { children } : {}) } }));
   },
 });
 
@@ -292,7 +294,7 @@ const updatePage = defineTool({
       ...(args.properties ? { properties: args.properties } : {}),
       ...(args.archived !== undefined ? { archived: args.archived } : {}),
     };
-    return summarise(await call(ctx, `/pages/${segment(args.pageId)}`, { method: "PATCH", body }));
+    return summarise(await call(ctx, `/pages/${segment(args.pageId)}`, { method: "PATCH", json: body }));
   },
 });
 
@@ -321,7 +323,7 @@ const queryDatabase = defineTool({
       page_size: args.limit,
     };
     const dataSourceId = await dataSourceOf(ctx, args);
-    return page(await call(ctx, `/data_sources/${segment(dataSourceId)}/query`, { method: "POST", body }), summarise);
+    return page(await call(ctx, `/data_sources/${segment(dataSourceId)}/query`, { method: "POST", json: body }), summarise);
   },
 });
 
@@ -355,7 +357,7 @@ const appendBlocks = defineTool({
   async run(args, ctx) {
     const children = childBlocks(args);
     if (children.length === 0) throw new ToolRunError("Nothing to add: give text or blocks.", { code: "invalid_arguments" });
-    const answer = await call(ctx, `/blocks/${segment(args.blockId)}/children`, { method: "PATCH", body: { children } });
+    const answer = await call(ctx, `/blocks/${segment(args.blockId)}/children`, { method: "PATCH", json: { children } });
     return { results: ((answer.results as unknown[]) ?? []).map(summariseBlock) };
   },
 });

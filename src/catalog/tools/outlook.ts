@@ -15,8 +15,10 @@
 import { z } from "zod";
 import { ToolRunError } from "../../core/tool-error.js";
 import { defineTool, type StagedFile, stagedFile, type Tool, type ToolContext } from "../../toolkits/define.js";
+import { type ProviderErrors, type ProviderRequest, requestJson, segment, withQuery } from "../../toolkits/provider-requests.js";
 import { fromBase64Url, toBase64, toBase64Url } from "../../util/encoding.js";
-import { type ApiRequest, cursorArgument, field, type ProviderErrors, pageSize, requestJson, segment } from "./requests.js";
+import { cursorArgument, pageSize } from "./arguments.js";
+import { field } from "./content.js";
 
 const GRAPH: ProviderErrors = {
   name: "Microsoft Graph",
@@ -30,7 +32,7 @@ const GRAPH: ProviderErrors = {
 };
 
 type Json = Record<string, unknown>;
-const call = (ctx: ToolContext, path: string, request?: ApiRequest) => requestJson(ctx, GRAPH, path, request) as Promise<Json>;
+const call = (ctx: ToolContext, path: string, request?: ProviderRequest) => requestJson(ctx, GRAPH, path, request) as Promise<Json>;
 
 /**
  * The cursor of a Graph listing: the query string of its `@odata.nextLink` (which carries the
@@ -54,18 +56,7 @@ function continued(path: string, cursor: string): string {
       code: "invalid_arguments",
     });
   }
-  return graphPath(path, Object.fromEntries(query));
-}
-
-/**
- * `path?query` as Graph's examples write it: `$` names such as `$top` literal, values encoded
- * with spaces as %20 (Graph reads `+` in $search and $filter literally).
- */
-function graphPath(path: string, query: Record<string, string | number | undefined>): string {
-  const pairs = Object.entries(query)
-    .filter(([, value]) => value !== undefined)
-    .map(([name, value]) => `${/^\$?[A-Za-z]+$/.test(name) ? name : encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
-  return pairs.length ? `${path}?${pairs.join("&")}` : path;
+  return withQuery(path, Object.fromEntries(query));
 }
 
 const address = (recipient: unknown) => {
@@ -118,7 +109,7 @@ const listMessages = defineTool({
     const path = args.folder ? `/me/mailFolders/${segment(args.folder)}/messages` : "/me/messages";
     const url = args.cursor
       ? continued(path, args.cursor)
-      : graphPath(path, {
+      : withQuery(path, {
           $top: args.limit,
           $select: MESSAGE_FIELDS,
           $search: args.search ? `"${args.search.replace(/"/g, "'")}"` : undefined,
@@ -143,12 +134,13 @@ const getMessage = defineTool({
   annotations: { readOnly: true },
   async run(args, ctx) {
     const path = `/me/messages/${segment(args.messageId)}`;
-    const message = await call(ctx, graphPath(path, { $select: `${MESSAGE_FIELDS},ccRecipients,body` }), {
+    const message = await call(ctx, path, {
+      query: { $select: `${MESSAGE_FIELDS},ccRecipients,body` },
       headers: { Prefer: `outlook.body-content-type="${args.bodyFormat}"` },
     });
     let attachments: unknown[] = [];
     if (message.hasAttachments === true) {
-      const list = await call(ctx, graphPath(`${path}/attachments`, { $select: "id,name,contentType,size,isInline" }));
+      const list = await call(ctx, `${path}/attachments`, { query: { $select: "id,name,contentType,size,isInline" } });
       attachments = ((list.value as unknown[]) ?? []).map((a) => ({
         id: field(a, "id"),
         name: field(a, "name"),
@@ -221,7 +213,7 @@ const sendMail = defineTool({
       ...(args.bcc ? { bccRecipients: recipients(args.bcc) } : {}),
       ...(attachments.length ? { attachments } : {}),
     };
-    await call(ctx, "/me/sendMail", { method: "POST", body: { message, saveToSentItems: args.saveToSentItems } });
+    await call(ctx, "/me/sendMail", { method: "POST", json: { message, saveToSentItems: args.saveToSentItems } });
     return { sent: true };
   },
 });
@@ -241,7 +233,7 @@ const reply = defineTool({
   async run(args, ctx) {
     await call(ctx, `/me/messages/${segment(args.messageId)}/${args.replyAll ? "replyAll" : "reply"}`, {
       method: "POST",
-      body: { comment: args.comment },
+      json: { comment: args.comment },
     });
     return { sent: true };
   },
@@ -316,7 +308,7 @@ const listEvents = defineTool({
   async run(args, ctx) {
     const url = args.cursor
       ? continued("/me/calendarView", args.cursor)
-      : graphPath("/me/calendarView", {
+      : withQuery("/me/calendarView", {
           startDateTime: args.start,
           endDateTime: args.end,
           $top: args.limit,
@@ -360,7 +352,7 @@ const createEvent = defineTool({
       attendees: args.attendees.map((address) => ({ emailAddress: { address }, type: "required" })),
       ...(args.isOnlineMeeting ? { isOnlineMeeting: true } : {}),
     };
-    return eventSummary(await call(ctx, "/me/events", { method: "POST", body }));
+    return eventSummary(await call(ctx, "/me/events", { method: "POST", json: body }));
   },
 });
 

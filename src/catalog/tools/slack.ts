@@ -10,11 +10,11 @@
 // https://docs.slack.dev/reference/methods/files.getUploadURLExternal and
 // https://docs.slack.dev/reference/methods/files.completeUploadExternal
 import { z } from "zod";
-import { ToolRunError } from "../../core/tool-error.js";
+import { invalidArguments, ToolRunError } from "../../core/tool-error.js";
 import { defineTool, stagedFile, type Tool, type ToolContext } from "../../toolkits/define.js";
-import { invalidArguments, send } from "./http.js";
+import { type ProviderErrors, request } from "../../toolkits/provider-requests.js";
 
-const APP = "Slack";
+const SLACK: ProviderErrors = { name: "Slack" };
 
 /** What to do about Slack's common error codes. */
 const HINTS: Record<string, string> = {
@@ -62,7 +62,7 @@ function form(values: Record<string, unknown>): URLSearchParams {
  * `upstream_error`; an `ok: false` answer is a `slack_error` whose message names Slack's code.
  */
 export async function slackCall<T extends SlackAnswer>(ctx: ToolContext, method: string, args: Record<string, unknown>): Promise<T> {
-  const response = await send(ctx, APP, `/${method}`, {
+  const response = await request(ctx, SLACK, `/${method}`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: form(args),
@@ -364,7 +364,7 @@ const upload = defineTool({
       alt_txt: args.altText,
     });
     // The upload URL is on files.slack.com, one of the toolkit's base URLs; Slack answers 200 when it has the bytes.
-    await send(ctx, APP, target.upload_url, {
+    await request(ctx, SLACK, target.upload_url, {
       method: "POST",
       headers: { "content-type": file.contentType },
       body: (await file.bytes()) as BodyInit,

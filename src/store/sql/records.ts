@@ -56,8 +56,8 @@ export function recordOperations(
    * MariaDB's optimiser costs a range by every row after the cursor (the LIMIT does not lower
    * it), finds a deep page's range dearer than reading the table, and falls back to `ref` on the
    * workspace alone: the index in order from the workspace's first entry, each checked against
-   * the cursor, 900,000 of them for a page 90% of the way through a million rows (0.3 s instead
-   * of 0.3 ms). With the index forced it reads the range from the cursor. PostgreSQL and SQLite
+   * the cursor, 900,000 of them for a page 90% of the way through a million rows. With the index
+   * forced it reads the range from the cursor. PostgreSQL and SQLite
    * find the range on their own. Without `index` (the toolkit listings, whose 0001 indexes end
    * at created_at, so that forcing one sorts every row after the cursor) the optimiser chooses.
    */

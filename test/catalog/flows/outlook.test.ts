@@ -144,7 +144,7 @@ describe("Outlook through the Microsoft identity platform, end to end", () => {
 
   it("a malformed tenant is a 400 naming the input and its pattern (a missing one a connect link), before any request leaves", async () => {
     const before = flow.requests.length;
-    // Missing, it is asked on a connect page (test/connect/flow.test.ts).
+    // Missing, it is asked on a connect page (test/connect-link/flow.test.ts).
     const missing = await flow.call("POST", "/auth", { toolkit: "outlook" });
     expect(missing.status).toBe(200);
     expect(missing.json.authorizationUrl).toContain("/proxy/tools/connect/auth_");

@@ -1,4 +1,0 @@
-import { sqliteFileConformance, sqliteMemoryConformance } from "../support/sql-conformance.js";
-
-sqliteMemoryConformance();
-await sqliteFileConformance();

@@ -1,0 +1,4 @@
+import { sqliteFileConformance, sqliteMemoryConformance } from "../../support/sql-conformance.js";
+
+sqliteMemoryConformance();
+await sqliteFileConformance();

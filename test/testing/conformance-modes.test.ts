@@ -1,0 +1,55 @@
+/**
+ * The conformance suite catches what it promises to: a store that locks only inside its process
+ * (test/fixtures/naive-file-store.ts, as a review wrote one from the docs) passes every clause in
+ * one instance, and fails the multi-instance mode, which races two instances on the same file.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+/** Runs the naive store's suite with `instances` and returns each test's full name and status. */
+function runSuite(instances: number): Array<{ name: string; status: string }> {
+  const output = join(mkdtempSync(join(tmpdir(), "conformance-modes-")), "results.json");
+  spawnSync(
+    join(ROOT, "node_modules/.bin/vitest"),
+    ["run", "--config", "vitest.fixtures.config.ts", "--reporter=json", `--outputFile=${output}`],
+    {
+      cwd: ROOT,
+      env: { ...process.env, NAIVE_STORE_INSTANCES: String(instances), TOOLS_PROXY_CI_RESULTS: "" },
+      encoding: "utf8",
+      timeout: 120_000,
+    },
+  );
+  const results = JSON.parse(readFileSync(output, "utf8")) as {
+    testResults: Array<{ assertionResults: Array<{ fullName: string; status: string }> }>;
+  };
+  return results.testResults.flatMap((file) => file.assertionResults.map((t) => ({ name: t.fullName, status: t.status })));
+}
+
+describe("the ToolsStore conformance suite's multi-instance mode", () => {
+  it("a store that locks only in its own process passes in one instance", () => {
+    const tests = runSuite(1);
+    expect(tests.length).toBeGreaterThan(30);
+    expect(tests.filter((t) => t.status === "failed")).toEqual([]);
+    // It has neither of the optional methods: sweep (one test) and withSignal (two).
+    expect(tests.filter((t) => t.status === "passed").length, "all but the optional sweep and withSignal").toBe(tests.length - 3);
+  });
+
+  it("and fails across two instances: lost creates and updates, two winners of a race", () => {
+    const failed = runSuite(2)
+      .filter((t) => t.status === "failed")
+      .map((t) => t.name);
+    expect(failed).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/20 connections created at once, spread over the instances, are all stored/),
+        expect.stringMatching(/concurrent updates on every instance, each retried on a stale version, all apply/),
+        expect.stringMatching(/consumes exactly once under concurrency/),
+        expect.stringMatching(/gives a contended lease to exactly one of 20 concurrent holders/),
+      ]),
+    );
+  });
+});

@@ -1,4 +1,0 @@
-import { memoryStore } from "../src/store/memory.js";
-import { toolsStoreConformance } from "../src/testing/tools-store.js";
-
-toolsStoreConformance("memory", () => memoryStore());
