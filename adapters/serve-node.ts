@@ -1,9 +1,9 @@
 import { AsyncResource } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { getRequestListener } from "@hono/node-server";
-import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import { answersOf, isWholeLength, rememberBody } from "../src/core/whole-bodies.js";
+import { createServerAdapter, type NodeRequest, normalizeNodeRequest } from "@whatwg-node/server";
+import { isWholeLength, withWholeBody } from "../src/core/whole-bodies.js";
 import type { ToolsHandler } from "../src/handler.js";
+import { BridgeRequest, drainThenClose, withBody } from "./node-request.js";
 import { sendResponse } from "./node-response.js";
 
 /** The handler, or any fetch function. */
@@ -20,73 +20,107 @@ const INVALID_REQUEST = {
   error: "The request's method, path or headers are not valid HTTP; correct them and send it again.",
   code: "invalid_request",
 };
+/** Methods a `Request` may not carry (the Fetch standard's forbidden methods; Node hands CONNECT to its own event). */
+const FORBIDDEN_METHOD = /^(CONNECT|TRACE|TRACK)$/i;
 const INTERNAL = { error: "The server failed to answer this request; try again later.", code: "internal" };
 
 /**
- * Serves Node requests with a fetch handler; shared by the node, express and fastify adapters
- * (not an entry point). The `Request` is @hono/node-server's: built lazily, so a route reads only
- * what it uses (the URL, a header, the body as a stream). Its URL is the path as received on the
- * Host header's host (nothing is parsed or rebuilt; only the URL standard resolves `.` and `..`
- * segments, as in every runtime); its body is `replay` when a body parser already read it, or
- * read whole first when its declared length is small (`isSmallBody`): @hono/node-server takes
- * such a body from `req.rawBody` (https://github.com/honojs/node-server/pull/223), and `readJson`
- * takes it without a stream (`rememberBody`). Any other body is a stream read as the handler
- * reads it (`withBody`: a request with a body is a standard `Request` built around that stream).
- * Its signal aborts when the client goes away.
- * When the handler answers before the body ended (a 413), the rest is read and dropped for a
- * moment (at most 500 ms or 64 MiB) before the connection closes, so the client reads the answer
- * rather than a reset. The `Response` is written by `sendResponse`: in one write when its body is
- * whole, else streamed with backpressure. The handler's JSON answers are taken before they become
- * `Response`s (`answersOf`), so most routes never build one. A handler that throws gets a JSON 500.
+ * The fetch classes @whatwg-node/server builds the handler's `Request` with: the platform's, with
+ * a `Request` that builds the platform's only when read beyond its URL, method, headers and signal
+ * (`BridgeRequest`). Its default on Node is its ponyfill, whose requests are no `instanceof Request`
+ * and whose bodies are no web streams. Nothing global is replaced either way.
+ */
+const FETCH_API = { Request: BridgeRequest, Response, Headers, URL, URLSearchParams, ReadableStream } as unknown as Parameters<
+  typeof normalizeNodeRequest
+>[1];
+
+/**
+ * Serves Node requests with a fetch handler, on @whatwg-node/server; shared by the node, express
+ * and fastify adapters (not an entry point). The adapter turns Node's request into the handler's
+ * `Request` (`normalizeNodeRequest`, with a `BridgeRequest`: the URL is the path as received on the
+ * Host header's host, its signal aborts when the client goes away) and runs it through
+ * `createServerAdapter`'s pipeline; the bridge guards what the adapter would get wrong first (a
+ * request target that is no path and a method no `Request` may carry are a JSON 400, a Host that
+ * would make another URL is taken as `localhost`) and writes the answer itself (`sendResponse`).
  *
- * The global `Request` and `Response` are left alone: @hono/node-server by default replaces them
- * with its own, after which `(await fetch(url)) instanceof Response` is false in the whole process.
+ * The body is `replay` when a body parser already read it, or read whole first when its declared
+ * length is small (`isSmallBody`); either is the `Request`'s body and its `wholeBody`, which
+ * `readJson` takes without a stream. Any other body is one stream read as the handler reads it
+ * (`withBody`); when the handler answers before it ended (a 413), the rest is read and dropped
+ * for a moment (`drainThenClose`) before the connection closes, so the client reads the answer
+ * rather than a reset. The answer is the handler's `answer` when it has one (`ToolsHandler`):
+ * its JSON answers are written in one call from their parts, without a `Response` being read. A
+ * handler that throws gets a JSON 500 that says nothing of the error.
  */
 export function nodeBridge(tools: FetchHandler): NodeBridge {
-  const answer = answersOf(tools);
-  const listener = getRequestListener(
-    async (request, env) => {
-      // Only node:http requests come here (the listener is never given to an HTTP/2 server).
-      const outgoing = env.outgoing as ServerResponse;
-      const incoming = env.incoming as IncomingMessage & { rawBody?: Buffer };
-      let handlerRequest = request;
-      if (incoming.rawBody !== undefined) rememberBody(request, incoming.rawBody);
+  const answer = answererOf(tools);
+  const { handleRequest } = createServerAdapter(
+    async (request: Request) => {
       try {
-        if (streamsBody(request, incoming)) handlerRequest = withBody(request, incoming);
+        return await answer(request);
       } catch {
-        fail(outgoing, 400, INVALID_REQUEST); // a method no Request may carry, such as TRACE
-        return RESPONSE_ALREADY_SENT;
+        return Response.json(INTERNAL, { status: 500 });
       }
-      try {
-        await sendResponse(await answer(handlerRequest), outgoing);
-      } catch {
-        if (outgoing.headersSent) outgoing.destroy();
-        else fail(outgoing, 500, INTERNAL);
-      }
-      return RESPONSE_ALREADY_SENT;
     },
-    {
-      overrideGlobalObjects: false,
-      hostname: "localhost",
-      // Only a request @hono/node-server cannot turn into a URL reaches here (a backslash in the path).
-      errorHandler: () => Response.json(INVALID_REQUEST, { status: 400 }),
-    },
+    { fetchAPI: FETCH_API },
   );
+  // Run with no server context, which the handler does not take: the adapter copies one given per request.
+  const pipeline = handleRequest as (request: Request) => Response | Promise<Response>;
+  const serve = (req: IncomingMessage, res: ServerResponse, view: NodeRequest, body: Uint8Array | undefined): void => {
+    let request: Request;
+    try {
+      if (FORBIDDEN_METHOD.test(req.method ?? "")) throw new TypeError("a method no Request may carry");
+      request = normalizeNodeRequest(view, FETCH_API, res, false);
+    } catch {
+      fail(res, 400, INVALID_REQUEST); // or a URL the Host and path do not make
+      return;
+    }
+    if (body !== undefined && body.byteLength > 0) request = withWholeBody(request, body);
+    else if (hasBody(req)) request = withBody(request, body === undefined ? req : null);
+    res.once("finish", () => drainThenClose(req));
+    void Promise.resolve(pipeline(request))
+      .then((response) => sendResponse(response, res))
+      .catch(() => (res.headersSent ? res.destroy() : fail(res, 500, INTERNAL)));
+  };
   return (req, res, target, replay) => {
     const path = originForm(target);
     if (path === null) return fail(res, 400, INVALID_TARGET);
-    req.url = path;
-    if (!/^[A-Za-z0-9.:[\]-]*$/.test(req.headers.host ?? "")) req.headers.host = "localhost";
-    if (replay !== undefined) (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(replay);
-    else if (isSmallBody(req)) {
-      readSmallBody(req, (body) => {
-        (req as IncomingMessage & { rawBody?: Buffer }).rawBody = body;
-        void listener(req, res);
-      });
-      return;
-    }
-    void listener(req, res);
+    const view = nodeView(req, path);
+    const whole = (body: Buffer) => serve(req, res, withViewBody(view, body), body);
+    if (replay !== undefined) whole(Buffer.from(replay));
+    else if (isSmallBody(req)) readSmallBody(req, whole);
+    else serve(req, res, view, undefined);
   };
+}
+
+/** The function that gives the handler's answers as made: its `answer` (`ToolsHandler.answer`) when it has one, else itself. */
+function answererOf(tools: FetchHandler): (request: Request) => Promise<Response> {
+  const { answer } = tools as Partial<Pick<ToolsHandler, "answer">>;
+  return typeof answer === "function" ? answer : tools;
+}
+
+/**
+ * What the adapter reads of the Node request: its method, headers (a Host that is no host and
+ * port becomes `localhost`: the adapter would glue it before the path, making another URL or none)
+ * and socket, and the path as the target to use. Express's parsed `req.query` and `req.body` are
+ * left out: the adapter would rewrite the query from the one and hand the other on as the body.
+ * A body, until one is given (`withViewBody`), is Node's stream, which the adapter would hand on
+ * as an iterable: the bridge replaces it with its own (`withBody`), so it is never read from here.
+ */
+function nodeView(req: IncomingMessage, path: string): NodeRequest & AsyncIterable<Uint8Array> {
+  const host = req.headers.host;
+  const headers = host && /^[A-Za-z0-9.:[\]-]+$/.test(host) ? req.headers : { ...req.headers, host: "localhost" };
+  return { method: req.method, headers, url: path, socket: req.socket, [Symbol.asyncIterator]: () => req[Symbol.asyncIterator]() };
+}
+
+/** The view with the whole body `body`, which the adapter makes the `Request`'s body. */
+function withViewBody(view: NodeRequest, body: Buffer): NodeRequest {
+  return { ...view, body };
+}
+
+/** Whether the request may carry a body (every method but GET and HEAD, as for a `Request`). */
+function hasBody(req: IncomingMessage): boolean {
+  return req.method !== "GET" && req.method !== "HEAD";
 }
 
 /**
@@ -95,7 +129,7 @@ export function nodeBridge(tools: FetchHandler): NodeBridge {
  * 64 KiB, and the handler gets it without a stream (the JSON of POST /proxy, /execute, /auth).
  */
 function isSmallBody(req: IncomingMessage): boolean {
-  return req.method !== "GET" && req.method !== "HEAD" && isWholeLength(req.headers["content-length"]);
+  return hasBody(req) && isWholeLength(req.headers["content-length"]);
 }
 
 /**
@@ -109,57 +143,6 @@ function readSmallBody(req: IncomingMessage, then: (body: Buffer) => void): void
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
   req.once("end", () => resume(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
   req.once("error", () => req.socket.destroy());
-}
-
-function streamsBody(request: Request, incoming: IncomingMessage & { rawBody?: Buffer }): boolean {
-  return request.method !== "GET" && request.method !== "HEAD" && incoming.rawBody === undefined;
-}
-
-/**
- * The request with its body as one byte stream straight from Node's: @hono/node-server's own
- * body stream is two (`Readable.toWeb` inside a stream pulled a chunk at a time), which cost an
- * upload twice the CPU of a bare pipe where this costs 1.2 times (`npm run bench:upload`).
- */
-function withBody(request: Request, incoming: IncomingMessage): Request {
-  return new Request(request.url, {
-    method: request.method,
-    headers: request.headers,
-    body: readThenDrain(incoming),
-    signal: request.signal,
-    duplex: "half",
-  } as RequestInit);
-}
-
-/**
- * The request body as a byte stream with backpressure (a ReadableStream rather than an async
- * iterable: Node's fetch copies every chunk of an iterable body). Cancelling it, as an early 413
- * does, reads and drops the rest instead of destroying the socket.
- */
-function readThenDrain(req: IncomingMessage): ReadableStream<Uint8Array> {
-  let settled = false;
-  const settle = (finish: () => void) => {
-    if (settled) return;
-    settled = true;
-    finish();
-  };
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        req.pause();
-        req.on("data", (chunk: Uint8Array) => {
-          if (settled) return;
-          controller.enqueue(chunk);
-          if ((controller.desiredSize ?? 0) <= 0) req.pause();
-        });
-        req.once("end", () => settle(() => controller.close()));
-        req.once("error", (error) => settle(() => controller.error(error)));
-        req.once("close", () => settle(() => controller.error(new Error("The client closed the connection before the body ended."))));
-      },
-      pull: () => void req.resume(),
-      cancel: () => settle(() => req.resume()),
-    },
-    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
-  );
 }
 
 function fail(res: ServerResponse, status: number, body: { error: string; code: string }): void {

@@ -4,7 +4,7 @@ import { createCors } from "./core/cors.js";
 import { errorResponse, ToolsError, toToolsError } from "./core/errors.js";
 import { cut, loggablePath } from "./core/http.js";
 import type { SafeLogger } from "./core/logger.js";
-import { answering, standardResponse } from "./core/whole-bodies.js";
+import { standardResponse } from "./core/whole-bodies.js";
 import { authenticateWith } from "./credentials/api-keys.js";
 import { dropApiKeyCache } from "./credentials/key-cache.js";
 import { joinRevocations } from "./credentials/revocations.js";
@@ -21,6 +21,13 @@ export interface ToolsHandler {
   (request: Request): Promise<Response>;
   /** The same function, for frameworks that want a named property. */
   handler(request: Request): Promise<Response>;
+  /**
+   * The same answer as the handler's, as made, for a server bridge that writes responses itself
+   * (`tools-proxy/node`, `/express` and `/fastify` do): a JSON answer comes as a `WholeAnswer`,
+   * whose `wholeParts()` are written in one call without a `Response` being read. It passes for a
+   * `Response`, but only the handler itself gives ones that Bun, Deno and Next.js can send.
+   */
+  answer(request: Request): Promise<Response>;
   /** Where the routes live, e.g. `/proxy/tools` (the `basePath` option). */
   readonly basePath: string;
   /** The toolkits served (the `toolkits` option, as a registry). */
@@ -89,8 +96,9 @@ export function createToolsHandler(options: ToolsHandlerOptions = {}): ToolsHand
     leaveRevocations?.();
     await sweeper.stop();
   };
-  return Object.assign(answering(handle, answer), {
+  return Object.assign(handle, {
     handler: handle,
+    answer,
     basePath: context.basePath,
     registry: context.registry,
     sweep: sweeper.sweep,

@@ -1,7 +1,7 @@
 /**
  * The `tools-proxy` bin. It checks the Node version before loading anything else: the commands'
- * modules (node:sqlite, undici, @hono/node-server) fail on an older Node with errors that do not
- * say why, so this file may use nothing that Node 18 or 20 lacks. The minimum is package.json's
+ * modules (node:sqlite, undici) fail on an older Node with errors that do not say why, so this
+ * file may use nothing that Node 18 or 20 lacks. The minimum is package.json's
  * `engines.node`, the one place it is written.
  */
 import { createRequire } from "node:module";

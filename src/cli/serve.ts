@@ -11,7 +11,6 @@ import { createUndiciFetch, handleClientError, toNodeHandler } from "../../adapt
 import { catalogToolkits, getProvider, loadToolkitFile } from "../catalog/index.js";
 import { isCatalogMade } from "../catalog/made.js";
 import { createSafeLogger, type Logger } from "../core/logger.js";
-import { answersOf } from "../core/whole-bodies.js";
 import { createToolsHandler, type ToolsHandler } from "../handler.js";
 import { memoryRateLimitStore } from "../limits/memory.js";
 import { rateLimit } from "../limits/rate-limit.js";
@@ -93,7 +92,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
     accessLog?.noteRequest(request);
     if (demoApi && new URL(request.url).pathname.startsWith(`${DEMO_API_PATH}/`)) return demoApi(request);
     return tools
-      ? answersOf(tools)(request) // the handler's answers as made: the Node bridge writes whole ones directly
+      ? tools.answer(request) // the answers as made: the Node bridge writes whole ones directly
       : Response.json({ error: "The server is starting; retry in a moment.", code: "unavailable" }, { status: 503 });
   });
   const server = createServer(accessLog ? accessLog.wrap(listener) : listener);

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 import { ToolsError } from "./errors.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth.js";
-import { knownBody, wholeResponse } from "./whole-bodies.js";
+import { wholeBodyOf, wholeResponse } from "./whole-bodies.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 const encoder = new TextEncoder();
@@ -124,7 +124,7 @@ function decoderFor(contentType: string): TextDecoder {
 async function readText(request: Request, decoder: TextDecoder, maxBytes: number): Promise<string> {
   let bytes: Uint8Array;
   try {
-    bytes = knownBody(request) ?? (await readBytes(request.body, maxBytes));
+    bytes = wholeBodyOf(request) ?? (await readBytes(request.body, maxBytes));
     if (bytes.byteLength > maxBytes) throw new BodyTooLargeError(maxBytes);
   } catch (error) {
     if (error instanceof BodyTooLargeError) {

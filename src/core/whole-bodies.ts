@@ -1,16 +1,21 @@
 /**
- * Bodies known whole, passed between the Node bridge and the handler without a stream.
+ * Bodies known whole, passed between a server bridge and the handler without a stream; both sides
+ * are declared here and recognised by a public member, never by `instanceof` or a table, so that a
+ * handler and a bridge loaded from different copies of this package (one by `import`, one by
+ * `require`) still meet.
  *
  * Answers: a JSON answer as the handler makes it is the status, a few headers and the body's
  * bytes, with a standard `Response` built from them only when something asks for more than the
- * status. Building a `Response` (its `Headers`, its body stream) and reading the stream back cost
- * a Node server about 8 µs per request, as much as the rest of a small route (`npm run bench`).
- * The Node bridge asks the answer for its parts (`wholeParts`) and writes them in one call; every
- * other caller (Bun, Deno, Next.js, a test) gets a real `Response`, built from the same parts.
+ * status: building a `Response` (its `Headers`, its body stream) and reading the stream back cost a
+ * Node server as much as the rest of a small route (docs/benchmarks.md). `ToolsHandler.answer`
+ * gives such answers (`WholeAnswer`); the Node bridge writes their `wholeParts()` in one call.
+ * Every other caller (Bun, Deno, Next.js, a test) calls the handler itself and gets a real
+ * `Response`, built from the same parts.
  *
  * Requests: the Node bridge reads a small request body whole before the handler runs, as Node's
- * parser delivers exactly the Content-Length it declared, and leaves it here (`rememberBody`), so
- * that `readJson` takes the bytes (`knownBody`) rather than a stream built around them.
+ * parser delivers exactly the Content-Length it declared, and hands it on as the request's
+ * `wholeBody` (`WholeBodyRequest`), so that `readJson` takes the bytes rather than a stream built
+ * around them.
  */
 
 /**
@@ -24,26 +29,25 @@ export function isWholeLength(length: string | string[] | undefined): boolean {
   return typeof length === "string" && /^\d{1,6}$/.test(length) && Number(length) <= WHOLE_BODY_BYTES;
 }
 
-/** Request bodies the Node bridge read whole, by request. */
-const bodiesByRequest = new WeakMap<Request, Uint8Array>();
-
-/** Records that `request`'s whole body is `body` (the Node bridge, for a body Node's parser delimited). */
-export function rememberBody(request: Request, body: Uint8Array): void {
-  bodiesByRequest.set(request, body);
-}
-
-/** The whole body of `request` when the Node bridge read it, else undefined: read `request.body`. */
-export function knownBody(request: Request): Uint8Array | undefined {
-  return bodiesByRequest.get(request);
-}
-
 /**
- * The answers of each handler as made (before they become standard `Response`s), by handler.
- * Only the Node bridge asks for them. One table per copy of this module: a handler and a bridge
- * loaded from different copies (one by `import`, one by `require`) find nothing here, and the
- * bridge reads the handler's standard `Response`s instead, only slower.
+ * A request whose body a server already read whole (the Node bridge, for a body Node's parser
+ * delimited by its Content-Length). `wholeBody` is exactly the bytes `request.body` would give; a
+ * reader that takes it leaves `request.body` unread.
  */
-const answersByHandler = new WeakMap<object, (request: Request) => Promise<Response>>();
+export interface WholeBodyRequest extends Request {
+  readonly wholeBody: Uint8Array;
+}
+
+/** `request`, declared to have the whole body `body` (which must be its body's bytes). */
+export function withWholeBody(request: Request, body: Uint8Array): WholeBodyRequest {
+  return Object.assign(request, { wholeBody: body });
+}
+
+/** The whole body of `request` when a server read it (`WholeBodyRequest`), else undefined: read `request.body`. */
+export function wholeBodyOf(request: Request): Uint8Array | undefined {
+  const { wholeBody } = request as Partial<WholeBodyRequest>;
+  return wholeBody instanceof Uint8Array ? wholeBody : undefined;
+}
 
 /** What the Node bridge writes: a status, header names in lower case, and the whole body. */
 export interface WholeParts {
@@ -53,25 +57,22 @@ export interface WholeParts {
 }
 
 /**
- * The parts of an answer still unchanged since the handler made it, or null for any other
- * `Response` and for an answer whose headers or body were asked for (they may have changed).
+ * An answer whose body is known whole, as `ToolsHandler.answer` makes it. It passes for a
+ * `Response` (`instanceof Response` holds, and every property and method of one works); a server
+ * that writes responses itself may instead write `wholeParts()` when it gives them.
  */
+export interface WholeAnswer extends Response {
+  /**
+   * The status, headers and bytes of the answer while they are still as the handler made them;
+   * null once its `headers` or body were asked for (they may have changed): write the `Response`.
+   */
+  wholeParts(): WholeParts | null;
+}
+
+/** The parts of `response` when it is a `WholeAnswer` still unchanged, else null (any other `Response`). */
 export function wholeParts(response: Response): WholeParts | null {
-  return response instanceof WholeResponse ? response.parts() : null;
-}
-
-/**
- * Records that `handler` (whose every answer is a standard `Response`) makes its answers with
- * `answers`, some of them whole, for the Node bridge; returns `handler`.
- */
-export function answering<H extends object>(handler: H, answers: (request: Request) => Promise<Response>): H {
-  answersByHandler.set(handler, answers);
-  return handler;
-}
-
-/** The function that gives `handler`'s answers as made, or the handler itself when none was recorded. */
-export function answersOf(handler: (request: Request) => Promise<Response>): (request: Request) => Promise<Response> {
-  return answersByHandler.get(handler) ?? handler;
+  const answer = response as Partial<WholeAnswer>;
+  return typeof answer.wholeParts === "function" ? answer.wholeParts() : null;
 }
 
 /** The standard `Response` of an answer, for callers that are not the Node bridge. */
@@ -135,7 +136,7 @@ class WholeResponse {
   }
 
   /** The parts, while nothing could have changed them: no `Headers` handed out, no body read, no `Response` built. */
-  parts(): WholeParts | null {
+  wholeParts(): WholeParts | null {
     const { status, headers } = this.#init;
     if (this.#standard || this.#used || this.#headers || headers instanceof Headers) return null;
     return { status, headers, body: this.#body };

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNodeHandler } from "../../adapters/node.js";
-import { knownBody } from "../../src/core/whole-bodies.js";
+import { wholeBodyOf } from "../../src/core/whole-bodies.js";
 import { createToolsHandler, issueApiKey, memoryStore } from "../../src/index.js";
 
 let server: Server;
@@ -16,8 +16,9 @@ beforeAll(async () => {
     toNodeHandler(async (request) => {
       const url = new URL(request.url);
       if (url.pathname === "/throws") throw new Error("a bug with a secret-123 inside");
+      if (url.pathname === "/early") return Response.json({ error: "Too large.", code: "payload_too_large" }, { status: 413 });
       if (url.pathname === "/body") {
-        const seen = { whole: knownBody(request) !== undefined, text: "(unread)" };
+        const seen = { whole: wholeBodyOf(request) !== undefined, text: "(unread)" };
         bodies.push(seen); // before reading: a handler run for a body that never ends is seen too
         seen.text = await request.text();
         return new Response(null, { status: 204 });
@@ -62,6 +63,20 @@ describe("toNodeHandler", () => {
       path: "//double/slash/%41?a=1&a=2&b[c]=d",
     });
     expect(JSON.parse((await get("/p?q", "evil.test/other?x=")).body)).toEqual({ host: "localhost", path: "/p?q" });
+  });
+
+  it("answers a method no Request may carry (TRACE) with a 400 in the error format, without running the handler", async () => {
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      httpRequest({ port, host: "127.0.0.1", method: "TRACE", path: "/throws" }, (r) => {
+        let body = "";
+        r.on("data", (chunk: Buffer) => (body += chunk));
+        r.on("end", () => resolve({ status: r.statusCode ?? 0, body }));
+      })
+        .on("error", reject)
+        .end();
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toEqual({ error: expect.any(String), code: "invalid_request" });
   });
 
   it("leaves the global Request and Response alone: fetch's answers are still instances of Response", async () => {
@@ -121,6 +136,29 @@ describe("toNodeHandler", () => {
     expect(res.status).toBe(204);
     expect(bodies).toEqual([{ whole: true, text: "after" }]);
   });
+  it("after answering before the body ended, reads and drops the rest for a bounded time, then closes the connection", async () => {
+    const declared = 1024 * 2 ** 20; // far more than the drain takes (64 MiB, 500 ms)
+    const socket = connect(port, "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    socket.on("error", () => {}); // the server may close while we still send
+    socket.write(`POST /early HTTP/1.1\r\nHost: x\r\nContent-Length: ${declared}\r\n\r\n`);
+    const chunk = Buffer.alloc(64 * 1024, 120);
+    let sent = 0;
+    let open = true;
+    void closed.then(() => (open = false));
+    while (open && sent < declared) {
+      sent += chunk.length;
+      if (!socket.write(chunk)) await Promise.race([new Promise((resolve) => socket.once("drain", resolve)), closed]);
+    }
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain('"code":"payload_too_large"');
+    expect(sent, "the server read on after answering, past what the sockets hold").toBeGreaterThan(16 * 2 ** 20);
+    expect(sent, "then closed the connection long before the declared body was sent").toBeLessThan(declared / 4);
+  }, 30_000);
 });
 
 describe("toNodeHandler with the Tools API handler", () => {

@@ -20,10 +20,10 @@ import { createHarness, type Harness } from "../support/harness.js";
 const SECRET = "handler-surface-test-secret-0123456789abcdef";
 
 describe("the handler's surface", () => {
-  it("is a fetch function with basePath, registry, sweep, close and Symbol.asyncDispose, and nothing internal", async () => {
+  it("is a fetch function with basePath, registry, sweep, close, answer (for server bridges) and Symbol.asyncDispose, and nothing internal", async () => {
     const tools = createToolsHandler({ basePath: "/api/tools", toolkits: [] });
     expect(typeof tools).toBe("function");
-    expect(Object.keys(tools).sort()).toEqual(["basePath", "close", "handler", "registry", "sweep"]);
+    expect(Object.keys(tools).sort()).toEqual(["answer", "basePath", "close", "handler", "registry", "sweep"]);
     expect(Object.getOwnPropertySymbols(tools)).toEqual([Symbol.asyncDispose]);
     expect(tools.basePath).toBe("/api/tools");
     expect(await tools.registry.list()).toEqual([]);

@@ -6,15 +6,14 @@ import { describe, expect, it } from "vitest";
 import { errorResponse, ToolsError } from "../../src/core/errors.js";
 import { json } from "../../src/core/http.js";
 import {
-  answersOf,
   isWholeLength,
   isWholeWithin,
-  knownBody,
-  rememberBody,
   standardResponse,
   takeWholeBody,
+  wholeBodyOf,
   wholeParts,
   wholeResponse,
+  withWholeBody,
 } from "../../src/core/whole-bodies.js";
 import { createToolsHandler, issueApiKey, memoryStore } from "../../src/index.js";
 
@@ -166,7 +165,7 @@ describe("a handler's answers", () => {
     const { key } = await issueApiKey(store, { workspaceId: "ws", agentId: "agent" });
     const request = () => new Request("http://x.test/proxy/tools/connections", { headers: { "x-api-key": key } });
 
-    const answer = await answersOf(tools)(request());
+    const answer = await tools.answer(request());
     const parts = wholeParts(answer);
     expect(parts?.status).toBe(200);
     expect(JSON.parse(new TextDecoder().decode(parts?.body))).toEqual({ connections: [] });
@@ -181,9 +180,11 @@ describe("a handler's answers", () => {
     await tools.close();
   });
 
-  it("of a plain fetch function are its own", () => {
-    const plain = async () => new Response("x");
-    expect(answersOf(plain)).toBe(plain);
+  it("are recognised by their wholeParts method, not by class: any other Response has no parts", () => {
+    expect(wholeParts(new Response("x"))).toBeNull();
+    const parts = { status: 200, headers: { "content-type": "text/plain" }, body: new Uint8Array([120]) };
+    const elsewhere = Object.assign(new Response("x"), { wholeParts: () => parts }); // as another copy of the module makes them
+    expect(wholeParts(elsewhere)).toBe(parts);
   });
 });
 
@@ -197,12 +198,13 @@ describe("which bodies are read whole", () => {
 });
 
 describe("a request body the Node bridge read whole", () => {
-  it("is what readJson reads, and nothing is known of other requests", () => {
+  it("is the request's wholeBody, which readJson reads, and nothing is known of other requests", () => {
     const request = new Request("http://x.test/", { method: "POST", body: "ignored" });
-    expect(knownBody(request)).toBeUndefined();
+    expect(wholeBodyOf(request)).toBeUndefined();
     const bytes = new TextEncoder().encode("{}");
-    rememberBody(request, bytes);
-    expect(knownBody(request)).toBe(bytes);
-    expect(knownBody(new Request("http://x.test/"))).toBeUndefined();
+    const declared = withWholeBody(request, bytes);
+    expect(wholeBodyOf(request)).toBe(bytes);
+    expect(declared.wholeBody).toBe(bytes);
+    expect(wholeBodyOf(new Request("http://x.test/"))).toBeUndefined();
   });
 });
