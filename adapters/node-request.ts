@@ -16,7 +16,9 @@ export class BridgeRequest {
   #headers: Headers | undefined;
   #standard: Request | undefined;
 
+  /** Throws a TypeError, as the platform `Request` does, when `url` is not a URL (a Host such as `a:b:c` glued before the path). */
   constructor(url: string, init: RequestInit) {
+    if (!URL.canParse(url)) throw new TypeError("The request's Host and path do not make a URL.");
     this.#url = url;
     this.#signal = init.signal ?? new AbortController().signal;
     this.#init = init;

@@ -65,6 +65,14 @@ describe("toNodeHandler", () => {
     expect(JSON.parse((await get("/p?q", "evil.test/other?x=")).body)).toEqual({ host: "localhost", path: "/p?q" });
   });
 
+  it("answers a Host that makes no URL with the path (a:b:c, an IPv6 address without brackets) with a 400 in the error format", async () => {
+    for (const host of ["a:b:c", "::1", "[::1"]) {
+      const res = await get("/p", host);
+      expect(res.status, host).toBe(400);
+      expect(JSON.parse(res.body), host).toEqual({ error: expect.any(String), code: "invalid_request" });
+    }
+  });
+
   it("answers a method no Request may carry (TRACE) with a 400 in the error format, without running the handler", async () => {
     const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       httpRequest({ port, host: "127.0.0.1", method: "TRACE", path: "/throws" }, (r) => {
