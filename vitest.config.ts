@@ -4,12 +4,32 @@ import { defineConfig } from "vitest/config";
 // scripts/check-skips.mjs can fail the run when a test skipped that CI is meant to run.
 const results = process.env.TOOLS_PROXY_CI_RESULTS;
 
+// Files that replace modules (vi.mock, vi.resetModules) or patch process-wide objects a failing
+// test could leave patched (process.stdout, crash listeners): each runs in a fresh process.
+// Every other file shares its worker's module graph with the files run before it, so `src/` and
+// the test support are evaluated once per worker instead of once per file (most of the suite's
+// time went to that). A file may join the shared project when whatever it patches is restored in
+// an afterEach or a finally.
+const ISOLATED = [
+  "test/connect/submit-outcomes.test.ts",
+  "test/mcp/connection-needed.test.ts",
+  "test/credentials/cipher-paths.test.ts",
+  "test/security/cli-terminal.test.ts",
+  "test/security/node-adapter.property.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Vitest's default is one worker fewer than the cores: one worker on the 2-core CI machine,
+    // where most files spend their time waiting on servers and child processes.
+    maxWorkers: 2,
     ...(results ? { reporters: ["default", ["json", { outputFile: results }]] } : {}),
+    projects: [
+      { extends: true, test: { name: "shared", include: ["test/**/*.test.ts"], exclude: ISOLATED, isolate: false } },
+      { extends: true, test: { name: "isolated", include: ISOLATED, isolate: true } },
+    ],
   },
 });
