@@ -13,6 +13,7 @@ const built = existsSync(`${ROOT}/dist/index.d.ts`);
 const NAME = "an app compiles against the package's declarations with the strictest settings";
 
 describe("published types", () => {
+  // A whole tsc run, over @types/node too: 30 s and more on a loaded 2-core machine.
   it.skipIf(!built)(
     built ? NAME : `${NAME} (skipped: no dist/; run npm run build)`,
     () => {
@@ -21,5 +22,5 @@ describe("published types", () => {
       expect(run.status).toBe(0);
     },
     120_000,
-  ); // a whole tsc run, over @types/node too: 30 s and more on a loaded 2-core machine
+  );
 });
