@@ -24,6 +24,21 @@ export async function redisUnavailableReason(url = SHARED_REDIS_URL): Promise<st
   }
 }
 
+/** The process id of the redis-server at `url` (INFO server), or null when none answers. */
+async function redisProcessId(url: string): Promise<number | null> {
+  const client = createClient({ url, socket: { connectTimeout: 1000, reconnectStrategy: false } });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    const info = await client.info("server");
+    await client.close();
+    return Number(/^process_id:(\d+)/m.exec(info)?.[1] ?? Number.NaN);
+  } catch {
+    client.destroy();
+    return null;
+  }
+}
+
 /** A connected node-redis client with an error listener, for tests that pass their own client. */
 export async function connectedClient(url = SHARED_REDIS_URL) {
   const client = createClient({ url, disableOfflineQueue: true });
@@ -52,7 +67,7 @@ export async function privateRedis(): Promise<PrivateRedis> {
     const server = restartable(
       `redis-server on port ${port}`,
       () => spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" }),
-      async () => (await redisUnavailableReason(url)) === null,
+      async (child) => (await redisProcessId(url)) === child.pid,
       100,
     );
     try {

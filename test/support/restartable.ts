@@ -12,8 +12,16 @@ export interface Restartable {
   stop(): Promise<void>;
 }
 
-/** `spawn` starts the process; `ready` polls it every 50 ms, at most `attempts` times. */
-export function restartable(what: string, spawn: () => ChildProcess, ready: () => Promise<boolean>, attempts = 200): Restartable {
+/**
+ * `spawn` starts the process; `ready` polls it every 50 ms, at most `attempts` times, and is given
+ * the child so that it can check that the server answering is this child (a process id it reports).
+ */
+export function restartable(
+  what: string,
+  spawn: () => ChildProcess,
+  ready: (child: ChildProcess) => Promise<boolean>,
+  attempts = 200,
+): Restartable {
   let child: ChildProcess | null = null;
   return {
     async start() {
@@ -23,7 +31,7 @@ export function restartable(what: string, spawn: () => ChildProcess, ready: () =
         // A child that exited cannot be what answers: another process (a parallel test file's own
         // server) took the port between freePort and the spawn.
         if (started.exitCode !== null || started.signalCode !== null) throw new PortTakenError(what);
-        if (await ready()) {
+        if (await ready(started)) {
           if (started.exitCode !== null || started.signalCode !== null) throw new PortTakenError(what);
           return;
         }
