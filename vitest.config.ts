@@ -11,7 +11,7 @@ const results = process.env.TOOLS_PROXY_CI_RESULTS;
 // time went to that). A file may join the shared project when whatever it patches is restored in
 // an afterEach or a finally.
 // By file name, so that a file keeps its place when it moves to another folder.
-const ISOLATED = [
+export const ISOLATED = [
   "test/**/submit-outcomes.test.ts",
   "test/**/connection-needed.test.ts",
   "test/**/cipher-paths.test.ts",
