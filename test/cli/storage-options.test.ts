@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { sqlStore } from "../../src/store/sql/store.js";
 import { createPostgresDatabase } from "../support/pg-database.js";
-import { missingBuild, runBin } from "../support/serve-process.js";
+import { missingBuild, runBin, runBinAsync } from "../support/serve-process.js";
 import { TARGETS, unavailableReason } from "../support/sql-servers.js";
 
 const pgReason = missingBuild ?? (await unavailableReason(TARGETS.postgres));
@@ -19,7 +19,7 @@ describe.skipIf(missingBuild)(missingBuild ? `storage options (skipped: ${missin
   const dir = mkdtempSync(join(tmpdir(), "tools-proxy-opts-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("a wrong storage flag is a usage error (exit 2) naming the flags; a wrong environment variable exits 1 naming it", () => {
+  it("a wrong storage flag is a usage error (exit 2) naming the flags; a wrong environment variable exits 1 naming it", async () => {
     const cases: Array<[string[], Record<string, string>, number, RegExp]> = [
       [
         ["serve", "--memory", "--data-dir", dir],
@@ -69,14 +69,16 @@ describe.skipIf(missingBuild)(missingBuild ? `storage options (skipped: ${missin
       ],
       [["serve", "--data-dir", dir], { TOOLS_PROXY_SECRET: "short" }, 1, /at least 32 bytes/],
     ];
-    for (const [args, env, status, message] of cases) {
-      const result = runBin(args, env);
+    // Each case is a process of its own that stops at its check: run them side by side.
+    const results = await Promise.all(cases.map(([args, env]) => runBinAsync(args, env)));
+    for (const [index, [args, , status, message]] of cases.entries()) {
+      const result = results[index]!;
       expect(result.status, args.join(" ")).toBe(status);
       expect(result.stderr, args.join(" ")).toMatch(message);
       expect(result.stderr + result.stdout).not.toContain("hunter2");
     }
-    expect(runBin(["serve", "--refresh-lease-ms", "5"]).status).toBe(2);
-  }, 90_000); // a dozen processes, one after the other
+    expect((await runBinAsync(["serve", "--refresh-lease-ms", "5"])).status).toBe(2);
+  }, 90_000); // a dozen processes
 
   it("a database that cannot be reached fails serve, migrate and keys create at once, without the password", () => {
     const url = "postgres://app:hunter2-secret@127.0.0.1:1/app";

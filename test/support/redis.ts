@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { createClient } from "redis";
-import { freePort, restartable } from "./restartable.js";
+import { freePort, PortTakenError, restartable } from "./restartable.js";
 
 export const SHARED_REDIS_URL = process.env.TOOLS_PROXY_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -21,6 +21,21 @@ export async function redisUnavailableReason(url = SHARED_REDIS_URL): Promise<st
   } catch (error) {
     client.destroy();
     return `no Redis at ${url} (${(error as Error).message}); start redis-server or set TOOLS_PROXY_TEST_REDIS_URL`;
+  }
+}
+
+/** The process id of the redis-server at `url` (INFO server), or null when none answers. */
+async function redisProcessId(url: string): Promise<number | null> {
+  const client = createClient({ url, socket: { connectTimeout: 1000, reconnectStrategy: false } });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    const info = await client.info("server");
+    await client.close();
+    return Number(/^process_id:(\d+)/m.exec(info)?.[1] ?? Number.NaN);
+  } catch {
+    client.destroy();
+    return null;
   }
 }
 
@@ -44,16 +59,24 @@ export interface PrivateRedis {
 }
 
 export async function privateRedis(): Promise<PrivateRedis> {
-  const port = await freePort();
-  const url = `redis://127.0.0.1:${port}`;
-  const server = restartable(
-    `redis-server on port ${port}`,
-    () => spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" }),
-    async () => (await redisUnavailableReason(url)) === null,
-    100,
-  );
-  await server.start();
-  return { url, port, ...server };
+  // Test files run in parallel and each may start servers on ports freePort chose: on the rare
+  // collision, try another port.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const url = `redis://127.0.0.1:${port}`;
+    const server = restartable(
+      `redis-server on port ${port}`,
+      () => spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" }),
+      async (child) => (await redisProcessId(url)) === child.pid,
+      100,
+    );
+    try {
+      await server.start();
+      return { url, port, ...server };
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt === 5) throw error;
+    }
+  }
 }
 
 /** A loopback TCP server that accepts connections and never answers: a hung Redis. */

@@ -12,14 +12,29 @@ export interface Restartable {
   stop(): Promise<void>;
 }
 
-/** `spawn` starts the process; `ready` polls it every 50 ms, at most `attempts` times. */
-export function restartable(what: string, spawn: () => ChildProcess, ready: () => Promise<boolean>, attempts = 200): Restartable {
+/**
+ * `spawn` starts the process; `ready` polls it every 50 ms, at most `attempts` times, and is given
+ * the child so that it can check that the server answering is this child (a process id it reports).
+ */
+export function restartable(
+  what: string,
+  spawn: () => ChildProcess,
+  ready: (child: ChildProcess) => Promise<boolean>,
+  attempts = 200,
+): Restartable {
   let child: ChildProcess | null = null;
   return {
     async start() {
-      child = spawn();
+      const started = spawn();
+      child = started;
       for (let i = 0; i < attempts; i++) {
-        if (await ready()) return;
+        // A child that exited cannot be what answers: another process (a parallel test file's own
+        // server) took the port between freePort and the spawn.
+        if (started.exitCode !== null || started.signalCode !== null) throw new PortTakenError(what);
+        if (await ready(started)) {
+          if (started.exitCode !== null || started.signalCode !== null) throw new PortTakenError(what);
+          return;
+        }
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       throw new Error(`${what} did not start`);
@@ -34,6 +49,13 @@ export function restartable(what: string, spawn: () => ChildProcess, ready: () =
       });
     },
   };
+}
+
+/** The process exited at start: its port was taken by another process after freePort chose it. */
+export class PortTakenError extends Error {
+  constructor(what: string) {
+    super(`${what} exited at start: another process took its port`);
+  }
 }
 
 /** A loopback port that was free a moment ago. */

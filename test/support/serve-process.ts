@@ -70,6 +70,26 @@ export function runBin(args: string[], env: Record<string, string> = {}) {
   });
 }
 
+/**
+ * `runBin` without blocking the test's process, so that a table of independent commands can run
+ * side by side; the same 15 s bound, after which the process is killed (status null).
+ */
+export function runBinAsync(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, TOOLS_PROXY_SECRET: "", ...env }, timeout: 15_000 });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  child.stdin.end();
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 /** A JSON call to the Tools API with an API key. */
 export async function callApi(api: string, key: string, path: string, body?: unknown, init: RequestInit = {}): Promise<Response> {
   return fetch(`${api}${path}`, {
