@@ -16,7 +16,8 @@
  *
  * Environment: BENCH_BASELINE (commit, default the last release), BENCH_SECONDS (default 1.5
  * here), BENCH_RUNS (default 10 here), BENCH_WARMUP (default 2), BENCH_CONNECTIONS (default "10"
- * here), BENCH_UPLOAD_MIB (default 1024), BENCH_UPLOAD_RUNS (default 3).
+ * here), BENCH_UPLOAD_MIB (default 1024), BENCH_UPLOAD_RUNS (default 3), BENCH_ONLY (a comma-separated
+ * list of the scenarios to run, by the start of their names, e.g. "trivial,GET /connections (mem),upload").
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -55,6 +56,9 @@ const SETTINGS: RoundSettings = {
 };
 const UPLOAD_MIB = positive("BENCH_UPLOAD_MIB", 1024);
 const UPLOAD_RUNS = positive("BENCH_UPLOAD_RUNS", 3);
+const ONLY = process.env.BENCH_ONLY?.split(",").map((name) => name.trim().toLowerCase());
+/** Whether the scenario named `kind` runs (BENCH_ONLY). */
+const selected = (kind: string) => !ONLY || ONLY.some((start) => kind.toLowerCase().startsWith(start));
 /** The bound of issue #5 on an upload's peak RSS growth, which the new stack must keep. */
 const UPLOAD_GROWTH_MIB = 64;
 const UPSTREAM_KEY = "upstream-secret-key";
@@ -71,7 +75,7 @@ async function main(): Promise<void> {
   const dist: Record<Side, string> = { base: join(baseline.root, "dist"), new: join(ROOT, "dist") };
   printSetup(baseline);
   await measureRoutes(dist);
-  await measureUploads(dist);
+  if (selected("upload")) await measureUploads(dist);
 }
 
 async function measureRoutes(dist: Record<Side, string>): Promise<void> {
@@ -82,6 +86,7 @@ async function measureRoutes(dist: Record<Side, string>): Promise<void> {
     const scenarios: Scenario<CpuSample>[] = [];
     const pidOf = new Map<string, number>();
     const add = (kind: string, side: Side, pid: number, target: Target) => {
+      if (!selected(kind)) return;
       scenarios.push(scenario(`${kind}/${side}`, kind, target, SETTINGS.connections));
       pidOf.set(`${kind}/${side}`, pid);
     };
