@@ -37,7 +37,9 @@ export interface RetryHint {
 /**
  * Whether an answer may be retried and after how long. `Retry-After` wins when present. Without
  * it, an answer that is rate limiting by the declaration (a 429, or a 403 whose declared
- * `remaining` header is 0) waits until the declared reset, between 0 and `MAX_RESET_WAIT_MS`.
+ * `remaining` header is 0) waits until the declared reset, between 0 and `MAX_RESET_WAIT_MS`,
+ * unless the declared `remaining` header says requests are left: then the reset is another
+ * limit's (a 429 from GitHub's secondary limits) and gives no wait.
  * Epoch forms are measured against the answer's own `Date` header when it has one, so that a skew
  * between the provider's clock and ours does not change the wait. A missing or unreadable header
  * gives no wait; the result is never NaN or negative.
@@ -46,13 +48,21 @@ export function retryHintOf(response: Response, declared: RateLimitHeaders | und
   const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), now);
   const limited = response.status === 429 || (response.status === 403 && isExhausted(response.headers, declared));
   const retryable = isRetryableStatus(response.status) || limited;
-  if (retryAfterMs !== undefined || !limited || !declared) return { retryable, retryAfterMs };
+  if (retryAfterMs !== undefined || !limited || !declared || remainingOf(response.headers, declared) > 0) {
+    return { retryable, retryAfterMs };
+  }
   return { retryable, retryAfterMs: resetWait(response.headers, declared, now) };
 }
 
-// Header values come trimmed (the Fetch standard strips their surrounding whitespace).
+/** The declared remaining count, or NaN when there is none to read. */
+function remainingOf(headers: Headers, declared: RateLimitHeaders | undefined): number {
+  // Header values come trimmed (the Fetch standard strips their surrounding whitespace).
+  const value = String(declared?.remaining && headers.get(declared.remaining));
+  return /^\d+$/.test(value) ? Number(value) : Number.NaN;
+}
+
 function isExhausted(headers: Headers, declared: RateLimitHeaders | undefined): boolean {
-  return declared?.remaining !== undefined && headers.get(declared.remaining) === "0";
+  return remainingOf(headers, declared) === 0;
 }
 
 const NUMBER = /^\d+(\.\d+)?$/;

@@ -97,6 +97,8 @@ describe("retryHintOf: when an answer is the provider's rate limit", () => {
       expect(retryHintOf(answer(403, headers), github, NOW)).toEqual({ retryable: false, retryAfterMs: undefined });
     }
     expect(retryHintOf(answer(403, { "x-ratelimit-remaining": "0x0" }), github, NOW).retryable).toBe(false);
+    expect(retryHintOf(answer(403, { "x-ratelimit-remaining": "-0" }), github, NOW).retryable).toBe(false);
+    expect(retryHintOf(answer(403, { "x-ratelimit-remaining": "00" }), github, NOW).retryable).toBe(true);
     expect(retryHintOf(answer(403, { "x-ratelimit-remaining": "" }), github, NOW).retryable).toBe(false);
   });
 
@@ -105,8 +107,21 @@ describe("retryHintOf: when an answer is the provider's rate limit", () => {
     expect(hint).toEqual({ retryable: false, retryAfterMs: undefined });
   });
 
-  it("a 429 waits until the declared reset, whatever remains", () => {
+  it("a 429 waits until the declared reset, unless the remaining header says requests are left", () => {
     expect(retryHintOf(answer(429, { "x-ratelimit-reset": reset }), github, NOW)).toEqual({ retryable: true, retryAfterMs: 600_000 });
+    const exhausted = { "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset };
+    expect(retryHintOf(answer(429, exhausted), github, NOW)).toEqual({ retryable: true, retryAfterMs: 600_000 });
+    // GitHub's secondary limits: a 429 with requests left in the primary window, whose reset is not this limit's.
+    const secondary = { "x-ratelimit-remaining": "4000", "x-ratelimit-reset": reset };
+    expect(retryHintOf(answer(429, secondary), github, NOW)).toEqual({ retryable: true, retryAfterMs: undefined });
+    expect(
+      retryHintOf(answer(429, { "x-ratelimit-remaining": "1", "x-ratelimit-reset": reset }), github, NOW).retryAfterMs,
+    ).toBeUndefined();
+    expect(retryHintOf(answer(429, { "x-ratelimit-remaining": "n/a", "x-ratelimit-reset": reset }), github, NOW).retryAfterMs).toBe(
+      600_000,
+    );
+    // A provider that declares no remaining header: the reset is read whatever such a header says.
+    expect(retryHintOf(answer(429, secondary), declare("epoch-seconds"), NOW).retryAfterMs).toBe(600_000);
     expect(retryHintOf(answer(429, { "x-ratelimit-reset": "garbage" }), github, NOW)).toEqual({ retryable: true, retryAfterMs: undefined });
   });
 
