@@ -150,6 +150,8 @@ export const SELECTION = {
   // Which bodies the streaming secret scanner treats as text. The scanner itself (src/core/redact-bytes.ts,
   // 82.9%) stays out until its speed paths can be observed: see docs/mutation-testing.md.
   "src/core/body-kind.ts": ["test/core/redact-bytes.test.ts", "test/core/redact-bytes-edges.test.ts"],
+  // A provider's declared rate-limit headers: when an answer is a rate limit, and how long to wait.
+  "src/core/rate-limit-headers.ts": ["test/core/rate-limit-headers.test.ts", "test/toolkits/provider-requests.test.ts"],
   "src/core/redact.ts": LOGS,
   "src/core/logger.ts": LOGS,
   "src/toolkits/serialize.ts": DECLARED,

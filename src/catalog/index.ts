@@ -82,6 +82,7 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
     baseUrl: options.baseUrl ?? provider.baseUrl,
     auth,
     headers: provider.headers,
+    rateLimit: provider.rateLimit,
     inputs: provider.inputs,
     aliases: provider.aliases,
     categories: provider.categories,

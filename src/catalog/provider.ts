@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { rateLimitHeadersSchema } from "../core/rate-limit-headers.js";
 import { inputSchema, oauth2Fields, otherSchemes } from "../toolkits/json.js";
 
 const text = z.string().min(1, "must not be empty");
@@ -40,6 +41,8 @@ export const providerSchema = z.strictObject({
     .regex(/^[a-z0-9-]+$/)
     .optional(),
   auth: z.array(z.discriminatedUnion("type", [z.strictObject(oauth2Fields), ...otherSchemes])).min(1),
+  /** The provider's own rate-limit headers, as its documentation (cited in `sources`) gives them. */
+  rateLimit: rateLimitHeadersSchema.optional(),
   sources: z.array(https).min(1),
   unconfirmed: z.array(text).optional(),
   /**

@@ -10,7 +10,9 @@ import { redact } from "./redact.js";
 export const RESULT_CODES = {
   upstream_error: {
     retryable: "by status",
-    meaning: "The upstream answered 400 or more; `upstreamStatus` says which, and 408, 425, 429, 500, 502, 503 and 504 are retryable.",
+    meaning:
+      "The upstream answered 400 or more; `upstreamStatus` says which, and 408, 425, 429, 500, 502, 503 and 504 are retryable, " +
+      "as is a 403 that the toolkit's declared rate-limit headers call a rate limit.",
   },
   upstream_unreachable: { retryable: true, meaning: "The upstream could not be reached, or the connection broke mid-answer." },
   timeout: { retryable: true, meaning: "The call did not finish within its timeout." },

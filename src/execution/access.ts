@@ -79,6 +79,7 @@ export function outboundFetchFor(
       baseUrls: toolkit.baseUrls,
       auth: schemeFor(toolkit, access.credential?.type),
       headers: fillHeaders(toolkit.headers, connection?.params ?? {}),
+      rateLimit: toolkit.rateLimit,
     },
     credential: access.credential,
     refreshAfterUnauthorized: access.refreshAfterUnauthorized,

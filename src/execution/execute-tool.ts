@@ -60,6 +60,7 @@ export async function executeTool(
           : null,
         principal: agent,
         signal,
+        rateLimit: toolkit.rateLimit,
       };
       return toJsonValue(await tool.run(args, toolContext));
     },

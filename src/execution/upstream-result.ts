@@ -4,8 +4,9 @@ import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { parseAnswerJson } from "../core/json-depth.js";
 import type { AgentPrincipal } from "../core/principal.js";
+import { type RateLimitHeaders, retryHintOf } from "../core/rate-limit-headers.js";
 import { redact, redactData, secretForms } from "../core/redact.js";
-import { isRetryableStatus, parseRetryAfter, ToolRunError } from "../core/tool-error.js";
+import { ToolRunError } from "../core/tool-error.js";
 import { isWholeWithin, takeWholeBody } from "../core/whole-bodies.js";
 import { newStagingKey, ownerMetadata, stageMasked } from "../uploads/staging.js";
 import { BodyTooLargeError, limitBytes, readBytes } from "../util/bytes.js";
@@ -55,7 +56,8 @@ export type ProxyResult = z.output<typeof ProxyResultSchema>;
  * The ExecutionResult of an upstream answer, with the connection's secrets redacted from its
  * headers and its JSON or text data, and masked in a body it stages: `successful` below
  * status 400, otherwise an
- * `upstream_error` with `upstreamStatus`, `retryable` and the Retry-After delay. A body past
+ * `upstream_error` with `upstreamStatus`, `retryable` and `retryAfterMs` (`retryHintOf`: the
+ * Retry-After delay, or the reset of the toolkit's declared `rateLimit` headers). A body past
  * `ctx.maxResponseBytes` is `response_too_large`; one that breaks off is `upstream_unreachable`.
  */
 export async function upstreamResult(
@@ -64,6 +66,7 @@ export async function upstreamResult(
   response: Response,
   secrets: string[],
   signal: AbortSignal,
+  rateLimit?: RateLimitHeaders,
 ): Promise<ProxyResult> {
   // An upstream that echoes the request (its URL with a query key, in a Location or an error
   // page) must not hand the connection's credential to the agent.
@@ -86,13 +89,14 @@ export async function upstreamResult(
     };
   }
   if (response.status < 400) return { data, error: null, successful: true, ...answer };
+  const { retryable, retryAfterMs } = retryHintOf(response, rateLimit);
   return {
     data,
     error: redact(`Upstream answered ${response.status}${response.statusText ? ` ${response.statusText}` : ""}.`, secrets),
     successful: false,
     code: "upstream_error",
-    retryable: isRetryableStatus(response.status),
-    retryAfterMs: parseRetryAfter(response.headers.get("retry-after")), // JSON leaves it out when undefined
+    retryable,
+    retryAfterMs, // JSON leaves it out when undefined
     upstreamStatus: response.status,
     ...answer,
   };

@@ -1,4 +1,5 @@
 import { ToolsError } from "../core/errors.js";
+import type { RateLimitHeaders } from "../core/rate-limit-headers.js";
 import type { AuthScheme, Credential } from "../credentials/auth-schemes.js";
 import { applyCredentialQuery, buildUpstreamHeaders, isHeaderValue } from "./headers.js";
 import { type RetryPolicy, sendWithRetries } from "./retry.js";
@@ -14,9 +15,10 @@ export interface OutboundOptions {
   fetch: typeof fetch;
   /**
    * Where requests may go (the toolkit's base URLs), how the credential is sent (the scheme of the
-   * connection's mode) and the headers the API requires on every request.
+   * connection's mode), the headers the API requires on every request, and its declared
+   * rate-limit headers (whose reset retries wait for).
    */
-  toolkit: { baseUrls: string[]; auth: AuthScheme; headers?: Record<string, string> };
+  toolkit: { baseUrls: string[]; auth: AuthScheme; headers?: Record<string, string>; rateLimit?: RateLimitHeaders };
   credential: Credential | null;
   /** Values of base URL placeholders, from the connection. */
   params: Record<string, string>;
@@ -80,6 +82,7 @@ export function createOutboundFetch(options: OutboundOptions) {
         policy: options.retries ?? null,
         signal,
         deadline: options.deadline,
+        rateLimit: toolkit.rateLimit,
       });
       if (
         response.status === 401 &&

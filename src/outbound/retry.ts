@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isRetryableStatus, parseRetryAfter } from "../core/tool-error.js";
+import { type RateLimitHeaders, retryHintOf } from "../core/rate-limit-headers.js";
 
 export const DEFAULT_BASE_DELAY_MS = 200;
 export const DEFAULT_MAX_DELAY_MS = 5_000;
@@ -57,15 +57,18 @@ export interface RetryContext {
   signal: AbortSignal;
   /** `performance.now()` value after which no further attempt starts; the last answer is returned instead. */
   deadline?: number;
+  /** The provider's declared rate-limit headers: a declared reset is waited for as a Retry-After is. */
+  rateLimit?: RateLimitHeaders;
   random?: () => number;
 }
 
 /**
- * Sends with `send`, and again after a network error or a retryable status (`isRetryableStatus`), up to
- * `policy.max` more times, only for a method in `RETRY_METHODS` and a body that is not a stream
- * (a stream cannot be sent twice). The wait is the upstream's `Retry-After` when it gives one,
- * otherwise `backoffDelay`. A `Retry-After` longer than `maxDelayMs`, or a wait that would end past
- * the deadline, stops the retries and returns that answer (so the caller sees its Retry-After).
+ * Sends with `send`, and again after a network error or a retryable answer (`retryHintOf`: a
+ * retryable status, or the provider's declared rate limit), up to `policy.max` more times, only for
+ * a method in `RETRY_METHODS` and a body that is not a stream (a stream cannot be sent twice). The
+ * wait is the upstream's `Retry-After` or declared reset when it gives one, otherwise
+ * `backoffDelay`. Such a wait longer than `maxDelayMs`, or a wait that would end past the deadline,
+ * stops the retries and returns that answer (so the caller sees its Retry-After).
  * Waits end at once when `signal` aborts. Without a policy, this is exactly one `send()`.
  */
 export async function sendWithRetries(send: () => Promise<Response>, context: RetryContext): Promise<Response> {
@@ -82,8 +85,9 @@ export async function sendWithRetries(send: () => Promise<Response>, context: Re
       await sleep(delay, signal);
       continue;
     }
-    if (attempt >= policy.max || !isRetryableStatus(response.status)) return response;
-    const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
+    if (attempt >= policy.max) return response;
+    const { retryable, retryAfterMs: retryAfter } = retryHintOf(response, context.rateLimit);
+    if (!retryable) return response;
     if (retryAfter !== undefined && retryAfter > policy.maxDelayMs) return response;
     const delay = retryAfter ?? backoffDelay(attempt, policy, context.random);
     if (!fits(delay)) return response;

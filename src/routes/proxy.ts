@@ -42,7 +42,7 @@ export const proxyRoutes = [
           timeoutMs: toolkit.timeoutMs ?? ctx.timeouts.proxyMs,
           signal: request.signal,
           run: async ({ fetch, signal, secrets }) =>
-            upstreamResult(ctx, agent, await fetch(body.url, { method: body.method, ...init }), secrets(), signal),
+            upstreamResult(ctx, agent, await fetch(body.url, { method: body.method, ...init }), secrets(), signal, toolkit.rateLimit),
         });
       } finally {
         void file?.body.cancel().catch(() => {}); // Frees the blob when nothing read it (a refused URL).

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { STAGED_FILE_FORMAT, STAGING_KEY_PATTERN } from "../api/staged-file.js";
 import type { Awaitable, Principal } from "../core/principal.js";
+import { type RateLimitHeaders, rateLimitHeadersSchema } from "../core/rate-limit-headers.js";
 import type { AuthScheme, OAuth2Scheme, ValueRule } from "../credentials/auth-schemes.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
 import { baseUrlTemplateProblem } from "../outbound/url-policy.js";
@@ -89,6 +90,8 @@ export interface ToolContext {
   principal: Principal;
   /** Aborted when the tool times out or the caller goes away. */
   signal: AbortSignal;
+  /** The toolkit's declared rate-limit headers, for `upstreamError` to read a failure's retry hint (`request` passes them). */
+  rateLimit?: RateLimitHeaders | undefined;
 }
 
 /** A tool as written with `defineTool`. */
@@ -168,6 +171,11 @@ export interface ToolkitDefinition {
   timeoutMs?: number;
   /** Retries of this toolkit's outbound calls, replacing the handler's `retries` (`{ max: 0 }` turns them off). */
   retries?: RetryOptions;
+  /**
+   * The provider's own rate-limit headers (see `rateLimitHeadersSchema`): a failure's `retryAfterMs`
+   * and the retries' wait come from its reset, and a 403 with none remaining is a rate limit.
+   */
+  rateLimit?: z.input<typeof rateLimitHeadersSchema>;
 }
 
 /** A toolkit ready to serve. */
@@ -191,6 +199,8 @@ export interface Toolkit {
   timeoutMs: number | undefined;
   /** Retries of this toolkit's outbound calls; absent: the handler's. */
   retries?: RetryOptions;
+  /** The provider's declared rate-limit headers, header names lowercased; absent: only Retry-After is read. */
+  rateLimit?: RateLimitHeaders;
 }
 
 const TOOLKIT_SLUG = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -243,6 +253,7 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
   for (const input of definition.inputs ?? []) assertInput(definition.slug, input);
   assertHostPlaceholders(definition.slug, definition.inputs ?? [], baseUrls, authModes);
   if (definition.retries) assertRetries(definition.slug, definition.retries);
+  const rateLimit = definition.rateLimit && parseRateLimit(definition.slug, definition.rateLimit);
   const tools = definition.tools.map((tool) => defineTool(tool));
   const seen = new Set<string>();
   for (const tool of tools) {
@@ -266,6 +277,7 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
     tools,
     timeoutMs: definition.timeoutMs,
     ...(definition.retries ? { retries: { ...definition.retries } } : {}),
+    ...(rateLimit ? { rateLimit } : {}),
   };
 }
 
@@ -376,6 +388,13 @@ function assertRetries(slug: string, retries: RetryOptions): void {
       `Toolkit "${slug}": retries must be { max: 0 to 10, baseDelayMs?: positive integer, maxDelayMs?: positive integer }.`,
     );
   }
+}
+
+function parseRateLimit(slug: string, rateLimit: unknown): RateLimitHeaders {
+  const parsed = rateLimitHeadersSchema.safeParse(rateLimit);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new TypeError(`Toolkit "${slug}": ${["rateLimit", ...issue.path].join(".")} ${issue.message}.`);
 }
 
 function assertBaseUrl(slug: string, base: string): void {

@@ -40,7 +40,7 @@ export async function runHttpTool(tool: HttpTool, args: unknown, ctx: ToolContex
       cookie: built.cookie,
       signal: ctx.signal,
     });
-    if (!response.ok) throw await upstreamError(response);
+    if (!response.ok) throw await upstreamError(response, undefined, ctx.rateLimit);
     return readAnswer(response, mode, tool.method, ctx);
   }
   const rest = { ...given };
@@ -59,7 +59,7 @@ export async function runHttpTool(tool: HttpTool, args: unknown, ctx: ToolContex
     init.body = JSON.stringify(rest);
   }
   const response = await ctx.fetch(url, init);
-  if (!response.ok) throw await upstreamError(response);
+  if (!response.ok) throw await upstreamError(response, undefined, ctx.rateLimit);
   return readData(response);
 }
 

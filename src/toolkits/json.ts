@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { rateLimitHeadersSchema } from "../core/rate-limit-headers.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
 import { credentialHeader, isHeaderName } from "../outbound/headers.js";
 import { retriesSchema } from "../outbound/retry.js";
@@ -273,6 +274,7 @@ const toolkitSchema = z
     docsUrl: url.optional(),
     timeoutMs: z.number().int().positive().optional(),
     retries: retriesSchema.optional(),
+    rateLimit: rateLimitHeadersSchema.optional(),
     tools: z.array(toolSchema).default([]),
   })
   .superRefine((toolkit, ctx) => {
@@ -333,6 +335,7 @@ export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = 
     docsUrl: spec.docsUrl,
     timeoutMs: spec.timeoutMs,
     retries: spec.retries,
+    rateLimit: spec.rateLimit,
     tools: spec.tools.map((tool, index) => toTool(tool, index, baseUrl, document, credentialHeaders)),
   });
 }

@@ -1,5 +1,6 @@
 import { parseAnswerJson } from "../core/json-depth.js";
-import { invalidArguments, isRetryableStatus, parseRetryAfter, ToolRunError } from "../core/tool-error.js";
+import { type RateLimitHeaders, retryHintOf } from "../core/rate-limit-headers.js";
+import { invalidArguments, ToolRunError } from "../core/tool-error.js";
 import { concatBytes } from "../util/bytes.js";
 import type { ToolContext } from "./define.js";
 import { serializeQuery } from "./serialize.js";
@@ -44,7 +45,7 @@ export async function request(ctx: ToolContext, provider: ProviderErrors, path: 
     body: options.json !== undefined ? JSON.stringify(options.json) : options.body,
     signal: ctx.signal,
   });
-  if (!response.ok) throw await upstreamError(response, provider);
+  if (!response.ok) throw await upstreamError(response, provider, ctx.rateLimit);
   return response;
 }
 
@@ -126,12 +127,15 @@ const READ_BYTES = 8 * 1024;
 
 /**
  * The ToolRunError (`upstream_error`) for an answer outside 2xx, with the status, whether it is
- * retryable and the Retry-After delay; reads at most 8 KiB of the body. Without a provider (a JSON
+ * retryable and how long to wait (`retryHintOf`: Retry-After, or the reset of the toolkit's
+ * declared `rateLimit` headers, which also make a 403 with none remaining a rate limit, advised
+ * as a 429 is); reads at most 8 KiB of the body. Without a provider (a JSON
  * toolkit's tool): "Upstream answered 404 Not Found: <the body, at most 500 characters>". With one:
  * "<name> answered 404 Not Found: <its reason, at most 300>. <what to do>", the reason read from a
  * JSON body by `provider.reason`, or else the body's text.
  */
-export async function upstreamError(response: Response, provider?: ProviderErrors): Promise<ToolRunError> {
+export async function upstreamError(response: Response, provider?: ProviderErrors, rateLimit?: RateLimitHeaders): Promise<ToolRunError> {
+  const { retryable, retryAfterMs } = retryHintOf(response, rateLimit);
   const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
   const text = await readStart(response);
   const raw = text.replace(/\s+/g, " ").trim();
@@ -140,14 +144,15 @@ export async function upstreamError(response: Response, provider?: ProviderError
   else {
     const json = text === "" ? null : parseAnswerJson(text);
     const reason = ((provider.reason ?? commonReason)(json) ?? raw).trim().replace(/[.\s]+$/, "");
-    const hint = hintFor(response.status, provider);
+    // A 403 that is the provider's rate limit gets the advice of a 429, not of a missing permission.
+    const hint = hintFor(response.status === 403 && retryable ? 429 : response.status, provider);
     message = `${provider.name} answered ${status}${reason ? `: ${quoted(reason, QUOTED_REASON_CHARS)}` : ""}.${hint ? ` ${hint}` : ""}`;
   }
   return new ToolRunError(message, {
     code: "upstream_error",
-    retryable: isRetryableStatus(response.status),
+    retryable,
     upstreamStatus: response.status,
-    retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
+    retryAfterMs,
   });
 }
 
