@@ -1,7 +1,8 @@
 /**
  * What the bin loads: help, a usage error and the client commands load commander and the CLI's own
- * code, no more; `serve --memory` starts without the SQL store, Redis, the MCP SDK or the OpenAPI
- * parser. Each run records the modules it loads through a module hook given in NODE_OPTIONS.
+ * code, no more (not even node:crypto, whose loading is a large part of their start); `serve --memory`
+ * starts without the SQL store, Redis, the MCP SDK or the OpenAPI parser. Each run records the
+ * modules it loads through a module hook given in NODE_OPTIONS, and Node's own modules at exit.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,16 +13,18 @@ import { missingBuild, runBin, startServe } from "../support/serve-process.js";
 const HOOK = `
 import { appendFileSync } from "node:fs";
 import { registerHooks } from "node:module";
+const log = process.env.TOOLS_PROXY_TEST_MODULE_LOG;
 registerHooks({
   load(url, context, next) {
-    appendFileSync(process.env.TOOLS_PROXY_TEST_MODULE_LOG, url + "\\n");
+    appendFileSync(log, url + "\\n");
     return next(url, context);
   },
 });
+process.on("exit", () => appendFileSync(log, process.moduleLoadList.join("\\n") + "\\n"));
 `;
 
 /** A fresh log file and the environment that makes a run of the bin write to it. */
-function traced(): { env: Record<string, string>; packages: () => string[] } {
+function traced(): { env: Record<string, string>; packages: () => string[]; builtins: () => string[] } {
   const log = join(mkdtempSync(join(tmpdir(), "tools-proxy-modules-")), "loaded.txt");
   return {
     env: {
@@ -36,6 +39,7 @@ function traced(): { env: Record<string, string>; packages: () => string[] } {
         .filter((name): name is string => name !== undefined);
       return [...new Set(names)].sort();
     },
+    builtins: () => readFileSync(log, "utf8").match(/(?<=^NativeModule )[\w/]+$/gm) ?? [],
   };
 }
 
@@ -49,11 +53,13 @@ describe.skipIf(missingBuild)("the modules the bin loads", () => {
     [["serve", "--port", "x"]],
     [["import", "openapi", "--help"]],
     [["whoami", "--no-check", ...CLIENT]],
-  ])("tools-proxy %j loads no package but commander", (args) => {
+  ])("tools-proxy %j loads no package but commander, and not node:crypto", (args) => {
     const run = traced();
     const result = runBin(args, run.env);
     expect(result.stderr).not.toMatch(/Error \[|registerHooks/);
     expect(run.packages()).toEqual(["commander"]);
+    expect(run.builtins()).toContain("fs"); // Node's own modules are listed
+    expect(run.builtins()).not.toContain("crypto");
   });
 
   it("keys list loads the SQL store (the check above can see a package that is loaded)", () => {
