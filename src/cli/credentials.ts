@@ -6,7 +6,6 @@
  * `%APPDATA%\tools-proxy` on Windows). The directory is mode 0700 and the file 0600, written
  * atomically: a reader sees the old file or the new one, never a partial one.
  */
-import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   closeSync,
@@ -96,6 +95,8 @@ export function writeCredentials(path: string, credentials: StoredCredentials): 
   const directory = dirname(path);
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   if (process.platform !== "win32") chmodSync(directory, 0o700);
+  // node:crypto taken here rather than imported: loading it would slow the start of every command.
+  const { randomBytes } = process.getBuiltinModule("node:crypto");
   const temporary = join(directory, `.credentials-${randomBytes(6).toString("hex")}.tmp`);
   const fd = openSync(temporary, "wx", 0o600);
   try {

@@ -72,7 +72,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
 
   let storage: Storage;
   try {
-    storage = openStorage(settings.storage);
+    storage = await openStorage(settings.storage);
   } catch (error) {
     if (error instanceof SettingsError) throw error.usage ? new UsageError(error.message, "serve") : new CliError(error.message);
     throw error;

@@ -10,20 +10,15 @@
  *   and carries the news of a revoked API key (which `keys revoke` publishes there too);
  * - `--memory`: nothing persisted (the handler's in-memory stores).
  */
-import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { filesystemBlobStore } from "../blob/fs.js";
+import { resolve } from "node:path";
 import { memoryBlobStore } from "../blob/memory.js";
 import type { BlobStore } from "../blob/types.js";
 import { StoreUnavailableError } from "../core/errors.js";
 import type { RateLimitStore } from "../limits/types.js";
-import { connectRedis, type RedisConnection } from "../redis/connection.js";
-import { redisLeaseStore } from "../redis/lease-store.js";
-import { redisRateLimitStore } from "../redis/rate-limit-store.js";
+import type { RedisConnection } from "../redis/connection.js";
 import type { LeaseStore } from "../store/leases.js";
 import { memoryStore } from "../store/memory.js";
-import { type SqlToolsStore, sqlStore } from "../store/sql/store.js";
+import type { SqlToolsStore } from "../store/sql/store.js";
 import type { ToolsStore } from "../store/types.js";
 
 /** The storage flags, as parsed. */
@@ -77,17 +72,18 @@ const KEEPS = {
 } as const;
 
 export const DEFAULT_DATA_DIR = ".tools-proxy";
-const SECRET_FILE = "secret";
 
 /**
  * Resolves the flags (over the environment) into opened stores. Nothing connects to the database
- * before the first query; Redis is connected when `options.redis` (default: for serve).
+ * before the first query; Redis is connected when `options.redis` (default: for serve). The SQL
+ * store, the file blob store and Redis are loaded only for storage that persists: `--memory`
+ * starts without them.
  */
-export function openStorage(
+export async function openStorage(
   flags: StorageFlags,
   env: NodeJS.ProcessEnv = process.env,
   options: { forServe?: boolean; redis?: boolean } = {},
-): Storage {
+): Promise<Storage> {
   const forServe = options.forServe ?? true;
   const databaseUrl = flags.databaseUrl ?? (env.TOOLS_PROXY_DATABASE_URL || undefined);
   const redisUrl = flags.redisUrl ?? (env.TOOLS_PROXY_REDIS_URL || undefined);
@@ -141,86 +137,16 @@ export function openStorage(
     );
   }
 
-  const dataDir = resolve(flags.dataDir ?? (env.TOOLS_PROXY_DATA_DIR || DEFAULT_DATA_DIR));
-  ensureDirectory(dataDir);
-  // The data dir's generated secret: made when there is no TOOLS_PROXY_SECRET, and kept decrypting
-  // what it encrypted after one is set. A shared database needs the same secret everywhere: the env's.
-  const fileSecret = databaseUrl || !forServe ? undefined : dataDirSecret(dataDir, envSecret === undefined);
-  const secrets = [envSecret, fileSecret].filter((s): s is string => s !== undefined);
-  if (!databaseUrl) createPrivately(join(dataDir, "tools-proxy.db"));
-  const store = sqlStore({ url: databaseUrl ?? `sqlite:${join(dataDir, "tools-proxy.db")}` });
-  const blobStore = filesystemBlobStore({ directory: join(dataDir, "files") });
-  // One connection for the stores and the revocations, made for serve and keys revoke: the other commands use none.
-  const redis = redisUrl && (options.redis ?? forServe) ? connectRedisOrExplain(redisUrl, redisFrom) : undefined;
-  const leases = redis ? redisLeaseStore(redis) : undefined;
-  const data = databaseUrl
-    ? `${store.dialect === "postgres" ? "PostgreSQL" : "MySQL"} at ${hostOf(databaseUrl)}`
-    : join(dataDir, "tools-proxy.db");
-  return {
-    store,
-    sql: store,
-    blobStore,
-    secret: secrets.length > 1 ? secrets : secrets[0],
-    leases,
-    rateLimitStore: redis ? redisRateLimitStore(redis) : undefined,
-    redisHost: redisUrl ? hostOf(redisUrl) : undefined,
-    redis,
-    describe: [
-      `data: ${data}`,
-      `staged files: ${join(dataDir, "files")}${databaseUrl ? " (this instance's own: give every instance the same directory)" : ""}`,
-      ...(redisUrl ? [`refresh leases and API key revocations: Redis at ${hostOf(redisUrl)}`] : []),
-    ],
-    migrate: async () => (await store.migrate()).applied,
-    close: async () => {
-      await Promise.allSettled([store.close(), redis?.close(), blobStore.close?.()]);
-    },
-  };
-}
-
-function ensureDirectory(dir: string): void {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (error) {
-    throw new SettingsError(
-      `cannot create the data directory ${dir} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another with --data-dir.`,
-    );
-  }
-}
-
-/** Creates an empty file readable by the owner alone, if missing: SQLite then keeps its mode. */
-function createPrivately(file: string): void {
-  try {
-    closeSync(openSync(file, "a", 0o600));
-  } catch (error) {
-    throw new SettingsError(`cannot create ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}); pick another --data-dir.`);
-  }
-}
-
-/** The data dir's secret; when `create`, generated (256 random bits, mode 0600) if missing. */
-function dataDirSecret(dataDir: string, create: boolean): string | undefined {
-  const file = join(dataDir, SECRET_FILE);
-  if (!create && !existsSync(file)) return undefined;
-  try {
-    writeFileSync(file, `${randomBytes(32).toString("base64url")}\n`, { flag: "wx", mode: 0o600 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST")
-      throw new SettingsError(`cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? "error"}).`);
-  }
-  chmodSync(file, 0o600);
-  const secret = readFileSync(file, "utf8").trim();
-  if (Buffer.byteLength(secret) < 32)
-    throw new SettingsError(`${file} holds a secret shorter than 32 bytes; restore it, or set TOOLS_PROXY_SECRET.`);
-  return secret;
-}
-
-/** `host:port/db` of a URL, without user or password. */
-function hostOf(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.host}${parsed.pathname === "/" ? "" : parsed.pathname}`;
-  } catch {
-    return "(unparsable URL)";
-  }
+  const { openPersistentStorage } = await import("./persistent-storage.js");
+  return openPersistentStorage({
+    dataDir: resolve(flags.dataDir ?? (env.TOOLS_PROXY_DATA_DIR || DEFAULT_DATA_DIR)),
+    databaseUrl,
+    redisUrl,
+    redisFrom,
+    connectRedis: options.redis ?? forServe,
+    envSecret,
+    forServe,
+  });
 }
 
 /** A sentence for a storage failure at start: the driver's reason, never a URL with its password. */
@@ -244,13 +170,4 @@ export function storageFailure(error: unknown): string {
 function describeCause(cause: unknown): string {
   const code = (cause as { code?: unknown } | undefined)?.code;
   return typeof code === "string" ? ` (${code})` : "";
-}
-
-/** `connectRedis`, with a URL it cannot use reported as a settings error (its message never quotes the URL). */
-function connectRedisOrExplain(url: string, from: "--redis-url" | "TOOLS_PROXY_REDIS_URL"): ReturnType<typeof connectRedis> {
-  try {
-    return connectRedis(url);
-  } catch (error) {
-    throw new SettingsError(`${from}: ${(error as Error).message.replace(/^connectRedis: /, "")}`, from === "--redis-url");
-  }
 }

@@ -45,7 +45,7 @@ export async function withStorage(
   const { openStorage, SettingsError, storageFailure } = await import("../settings.js");
   let storage: Storage;
   try {
-    storage = openStorage(storageFlags(values), process.env, { forServe: false, redis: options.redis ?? false });
+    storage = await openStorage(storageFlags(values), process.env, { forServe: false, redis: options.redis ?? false });
   } catch (error) {
     if (error instanceof SettingsError) throw error.usage ? usageError(command, error.message) : new CliError(error.message);
     throw error;
