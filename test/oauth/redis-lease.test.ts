@@ -3,6 +3,7 @@
  * store without working leases of its own refresh once between them; without a shared lease they
  * would not; with Redis down a call needing a refresh answers 503 and nothing goes upstream.
  */
+import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LeaseStore, memoryStore, type ToolsStore } from "../../src/index.js";
 import { redisLeaseStore } from "../../src/redis/index.js";
@@ -25,6 +26,24 @@ function storeWithLeases(mode: "forbidden" | "always-granted"): ToolsStore {
       if (mode === "forbidden") throw new Error("the store's own leases must not be used");
     },
   });
+}
+
+/** Listens on `port` and closes every connection at once: a Redis that is down, whose port nobody else can take. */
+async function holdPort(port: number): Promise<{ close(): Promise<void> }> {
+  const sockets = new Set<import("node:net").Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(port, "127.0.0.1", resolve));
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 describe.skipIf(!!why)(`OAuth refresh lease in Redis${why ? ` (skipped: ${why})` : ""}`, () => {
@@ -90,6 +109,8 @@ describe.skipIf(!!why)(`OAuth refresh lease in Redis${why ? ` (skipped: ${why})`
     try {
       const { a, key, connectionId } = await twoInstances(storeWithLeases("forbidden"), (i) => (i === 0 ? leases : undefined));
       await redis.stop();
+      // Hold the port while Redis is down, so that no other test file's server starts on it meanwhile.
+      const holder = await holdPort(redis.port);
       const tokenMark = as.tokenRequests.length;
       const apiMark = as.apiRequests.length;
       const res = await a.call("POST", "/execute", { key, body: { tool: "NOTES_ME" } });
@@ -102,6 +123,7 @@ describe.skipIf(!!why)(`OAuth refresh lease in Redis${why ? ` (skipped: ${why})`
       expect(as.apiRequests.slice(apiMark)).toEqual([]);
       expect((await a.store.getConnection(connectionId))!.status).toBe("active");
 
+      await holder.close();
       await redis.start();
       await expect
         .poll(async () => (await a.call("POST", "/execute", { key, body: { tool: "NOTES_ME" } })).json?.successful, {
