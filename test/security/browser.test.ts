@@ -14,16 +14,16 @@ import { openInBrowser } from "../../src/cli/browser.js";
 const dir = mkdtempSync(join(tmpdir(), "tp-browser-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A $BROWSER that writes its first argument to `record`. */
+/** A $BROWSER that writes its first argument to `record`, whole (renamed into place, so no reader sees it half written). */
 function recordingBrowser(record: string): string {
   const program = join(dir, `browser-${Math.random().toString(36).slice(2)}.sh`);
-  writeFileSync(program, `#!/bin/sh\nprintf '%s' "$1" > '${record}'\n`);
+  writeFileSync(program, `#!/bin/sh\nprintf '%s' "$1" > '${record}.part' && mv '${record}.part' '${record}'\n`);
   chmodSync(program, 0o700);
   return program;
 }
 
 async function opened(record: string): Promise<string> {
-  for (let i = 0; i < 200 && !existsSync(record); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 1000 && !existsSync(record); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   return readFileSync(record, "utf8");
 }
 
