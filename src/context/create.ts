@@ -1,3 +1,4 @@
+import { type AddressLookup, createGuardedFetch, systemLookup } from "../outbound/guarded-fetch.js";
 import { memoryBlobStore } from "../blob/memory.js";
 import type { BlobStore } from "../blob/types.js";
 import { createSafeLogger, type Logger, type SafeLogger } from "../core/logger.js";
@@ -32,6 +33,8 @@ export interface ContextOptions
   publicUrl?: string | undefined;
   cors?: { origins: "*" | string[] } | undefined;
   fetch?: typeof fetch | undefined;
+  allowPrivateNetworks?: boolean | undefined;
+  lookup?: AddressLookup | undefined;
   retries?: RetryOptions | undefined;
   leases?: HandlerContext["leases"] | undefined;
   limits?: HandlerContext["limits"];
@@ -74,6 +77,11 @@ export function createHandlerContext(options: ContextOptions): HandlerContext {
           ],
     logger,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    origins: {
+      allowPrivateNetworks: options.allowPrivateNetworks === true,
+      lookup: options.lookup ?? systemLookup,
+      originFetch: createGuardedFetch(options.lookup ?? systemLookup),
+    },
     timeouts: options.timeouts,
     uploads: options.uploads,
     maxResponseBytes: options.maxResponseBytes,

@@ -8,7 +8,7 @@ import {
 } from "../api/auth.js";
 import { startConnectLink } from "../connect-link/link.js";
 import { verifyCredential } from "../connect-link/verify.js";
-import { checkConfig, missingInputs } from "../connections/config.js";
+import { checkConfig, checkOrigins, missingInputs } from "../connections/config.js";
 import { createConnection } from "../connections/create.js";
 import { publicConnection } from "../connections/resolve.js";
 import type { HandlerContext } from "../context/context.js";
@@ -112,6 +112,7 @@ export async function connectToolkit(
     }
   }
   const config = checkConfig(toolkit, scheme, given);
+  await checkOrigins(toolkit, config, ctx.origins);
   if (scheme.type === "oauth2") {
     if (body.credentials)
       throw new ToolsError(
