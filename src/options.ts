@@ -122,7 +122,9 @@ const optionsShape = {
    * `(hostname) => Promise<Array<{ address, family }>>`. Default: the system resolver
    * (`dns.promises.lookup` with `all: true`). For tests or a resolver of your own.
    */
-  lookup: fn<(hostname: string) => Promise<Array<{ address: string; family: number }>>>("a function (hostname) => Promise<addresses>").optional(),
+  lookup: fn<(hostname: string) => Promise<Array<{ address: string; family: number }>>>(
+    "a function (hostname) => Promise<addresses>",
+  ).optional(),
   /** Where log lines go. Default: nowhere. Secrets are redacted before the logger sees them. */
   logger: z
     .custom<Logger>((v) => typeof v === "object" && v !== null, "must be an object with debug, info, warn or error methods")

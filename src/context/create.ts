@@ -1,4 +1,3 @@
-import { type AddressLookup, createGuardedFetch, systemLookup } from "../outbound/guarded-fetch.js";
 import { memoryBlobStore } from "../blob/memory.js";
 import type { BlobStore } from "../blob/types.js";
 import { createSafeLogger, type Logger, type SafeLogger } from "../core/logger.js";
@@ -6,6 +5,7 @@ import { createCredentialCipher } from "../credentials/cipher.js";
 import { createCursors } from "../credentials/cursors.js";
 import { type ApiKeyCacheSettings, createApiKeyCache } from "../credentials/key-cache.js";
 import { createSigner } from "../credentials/signer.js";
+import { type AddressLookup, createGuardedFetch, systemLookup } from "../outbound/guarded-fetch.js";
 import { type RetryOptions, resolveRetryPolicy } from "../outbound/retry.js";
 import { storeLeases } from "../store/leases.js";
 import { memoryStore } from "../store/memory.js";

@@ -83,7 +83,12 @@ async function revokeByRequest(
       body = new URLSearchParams(fields).toString();
     }
   }
-  const response = await fetchFor(ctx, toolkit)(url, { method: request.method, headers, body, signal: AbortSignal.timeout(ctx.timeouts.proxyMs) });
+  const response = await fetchFor(ctx, toolkit)(url, {
+    method: request.method,
+    headers,
+    body,
+    signal: AbortSignal.timeout(ctx.timeouts.proxyMs),
+  });
   const text = await response.text().catch(() => "");
   const slackRefusal = /"ok"\s*:\s*false/.test(text);
   if ((!response.ok && response.status !== 404) || slackRefusal) {

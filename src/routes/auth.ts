@@ -98,6 +98,7 @@ export async function connectToolkit(
   // person also gives any inputs still missing.
   if (!body.credentials && (scheme.type === "apiKey" || scheme.type === "bearer" || scheme.type === "basic")) {
     const config = checkConfig(toolkit, scheme, given, { partial: true });
+    await checkOrigins(toolkit, config, ctx.origins);
     return startConnectLink(ctx, agent, toolkit, scheme, {
       label: body.label,
       returnUrl: body.returnUrl,
@@ -108,6 +109,7 @@ export async function connectToolkit(
   if (scheme.type === "oauth2" && !body.credentials) {
     if (missingInputs(toolkit, scheme, given)) {
       const config = checkConfig(toolkit, scheme, given, { partial: true });
+      await checkOrigins(toolkit, config, ctx.origins);
       return startConnectLink(ctx, agent, toolkit, scheme, { label: body.label, returnUrl: body.returnUrl, config });
     }
   }
