@@ -32,7 +32,7 @@ const IPV4_RANGES: Array<[string, number, string]> = [
 
 /**
  * IPv6 outside global unicast (2000::/3: loopback, unspecified, IPv4-mapped and -compatible,
- * ULA, link-local, site-local, multicast, discard) is refused by `GLOBAL_UNICAST`; these are the
+ * ULA, link-local, site-local, multicast, discard, segment routing) is refused by the 2000::/3 check; these are the
  * special ranges inside it. NAT64 and 6to4 wrap an IPv4 address, which is checked in turn;
  * Teredo is refused whole (its client address is obfuscated and its relays reach anywhere).
  */
@@ -41,7 +41,6 @@ const IPV6_RANGES: Array<[string, number, string]> = [
   ["2001::", 23, "IETF protocol assignments"],
   ["2001:db8::", 32, "documentation"],
   ["3fff::", 20, "documentation"],
-  ["5f00::", 16, "segment routing"],
 ];
 
 let lists: { v4: Map<string, BlockList>; v6: Map<string, BlockList>; global: BlockList } | undefined;
@@ -142,6 +141,7 @@ export function originProblem(value: string, options: { allowPrivateNetworks?: b
   }
   const written = `${match[1]}://${match[2]}`.toLowerCase();
   if (written !== url.origin) return `${form}, written in standard form (${url.origin})`;
+  if (url.port === "0") return `${form}, with a port from 1 to 65535`;
   const host = url.hostname;
   if (host.startsWith("[") || isIP(host) !== 0) return allowPrivate ? undefined : `${form}, with a host name, not an IP address`;
   if (host.endsWith(".")) return `${form}, with no dot at the end of the host`;

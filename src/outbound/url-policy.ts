@@ -172,12 +172,8 @@ const WHOLE_HOST = "lets a connection choose its whole host; a placeholder may o
  */
 export function baseUrlTemplateProblem(base: string): string | undefined {
   if (!/\{[A-Za-z0-9_]+\}/.test(base)) return undefined;
-  if (ORIGIN_PLACEHOLDER.test(base)) {
-    const path = base.replace(ORIGIN_PLACEHOLDER, "");
-    return /^[^?#]*$/.test(path) && URL.canParse(`https://origin.example${path}`)
-      ? undefined
-      : "begins with an origin placeholder, so the rest must be a path with no query or fragment.";
-  }
+  // The whole origin is an origin input's (defineToolkit checked the rest with a stand-in origin).
+  if (ORIGIN_PLACEHOLDER.test(base)) return undefined;
   const host = templateHost(base);
   if (host === undefined) return "has a placeholder but is not written as http(s)://host/path; write it in that form.";
   return /\{[^}]*\}[^.]*\.?$/.test(host) ? WHOLE_HOST : undefined;
