@@ -53,7 +53,7 @@ export function checkConfig(
   toolkit: Toolkit,
   scheme: AuthScheme,
   config: Record<string, string>,
-  options: { partial?: boolean } = {},
+  options: { partial?: boolean; allowPrivateNetworks?: boolean } = {},
 ): Record<string, string> {
   // An input the provider fills itself with this scheme (Mailchimp's data centre, read by its
   // OAuth lookup) is not asked for; with another scheme (an API key) it is.
@@ -76,6 +76,9 @@ export function checkConfig(
           : input?.type === "origin"
             ? originOf(given)
             : given;
+    // An origin's own rule says what is wrong with it (https only, no path...), under the handler's policy.
+    const originRule = input?.type === "origin" ? originProblem(value, { allowPrivateNetworks: options.allowPrivateNetworks }) : undefined;
+    if (originRule) throw new ToolsError("invalid_request", `config.${name} is not valid: it must be ${originRule}.`);
     if (!(input ? inputValueFits(input, value) : CONFIG_VALUE.test(value))) {
       throw new ToolsError("invalid_request", `config.${name} is not valid: it must be ${rule}. Fix it and send the request again.`);
     }
@@ -100,9 +103,9 @@ function originOf(value: string): string {
 
 /**
  * Applies the handler's address policy to the connection's origin inputs (CONTRACT §8), after
- * `checkConfig` checked their shape: https only, no IP literal, a public host, and every address
- * the name resolves to public. With `allowPrivateNetworks` nothing more is checked. Throws a 400
- * naming the input; never says which address a name resolved to.
+ * `checkConfig` checked their shape under the same policy (https only, no IP literal, a public
+ * name): every address the name resolves to must be public. With `allowPrivateNetworks` nothing is
+ * checked. Throws a 400 naming the input; never says which address a name resolved to.
  */
 export async function checkOrigins(
   toolkit: Toolkit,
@@ -113,8 +116,6 @@ export async function checkOrigins(
   for (const input of toolkit.inputs) {
     const value = config[input.name];
     if (input.type !== "origin" || value === undefined) continue;
-    const problem = originProblem(value);
-    if (problem) throw new ToolsError("invalid_request", `config.${input.name} is not valid: it must be ${problem}.`);
     const why = await hostProblem(new URL(value).hostname, policy.lookup);
     if (why) {
       throw new ToolsError(

@@ -126,11 +126,13 @@ export function originProblem(value: string, options: { allowPrivateNetworks?: b
   const allowPrivate = options.allowPrivateNetworks === true;
   const scheme = allowPrivate ? "http or https" : "https";
   const form = `an origin ${allowPrivate ? "http(s)" : "https"}://host[:port], e.g. https://git.example.com`;
-  const match = /^(https?):\/\/([^/?#\\]*)\/?$/i.exec(value);
-  if (!match) {
-    if (/^[a-z][a-z0-9+.-]*:/i.test(value) && !/^https?:\/\//i.test(value)) return `${form} (${scheme} only)`;
-    return `${form}, with no path, query or fragment`;
+  if (!/^https?:\/\//i.test(value)) {
+    return /^[a-z][a-z0-9+.-]*:/i.test(value)
+      ? `${form} (${scheme} only)`
+      : `${form}, beginning with ${allowPrivate ? "http(s)" : "https"}://`;
   }
+  const match = /^(https?):\/\/([^/?#\\]*)\/?$/i.exec(value);
+  if (!match) return `${form}, with no path, query or fragment`;
   if (!allowPrivate && match[1]!.toLowerCase() !== "https") return `${form} (https only)`;
   if (match[2]!.includes("@")) return `${form}, with no user name or password`;
   let url: URL;

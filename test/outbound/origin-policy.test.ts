@@ -86,7 +86,8 @@ describe("originProblem", () => {
   const refused: Array<[string, string]> = [
     ["http://git.example.com", "(https only)"],
     ["ftp://git.example.com", "(https only)"],
-    ["git.example.com", "with no path, query or fragment"],
+    ["git.example.com", "beginning with https://"],
+    [" https://git.example.com", "beginning with https://"],
     ["https://git.example.com/x", "with no path, query or fragment"],
     ["https://git.example.com?x", "with no path, query or fragment"],
     ["https://git.example.com#x", "with no path, query or fragment"],

@@ -9,6 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createToolsHandler, defineToolkit, issueApiKey, memoryStore, type ToolsHandler } from "../../src/index.js";
+import { createOutboundFetch } from "../../src/outbound/fetch.js";
+import { createGuardedFetch } from "../../src/outbound/guarded-fetch.js";
 import { type RawServer, startRawServer } from "../outbound/servers.js";
 import { startDnsServer, type TestDnsServer } from "../support/dns-server.js";
 
@@ -179,6 +181,31 @@ describe("the address check is repeated at every outbound connection", () => {
     expect(passed.status).toBe(502);
     expect(passed.json.code).toBe("upstream_unreachable");
     expect(dns.questions.get("rebind.origin-test.dev")).toBeGreaterThan(asked); // resolved again, not trusted from before
+    expect(listener.connections()).toBe(0);
+  });
+});
+
+describe("redirects", () => {
+  it("a redirect's hop opens its connection through the same check (a 302 to the origin, now resolving to 127.0.0.1, is refused)", async () => {
+    const guarded = createGuardedFetch(dns.lookup);
+    dns.records.set("redirect.origin-test.dev", ["127.0.0.1"]);
+    const origin = `https://redirect.origin-test.dev:${port()}`;
+    let calls = 0;
+    // The first answer stands for the public server's own (no connection is made for it); every
+    // later hop goes through the guarded fetch, as the handler's outbound path sends it.
+    const first: typeof fetch = async (input, init) =>
+      calls++ === 0 ? new Response(null, { status: 302, headers: { location: `${origin}/api/v4/next` } }) : guarded(input, init);
+    const outbound = createOutboundFetch({
+      fetch: first,
+      toolkit: { baseUrls: ["{server}/api/v4"], auth: { type: "bearer" } },
+      credential: { type: "bearer", token: "tok-origin-test" },
+      params: { server: origin },
+      signal: AbortSignal.timeout(30_000),
+    });
+    await expect(outbound(`${origin}/api/v4/start`)).rejects.toThrow(
+      /redirect\.origin-test\.dev resolves to a non-public address \(loopback\)/,
+    );
+    expect(calls).toBe(2);
     expect(listener.connections()).toBe(0);
   });
 });

@@ -14,7 +14,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogToolkit } from "../../src/catalog/index.js";
-import { createToolsHandler, issueApiKey, memoryStore, type ToolsHandler } from "../../src/index.js";
+import { createToolsHandler, issueApiKey, memoryStore } from "../../src/index.js";
 import { type RawServer, startRawServer } from "../outbound/servers.js";
 
 const TOKEN = `mm-pat-${Math.random().toString(36).slice(2, 12)}`;
