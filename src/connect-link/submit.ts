@@ -78,7 +78,7 @@ async function connect(ctx: HandlerContext, link: OpenLink, fields: FormField[],
     fields.filter((f) => f.name.startsWith("input.")).map((f) => [f.name.slice("input.".length), values[f.name]!.trim()]),
   );
   const { toolkit, scheme } = link;
-  const config = checkConfig(toolkit, scheme, { ...link.config, ...typed }, { allowPrivateNetworks: ctx.origins.allowPrivateNetworks });
+  const config = checkConfig(toolkit, scheme, { ...link.config, ...typed }, { allowPrivateNetworks: ctx.origins?.allowPrivateNetworks });
   await checkOrigins(toolkit, config, ctx.origins);
   if (scheme.type === "oauth2") return continueToProvider(ctx, link, scheme, config);
   const credential = toCredential(scheme.type, values);

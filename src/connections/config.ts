@@ -112,10 +112,9 @@ export async function checkOrigins(
   config: Record<string, string>,
   policy: { allowPrivateNetworks: boolean; lookup: AddressLookup },
 ): Promise<void> {
-  if (policy.allowPrivateNetworks) return;
   for (const input of toolkit.inputs) {
     const value = config[input.name];
-    if (input.type !== "origin" || value === undefined) continue;
+    if (input.type !== "origin" || value === undefined || policy.allowPrivateNetworks) continue;
     const why = await hostProblem(new URL(value).hostname, policy.lookup);
     if (why) {
       throw new ToolsError(

@@ -117,5 +117,6 @@ export interface HandlerContext {
  * the toolkit's origin (an `origin` input) and private networks are not allowed, else `ctx.fetch`.
  */
 export function fetchFor(ctx: HandlerContext, toolkit: Pick<Toolkit, "inputs">): typeof fetch {
-  return hasOriginInput(toolkit) && !ctx.origins.allowPrivateNetworks ? ctx.origins.originFetch : ctx.fetch;
+  if (!hasOriginInput(toolkit)) return ctx.fetch;
+  return ctx.origins.allowPrivateNetworks ? ctx.fetch : ctx.origins.originFetch;
 }

@@ -97,7 +97,7 @@ export async function connectToolkit(
   // A credential a person types, without credentials in the request: a connect link, where the
   // person also gives any inputs still missing.
   if (!body.credentials && (scheme.type === "apiKey" || scheme.type === "bearer" || scheme.type === "basic")) {
-    const config = checkConfig(toolkit, scheme, given, { partial: true, allowPrivateNetworks: ctx.origins.allowPrivateNetworks });
+    const config = checkConfig(toolkit, scheme, given, { partial: true, allowPrivateNetworks: ctx.origins?.allowPrivateNetworks });
     await checkOrigins(toolkit, config, ctx.origins);
     return startConnectLink(ctx, agent, toolkit, scheme, {
       label: body.label,
@@ -108,12 +108,12 @@ export async function connectToolkit(
   }
   if (scheme.type === "oauth2" && !body.credentials) {
     if (missingInputs(toolkit, scheme, given)) {
-      const config = checkConfig(toolkit, scheme, given, { partial: true, allowPrivateNetworks: ctx.origins.allowPrivateNetworks });
+      const config = checkConfig(toolkit, scheme, given, { partial: true, allowPrivateNetworks: ctx.origins?.allowPrivateNetworks });
       await checkOrigins(toolkit, config, ctx.origins);
       return startConnectLink(ctx, agent, toolkit, scheme, { label: body.label, returnUrl: body.returnUrl, config });
     }
   }
-  const config = checkConfig(toolkit, scheme, given, { allowPrivateNetworks: ctx.origins.allowPrivateNetworks });
+  const config = checkConfig(toolkit, scheme, given, { allowPrivateNetworks: ctx.origins?.allowPrivateNetworks });
   await checkOrigins(toolkit, config, ctx.origins);
   if (scheme.type === "oauth2") {
     if (body.credentials)

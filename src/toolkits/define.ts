@@ -370,7 +370,7 @@ function assertHostPlaceholders(slug: string, inputs: ConnectionInput[], baseUrl
 
 /** Whether the toolkit lets a connection name its origin (an input of type `origin`). */
 export function hasOriginInput(toolkit: Pick<Toolkit, "inputs">): boolean {
-  return toolkit.inputs.some((input) => input.type === "origin");
+  return (toolkit.inputs ?? []).some((input) => input.type === "origin");
 }
 
 /**
