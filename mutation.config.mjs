@@ -69,6 +69,7 @@ const DECLARED = [
 // Origin inputs: the address and origin rules, the pinned connection, and the checks of POST /auth.
 const ORIGINS = [
   "test/outbound/origin-policy.test.ts",
+  "test/outbound/guarded-fetch.test.ts",
   "test/security/origin-inputs.test.ts",
   "test/security/origin-private-networks.test.ts",
 ];

@@ -18,42 +18,61 @@ export type AddressLookup = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export const systemLookup: AddressLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
-/** Thrown inside a connection attempt when a name resolves to a non-public address; `guardedFetch` turns it into a ToolsError. */
+/** Passed to a socket's lookup callback when a name resolves to a non-public address; `guardedFetch` turns it into a ToolsError. */
 class AddressRefused extends Error {
   constructor(
     readonly hostname: string,
     readonly why: string,
   ) {
-    super(`${hostname} resolves to a non-public address (${why})`);
+    super();
   }
 }
 
+/** A host as the URL parser gives it, without an IPv6 literal's brackets. */
+const unbracketed = (host: string) => (host.startsWith("[") ? host.slice(1, -1) : host);
+
 /**
- * Every address `hostname` resolves to, each checked; throws `AddressRefused` when it resolves to
- * nothing or one of them (not only the first) is not public. An IP literal is checked as it is.
- * One lookup: the addresses checked are the addresses returned.
+ * Every address `hostname` resolves to, each checked, or why it may not be connected to: it
+ * resolves to nothing (or the lookup failed), or one of its addresses (not only the first) is not
+ * public. An IP literal is checked as it is. One lookup: the addresses checked are those returned.
  */
-async function resolvePublic(hostname: string, lookup: AddressLookup): Promise<ResolvedAddress[]> {
-  const bare = hostname.replace(/^\[|\]$/g, "");
+async function resolvePublic(hostname: string, lookup: AddressLookup): Promise<{ addresses: ResolvedAddress[] } | { why: string }> {
+  const bare = unbracketed(hostname);
   const family = isIP(bare);
-  const addresses = family !== 0 ? [{ address: bare, family }] : await lookup(bare).catch(() => []);
-  if (addresses.length === 0) throw new AddressRefused(hostname, "does not resolve");
+  const addresses =
+    family !== 0
+      ? [{ address: bare, family }]
+      : await Promise.resolve()
+          .then(() => lookup(bare))
+          .catch(() => []);
+  if (addresses.length === 0) return { why: "does not resolve" };
   for (const { address } of addresses) {
     const why = addressProblem(address);
-    if (why) throw new AddressRefused(hostname, `resolves to a non-public address (${why})`);
+    if (why) return { why: `resolves to a non-public address (${why})` };
   }
-  return addresses;
+  return { addresses };
 }
 
 /** Why `hostname` may not be connected to, as the end of a sentence ("resolves to a non-public address (loopback)"), or undefined. */
 export async function hostProblem(hostname: string, lookup: AddressLookup): Promise<string | undefined> {
-  try {
-    await resolvePublic(hostname, lookup);
-    return undefined;
-  } catch (error) {
-    if (error instanceof AddressRefused) return error.why;
-    throw error;
-  }
+  const resolved = await resolvePublic(hostname, lookup);
+  return "why" in resolved ? resolved.why : undefined;
+}
+
+/**
+ * A socket's `lookup` (`net.connect`'s option) that resolves once, checks every address, and
+ * hands the socket only those checked addresses (all of them, or the first of the family asked
+ * for); a refusal is an `AddressRefused` error.
+ */
+export function checkedLookup(lookup: AddressLookup): LookupFunction {
+  return (hostname, options, callback) => {
+    void resolvePublic(hostname, lookup).then((resolved) => {
+      const wanted = "why" in resolved ? [] : resolved.addresses.filter(({ family }) => !options.family || family === options.family);
+      if (wanted.length === 0) return callback(new AddressRefused(hostname, "why" in resolved ? resolved.why : "does not resolve"), "", 0);
+      if (options.all) return (callback as unknown as (error: null, addresses: ResolvedAddress[]) => void)(null, wanted);
+      callback(null, wanted[0]!.address, wanted[0]!.family);
+    });
+  };
 }
 
 /**
@@ -65,25 +84,14 @@ export async function hostProblem(hostname: string, lookup: AddressLookup): Prom
  * (`upstream_unreachable`) saying why, without the address.
  */
 export function createGuardedFetch(lookup: AddressLookup): typeof fetch {
-  const socketLookup: LookupFunction = (hostname, options, callback) => {
-    resolvePublic(hostname, lookup).then(
-      (addresses) => {
-        const wanted = addresses.filter(({ family }) => !options.family || family === options.family);
-        if (wanted.length === 0) return callback(new AddressRefused(hostname, "does not resolve"), "", 0);
-        if (options.all) return (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, wanted);
-        callback(null, wanted[0]!.address, wanted[0]!.family);
-      },
-      (error: unknown) => callback(error as Error, "", 0),
-    );
-  };
   let agent: Dispatcher | undefined;
   return async function guardedFetch(input, init) {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    const literal = url.hostname.replace(/^\[|\]$/g, "");
     // A socket given an IP address never calls its lookup, so an IP host is checked here.
+    const literal = unbracketed(url.hostname);
     const why = isIP(literal) === 0 ? undefined : addressProblem(literal);
     if (why) throw refusal(url.hostname, `is a non-public address (${why})`);
-    agent ??= new Agent({ connect: { lookup: socketLookup } });
+    agent ??= new Agent({ connect: { lookup: checkedLookup(lookup) } });
     try {
       return (await undiciFetch(input as never, { ...(init as object), dispatcher: agent } as never)) as unknown as Response;
     } catch (error) {
@@ -102,8 +110,6 @@ function refusal(hostname: string, why: string): ToolsError {
 }
 
 function findRefusal(error: unknown): AddressRefused | undefined {
-  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
-    if (cause instanceof AddressRefused) return cause;
-  }
+  for (let cause = error; cause instanceof Error; cause = cause.cause) if (cause instanceof AddressRefused) return cause;
   return undefined;
 }
