@@ -60,6 +60,7 @@ const NON_PUBLIC: Array<[string, string]> = [
   ["2002:7f00:1::1", "6to4 wrapping a loopback IPv4 address"],
   ["2002:c0a8:101::", "6to4 wrapping a private IPv4 address"],
   ["64:ff9b:1::1", "not global unicast"],
+  ["64:ff9a::808:808", "not global unicast"],
   ["not-an-ip", "not an IP address"],
   ["", "not an IP address"],
 ];
@@ -67,7 +68,7 @@ const NON_PUBLIC: Array<[string, string]> = [
 const PUBLIC = ["8.8.8.8", "1.1.1.1", "93.184.215.14", "9.255.255.255", "11.0.0.0", "100.63.255.255", "100.128.0.0", "126.255.255.255"]
   .concat(["128.0.0.0", "169.253.255.255", "169.255.0.0", "172.15.255.255", "172.32.0.0", "192.0.1.0", "192.167.255.255", "192.169.0.0"])
   .concat(["198.17.255.255", "198.20.0.0", "223.255.255.255", "2606:4700::1111", "2a00:1450:4001::200e", "2001:4860:4860::8888"])
-  .concat(["64:ff9b::808:808", "2002:808:808::1", "[2606:4700::1111]", "2001:200::1"]);
+  .concat(["64:ff9b::808:808", "2002:808:808::1", "[2606:4700::1111]", "2001:200::1", "2001:ff9b::1", "2606:4700:0:0:0:0:0:1111"]);
 
 describe("addressProblem", () => {
   it.each(NON_PUBLIC)("%s is not public: %s", (address, kind) => {
@@ -101,6 +102,13 @@ describe("originProblem", () => {
     ["https://intranet", "with a fully qualified host name"],
     ["https://a.localhost", "on a public host (not .localhost)"],
     ["https://printer.local", "on a public host (not .local)"],
+    ["https://x.printer.local", "on a public host (not .local)"],
+    ["https://git.corp.internal", "on a public host (not .internal)"],
+    ["https://1.0.0.127.in-addr.arpa", "on a public host (not .arpa)"],
+    ["https://git.example.test", "on a public host (not .test)"],
+    ["https://git.example.invalid", "on a public host (not .invalid)"],
+    ["https://abc.onion", "on a public host (not .onion)"],
+    ["https://abc.alt", "on a public host (not .alt)"],
     ["https://git.example.com:0", "a port from 1 to 65535"],
   ];
   it.each(refused)("%s is refused: %s", (value, why) => {
