@@ -30,9 +30,17 @@ const handlerWith = async (allowPrivateNetworks: boolean) => {
     allowPrivateNetworks,
   });
   const { key } = await issueApiKey(store, { workspaceId: "ws1", agentId: "agent-1" });
-  return async (path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) => {
-    // An absolute URL (a connect link) is opened as a browser would: no API key.
-    if (path.startsWith("http")) return { status: 0, text: await (await handler(new Request(path))).text(), json: null };
+  return async (path: string, init: { body?: unknown; headers?: Record<string, string>; form?: Record<string, string> } = {}) => {
+    // An absolute URL (a connect link) is opened as a browser would: no API key; `form` posts its form.
+    if (path.startsWith("http")) {
+      const form = init.form && {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(init.form).toString(),
+      };
+      const response = await handler(new Request(path, form));
+      return { status: response.status, text: await response.text(), json: null };
+    }
     const response = await handler(
       new Request(`http://tools.test/proxy/tools${path}`, {
         method: init.body === undefined ? "GET" : "POST",
@@ -129,5 +137,16 @@ describe("without allowPrivateNetworks", () => {
     expect(started.status).toBe(200);
     const page = (await call(started.json.authorizationUrl as string)).text;
     expect(page).toMatch(/<input id="f-input-server" name="input.server" type="url"/);
+
+    // The origin typed on the page is checked as POST /auth checks it: the form again, with the
+    // reason, and the emulation receives nothing.
+    const before = mattermost.connections();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
+    const link = started.json.authorizationUrl as string;
+    const typed = await call(link, { form: { csrf, token: TOKEN, "input.server": mattermost.origin } });
+    expect(typed.status).toBe(400);
+    expect(typed.text).toContain("config.server is not valid: it must be an origin https://host[:port]");
+    expect(typed.text).not.toContain(TOKEN);
+    expect(mattermost.connections()).toBe(before);
   });
 });
