@@ -66,7 +66,17 @@ const DECLARED = [
   "test/toolkits/serialize.test.ts",
 ];
 
+// Origin inputs: the address and origin rules, the pinned connection, and the checks of POST /auth.
+const ORIGINS = [
+  "test/outbound/origin-policy.test.ts",
+  "test/outbound/guarded-fetch.test.ts",
+  "test/security/origin-inputs.test.ts",
+  "test/security/origin-private-networks.test.ts",
+];
+
 export const SELECTION = {
+  "src/outbound/origin-policy.ts": ORIGINS,
+  "src/outbound/guarded-fetch.ts": ORIGINS,
   "src/outbound/url-policy.ts": OUTBOUND,
   "src/outbound/headers.ts": OUTBOUND,
   "src/outbound/fetch.ts": OUTBOUND,

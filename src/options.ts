@@ -104,8 +104,27 @@ const optionsShape = {
         if (typeof hook !== "function") ctx.addIssue({ code: "custom", path: [event], message: "must be a function" });
     })
     .default({}),
-  /** The fetch used for outbound calls. Default: the global fetch (on Node, prefer `createUndiciFetch()`). */
+  /**
+   * The fetch used for outbound calls. Default: the global fetch (on Node, prefer `createUndiciFetch()`).
+   * Not used for toolkits whose origin a connection names (an `origin` input) unless
+   * `allowPrivateNetworks` is on: those go through an address-checking fetch of their own.
+   */
   fetch: fn<typeof fetch>("a fetch function").optional(),
+  /**
+   * Lifts the address check of origin inputs: a connection may then name an `http:` origin, an IP
+   * address or a host on a private network (on-premises instances, tests). Default false: an
+   * origin must be a public `https:` host, checked when the connection is made and again at every
+   * outbound connection.
+   */
+  allowPrivateNetworks: z.boolean().default(false),
+  /**
+   * How host names of origin inputs are resolved, to every address each has:
+   * `(hostname) => Promise<Array<{ address, family }>>`. Default: the system resolver
+   * (`dns.promises.lookup` with `all: true`). For tests or a resolver of your own.
+   */
+  lookup: fn<(hostname: string) => Promise<Array<{ address: string; family: number }>>>(
+    "a function (hostname) => Promise<addresses>",
+  ).optional(),
   /** Where log lines go. Default: nowhere. Secrets are redacted before the logger sees them. */
   logger: z
     .custom<Logger>((v) => typeof v === "object" && v !== null, "must be an object with debug, info, warn or error methods")

@@ -46,8 +46,9 @@ export const ToolkitInputSchema = z
     description: z.string().optional(),
     pattern: z.string().optional().meta({ description: "A regular expression the value must match; it is also one DNS label." }),
     example: z.string().optional(),
-    type: z.enum(["label", "host"]).meta({
-      description: "label: one DNS label. host: a whole host name, one of hosts (a * label stands for one DNS label).",
+    type: z.enum(["label", "host", "origin"]).meta({
+      description:
+        "label: one DNS label. host: a whole host name, one of hosts (a * label stands for one DNS label). origin: a whole public https://host[:port] origin.",
     }),
     hosts: z.array(z.string()).optional().meta({ description: "The hosts a host input may name, e.g. *.my.salesforce.com." }),
     optional: z.boolean().meta({ description: "Whether POST /auth may leave it out: it then takes default." }),

@@ -41,6 +41,8 @@ export interface ServeSettings {
   storage: StorageFlags;
   /** The access log's format; null: no access log (`--quiet`). */
   accessLog: LogFormat | null;
+  /** Lets connections name http origins and hosts on private networks (`--allow-private-networks`). */
+  allowPrivateNetworks?: boolean;
 }
 
 /** Runs the server until SIGINT or SIGTERM and resolves with the exit code; a failure to start throws a CliError (exit 1). */
@@ -121,6 +123,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
       toolkits: [...(demoApi ? [demoToolkit(origin)] : []), ...extra],
       logger: stderrLogger,
       fetch: outboundFetch, // pooled keep-alive connections instead of the global fetch
+      allowPrivateNetworks: settings.allowPrivateNetworks === true,
     });
   } catch (error) {
     server.close();

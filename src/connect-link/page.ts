@@ -15,6 +15,8 @@ export interface FormField {
   secret: boolean;
   hint?: string;
   autocomplete: string;
+  /** An origin input: shown as a URL field. */
+  url?: boolean;
 }
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -45,8 +47,9 @@ export function formFields(ctx: HandlerContext, link: OpenLink): FormField[] {
   for (const { name, input } of neededInputs(link.toolkit, link.scheme)) {
     if (link.config[name] !== undefined) continue;
     const hint = [input?.description, `${describeRule(input)}.`].filter(Boolean).join(" ");
-    const max = input?.type === "host" ? 253 : 63;
-    fields.push({ name: `input.${name}`, label: input?.label ?? name, max, secret: false, hint, autocomplete: "off" });
+    const max = input?.type === "origin" ? 300 : input?.type === "host" ? 253 : 63;
+    const url = input?.type === "origin" ? { url: true } : {};
+    fields.push({ name: `input.${name}`, label: input?.label ?? name, max, secret: false, hint, autocomplete: "off", ...url });
   }
   return fields;
 }
@@ -66,7 +69,7 @@ export function formPage(
     const id = `f-${field.name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
     const value = field.secret ? "" : (options.values?.[field.name] ?? "");
     const hint = field.hint ? `<p class="hint" id="${id}-hint">${html(field.hint)}</p>` : "";
-    return `<div class="field"><label for="${id}">${html(field.label)}</label>${hint}<input id="${id}" name="${html(field.name)}" type="${field.secret ? "password" : "text"}" required maxlength="${field.max}" autocomplete="${field.autocomplete}" spellcheck="false" autocapitalize="off"${field.hint ? ` aria-describedby="${id}-hint"` : ""}${options.error ? ' aria-invalid="true"' : ""} value="${html(value)}"></div>`;
+    return `<div class="field"><label for="${id}">${html(field.label)}</label>${hint}<input id="${id}" name="${html(field.name)}" type="${field.secret ? "password" : field.url ? "url" : "text"}" required maxlength="${field.max}" autocomplete="${field.autocomplete}" spellcheck="false" autocapitalize="off"${field.hint ? ` aria-describedby="${id}-hint"` : ""}${options.error ? ' aria-invalid="true"' : ""} value="${html(value)}"></div>`;
   });
   const given = Object.entries(link.config).map(
     ([name, value]) =>

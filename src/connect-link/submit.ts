@@ -1,4 +1,4 @@
-import { checkConfig } from "../connections/config.js";
+import { checkConfig, checkOrigins } from "../connections/config.js";
 import { createConnection } from "../connections/create.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
@@ -78,7 +78,8 @@ async function connect(ctx: HandlerContext, link: OpenLink, fields: FormField[],
     fields.filter((f) => f.name.startsWith("input.")).map((f) => [f.name.slice("input.".length), values[f.name]!.trim()]),
   );
   const { toolkit, scheme } = link;
-  const config = checkConfig(toolkit, scheme, { ...link.config, ...typed });
+  const config = checkConfig(toolkit, scheme, { ...link.config, ...typed }, { allowPrivateNetworks: ctx.origins?.allowPrivateNetworks });
+  await checkOrigins(toolkit, config, ctx.origins);
   if (scheme.type === "oauth2") return continueToProvider(ctx, link, scheme, config);
   const credential = toCredential(scheme.type, values);
   const problem = credential && credentialProblem(scheme, credential);

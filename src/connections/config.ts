@@ -1,5 +1,7 @@
 import { ToolsError } from "../core/errors.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
+import { type AddressLookup, hostProblem } from "../outbound/guarded-fetch.js";
+import { originProblem } from "../outbound/origin-policy.js";
 import { type ConnectionInput, inputValueFits, type Toolkit } from "../toolkits/define.js";
 
 /** What a config value may be: one DNS label, so that a templated host can never point elsewhere. */
@@ -51,7 +53,7 @@ export function checkConfig(
   toolkit: Toolkit,
   scheme: AuthScheme,
   config: Record<string, string>,
-  options: { partial?: boolean } = {},
+  options: { partial?: boolean; allowPrivateNetworks?: boolean } = {},
 ): Record<string, string> {
   // An input the provider fills itself with this scheme (Mailchimp's data centre, read by its
   // OAuth lookup) is not asked for; with another scheme (an API key) it is.
@@ -66,7 +68,17 @@ export function checkConfig(
       const what = input ? `${input.label} (${rule})` : rule;
       throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" needs "config": { "${name}": "..." }: ${what}.`);
     }
-    const value = given === undefined || given === "" ? input!.default! : input?.type === "host" ? given.toLowerCase() : given;
+    const value =
+      given === undefined || given === ""
+        ? input!.default!
+        : input?.type === "host"
+          ? given.toLowerCase()
+          : input?.type === "origin"
+            ? originOf(given)
+            : given;
+    // An origin's own rule says what is wrong with it (https only, no path...), under the handler's policy.
+    const originRule = input?.type === "origin" ? originProblem(value, { allowPrivateNetworks: options.allowPrivateNetworks }) : undefined;
+    if (originRule) throw new ToolsError("invalid_request", `config.${name} is not valid: it must be ${originRule}.`);
     if (!(input ? inputValueFits(input, value) : CONFIG_VALUE.test(value))) {
       throw new ToolsError("invalid_request", `config.${name} is not valid: it must be ${rule}. Fix it and send the request again.`);
     }
@@ -84,6 +96,35 @@ export function checkConfig(
   return checked;
 }
 
+/** An origin input's value with ASCII case folded and one trailing `/` cut (`HTTPS://Git.Example.com/` → `https://git.example.com`). */
+function originOf(value: string): string {
+  return value.replace(/[A-Z]/g, (c) => c.toLowerCase()).replace(/^([a-z]+:\/\/[^/?#]*)\/$/, "$1");
+}
+
+/**
+ * Applies the handler's address policy to the connection's origin inputs (CONTRACT §8), after
+ * `checkConfig` checked their shape under the same policy (https only, no IP literal, a public
+ * name): every address the name resolves to must be public. With `allowPrivateNetworks` nothing is
+ * checked. Throws a 400 naming the input; never says which address a name resolved to.
+ */
+export async function checkOrigins(
+  toolkit: Toolkit,
+  config: Record<string, string>,
+  policy: { allowPrivateNetworks: boolean; lookup: AddressLookup },
+): Promise<void> {
+  for (const input of toolkit.inputs) {
+    const value = config[input.name];
+    if (input.type !== "origin" || value === undefined || policy.allowPrivateNetworks) continue;
+    const why = await hostProblem(new URL(value).hostname, policy.lookup);
+    if (why) {
+      throw new ToolsError(
+        "invalid_request",
+        `config.${input.name} is not allowed: its host ${why}, and connections may only name public hosts. Give the origin of a public server.`,
+      );
+    }
+  }
+}
+
 /** Whether `POST /auth` must ask for inputs before it can start OAuth: some needed input has neither a value nor a default. */
 export function missingInputs(toolkit: Toolkit, scheme: AuthScheme, config: Record<string, string>): boolean {
   return neededInputs(toolkit, scheme).some(({ name, input }) => !config[name] && input?.default === undefined);
@@ -91,6 +132,10 @@ export function missingInputs(toolkit: Toolkit, scheme: AuthScheme, config: Reco
 
 /** The rule an input's value follows, in words, e.g. for a page's hint. */
 export function describeRule(input: ConnectionInput | undefined): string {
+  if (input?.type === "origin") {
+    const fallback = input.default === undefined ? "" : ` (default ${input.default})`;
+    return `the server's origin, https://host[:port] with no path, e.g. "${input.example ?? "https://git.example.com"}"${fallback}`;
+  }
   if (input?.type === "host") {
     const fallback = input.default === undefined ? "" : ` (default ${input.default})`;
     return `one of these hosts, * being one DNS label: ${(input.hosts ?? []).join(", ")}${fallback}`;

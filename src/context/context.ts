@@ -6,9 +6,11 @@ import type { Cursors } from "../credentials/cursors.js";
 import type { ApiKeyCache } from "../credentials/key-cache.js";
 import type { Signer } from "../credentials/signer.js";
 import type { LimitsHook } from "../limits/types.js";
+import type { AddressLookup } from "../outbound/guarded-fetch.js";
 import type { RetryPolicy } from "../outbound/retry.js";
 import type { LeaseStore } from "../store/leases.js";
 import type { ApiKeyRecord, ConnectionRecord, Principal, ToolsStore } from "../store/types.js";
+import { hasOriginInput, type Toolkit } from "../toolkits/define.js";
 import type { ToolkitRegistry } from "../toolkits/registry.js";
 import type { ConnectPageSettings } from "./connect-page.js";
 
@@ -82,6 +84,12 @@ export interface HandlerContext {
   logger: SafeLogger;
   /** The outbound fetch (the `fetch` option, or the global one). */
   fetch: typeof fetch;
+  /**
+   * The address policy of origin inputs: with `allowPrivateNetworks` off, a connection's origin
+   * must resolve to public addresses only, and requests to it go through `originFetch`, which
+   * checks every address again at each new connection (see `fetchFor`).
+   */
+  origins: { allowPrivateNetworks: boolean; lookup: AddressLookup; originFetch: typeof fetch };
   timeouts: { toolMs: number; proxyMs: number };
   uploads: UploadSettings;
   /** Largest upstream response body read by the proxy or through a tool's `ctx.fetch`, in bytes. */
@@ -102,4 +110,13 @@ export interface HandlerContext {
   findApiKey(hash: string, from: ToolsStore): Promise<ApiKeyRecord | null>;
   /** Reports an event to its hook, if any, without failing the request. */
   emit<E extends keyof ToolsEvents>(event: E, payload: ToolsEvents[E]): void;
+}
+
+/**
+ * The fetch for a toolkit's outbound requests: the address-checking one when a connection chose
+ * the toolkit's origin (an `origin` input) and private networks are not allowed, else `ctx.fetch`.
+ */
+export function fetchFor(ctx: HandlerContext, toolkit: Pick<Toolkit, "inputs">): typeof fetch {
+  if (!hasOriginInput(toolkit)) return ctx.fetch;
+  return ctx.origins.allowPrivateNetworks ? ctx.fetch : ctx.origins.originFetch;
 }

@@ -5,6 +5,7 @@ import { createCredentialCipher } from "../credentials/cipher.js";
 import { createCursors } from "../credentials/cursors.js";
 import { type ApiKeyCacheSettings, createApiKeyCache } from "../credentials/key-cache.js";
 import { createSigner } from "../credentials/signer.js";
+import { type AddressLookup, createGuardedFetch, systemLookup } from "../outbound/guarded-fetch.js";
 import { type RetryOptions, resolveRetryPolicy } from "../outbound/retry.js";
 import { storeLeases } from "../store/leases.js";
 import { memoryStore } from "../store/memory.js";
@@ -32,6 +33,8 @@ export interface ContextOptions
   publicUrl?: string | undefined;
   cors?: { origins: "*" | string[] } | undefined;
   fetch?: typeof fetch | undefined;
+  allowPrivateNetworks?: boolean | undefined;
+  lookup?: AddressLookup | undefined;
   retries?: RetryOptions | undefined;
   leases?: HandlerContext["leases"] | undefined;
   limits?: HandlerContext["limits"];
@@ -74,6 +77,11 @@ export function createHandlerContext(options: ContextOptions): HandlerContext {
           ],
     logger,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    origins: {
+      allowPrivateNetworks: options.allowPrivateNetworks === true,
+      lookup: options.lookup ?? systemLookup,
+      originFetch: createGuardedFetch(options.lookup ?? systemLookup),
+    },
     timeouts: options.timeouts,
     uploads: options.uploads,
     maxResponseBytes: options.maxResponseBytes,

@@ -1,4 +1,4 @@
-import type { HandlerContext } from "../context/context.js";
+import { fetchFor, type HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { type Credential, credentialProblem, credentialSecrets } from "../credentials/auth-schemes.js";
 import { freshCredential } from "../oauth/refresh.js";
@@ -74,7 +74,7 @@ export function outboundFetchFor(
   call: { signal: AbortSignal; deadline: number },
 ) {
   return createOutboundFetch({
-    fetch: ctx.fetch,
+    fetch: fetchFor(ctx, toolkit),
     toolkit: {
       baseUrls: toolkit.baseUrls,
       auth: schemeFor(toolkit, access.credential?.type),

@@ -1,6 +1,6 @@
 import * as oauth from "oauth4webapi";
 import { createConnection } from "../connections/create.js";
-import type { HandlerContext } from "../context/context.js";
+import { fetchFor, type HandlerContext } from "../context/context.js";
 import { errorResponse, ToolsError } from "../core/errors.js";
 import { type Credential, credentialSecrets, type OAuth2Scheme } from "../credentials/auth-schemes.js";
 import type { AuthorizationPatch, AuthorizationRecord, ConnectionRecord } from "../store/types.js";
@@ -172,7 +172,7 @@ async function identify(
   const claims = oauth.getValidatedIdTokenClaims(tokens);
   try {
     if (typeof scheme.identify === "function") {
-      return { remoteUser: String(await scheme.identify({ accessToken: tokens.access_token, fetch: ctx.fetch })), config: {} };
+      return { remoteUser: String(await scheme.identify({ accessToken: tokens.access_token, fetch: fetchFor(ctx, toolkit) })), config: {} };
     }
     if (scheme.identify) {
       const account = await runLookups(ctx, toolkit, scheme, credential, scheme.identify, config);

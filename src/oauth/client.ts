@@ -1,7 +1,7 @@
 import * as oauth from "oauth4webapi";
 import type { HandlerContext } from "../context/context.js";
 import { clientBasicAuthorization, type OAuth2Scheme } from "../credentials/auth-schemes.js";
-import { fillBaseUrl } from "../outbound/url-policy.js";
+import { fillBaseUrl, ORIGIN_PLACEHOLDER } from "../outbound/url-policy.js";
 import { oauthEndpoints } from "../toolkits/oauth-endpoints.js";
 import { normalizeTokenAnswer, type TokenAnswer } from "./token-answer.js";
 
@@ -60,6 +60,9 @@ export function oauthClient(
             headers.set("authorization", clientBasicAuthorization(client.client_id, secret, scheme.clientBasicEncoding));
   // defineToolkit allowed plain http only on loopback addresses; oauth4webapi must be told.
   const insecure = oauthEndpoints(scheme).some((u) => new URL(fill(u)).protocol === "http:");
+  // Endpoints under an origin input go to a host the connection chose: through the address check.
+  const underOrigin = [...oauthEndpoints(scheme), scheme.refreshUrl ?? ""].some((u) => ORIGIN_PLACEHOLDER.test(u));
+  const send = underOrigin && !ctx.origins.allowPrivateNetworks ? ctx.origins.originFetch : ctx.fetch;
   const base = (signal: AbortSignal | undefined, fetch: (url: string, init: RequestInit) => Promise<Response>) => ({
     [oauth.customFetch]: fetch,
     ...(insecure ? { [oauth.allowInsecureRequests]: true } : {}),
@@ -69,10 +72,10 @@ export function oauthClient(
     as,
     client: { client_id: scheme.clientId },
     clientAuth,
-    options: (signal) => base(signal, (url, init) => ctx.fetch(url, init)),
+    options: (signal) => base(signal, (url, init) => send(url, init)),
     tokenOptions: (answer, extra, signal) => ({
       ...base(signal, async (url, init) => {
-        const response = await ctx.fetch(url, scheme.tokenRequestFormat === "json" ? asJsonBody(init) : init);
+        const response = await send(url, scheme.tokenRequestFormat === "json" ? asJsonBody(init) : init);
         return normalizeTokenAnswer(response, scheme, answer);
       }),
       ...(extra && Object.keys(extra).length ? { additionalParameters: extra } : {}),

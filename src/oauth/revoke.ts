@@ -1,5 +1,5 @@
 import * as oauth from "oauth4webapi";
-import type { HandlerContext } from "../context/context.js";
+import { fetchFor, type HandlerContext } from "../context/context.js";
 import { type Credential, clientBasicAuthorization, type OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { openCredential } from "../credentials/sealing.js";
 import { buildUpstreamHeaders } from "../outbound/headers.js";
@@ -83,7 +83,12 @@ async function revokeByRequest(
       body = new URLSearchParams(fields).toString();
     }
   }
-  const response = await ctx.fetch(url, { method: request.method, headers, body, signal: AbortSignal.timeout(ctx.timeouts.proxyMs) });
+  const response = await fetchFor(ctx, toolkit)(url, {
+    method: request.method,
+    headers,
+    body,
+    signal: AbortSignal.timeout(ctx.timeouts.proxyMs),
+  });
   const text = await response.text().catch(() => "");
   const slackRefusal = /"ok"\s*:\s*false/.test(text);
   if ((!response.ok && response.status !== 404) || slackRefusal) {

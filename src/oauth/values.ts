@@ -1,4 +1,4 @@
-import type { HandlerContext } from "../context/context.js";
+import { fetchFor, type HandlerContext } from "../context/context.js";
 import type { AccountLookup, AuthScheme, Credential, ValueRule } from "../credentials/auth-schemes.js";
 import { applyCredentialQuery, buildUpstreamHeaders } from "../outbound/headers.js";
 import { fillBaseUrl } from "../outbound/url-policy.js";
@@ -106,7 +106,7 @@ export async function runLookups(
       credential,
       fillHeaders(toolkit.headers, values),
     );
-    const response = await ctx.fetch(url, {
+    const response = await fetchFor(ctx, toolkit)(url, {
       method: lookup.method ?? (lookup.body === undefined ? "GET" : "POST"),
       headers,
       ...(lookup.body === undefined ? {} : { body: JSON.stringify(lookup.body) }),

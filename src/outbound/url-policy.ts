@@ -1,4 +1,5 @@
 import { ToolsError } from "../core/errors.js";
+import { originProblem } from "./origin-policy.js";
 
 // `scheme://authority` exactly: `http:host`, `http:/host` and `http:///host` parse to the same
 // URL as `http://host`, so only the plain form is taken.
@@ -107,6 +108,8 @@ export function resolveAgainstBase(target: string | URL, baseUrls: string[], par
  * checked is the host parsed.
  */
 export function fillBaseUrl(base: string, params: Record<string, string>, options: { wholeHost?: boolean } = {}): string {
+  const origin = ORIGIN_PLACEHOLDER.exec(base);
+  if (origin) return fillOrigin(origin[1]!, params) + fillPath(base.slice(origin[0].length), params);
   const hostAt = base.indexOf("://") + 3;
   const filled = base.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string, offset: number) => {
     const value = params[name];
@@ -127,6 +130,36 @@ export function fillBaseUrl(base: string, params: Record<string, string>, option
   return filled;
 }
 
+/**
+ * A template that begins with `{name}` where a scheme would be: the whole origin comes from the
+ * connection's origin input (`{instance}/api/v4`); defineToolkit allows it only for such an input.
+ */
+export const ORIGIN_PLACEHOLDER = /^\{([A-Za-z0-9_]+)\}(?=[/]|$)/;
+
+/**
+ * An origin input's value, checked again for its shape (`http(s)://host[:port]`, no path): the
+ * connection's address policy was applied when it was made, and `guarded-fetch` applies it again
+ * at every connection.
+ */
+function fillOrigin(name: string, params: Record<string, string>): string {
+  const value = params[name];
+  if (!value || originProblem(value, { allowPrivateNetworks: true }) !== undefined) {
+    throw new ToolsError("invalid_request", `The connection has no valid origin for the base URL placeholder {${name}}.`);
+  }
+  return new URL(value).origin;
+}
+
+/** Fills the placeholders of a URL's path, each with one label. */
+function fillPath(path: string, params: Record<string, string>): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (!value || !HOST_LABEL.test(value)) {
+      throw new ToolsError("invalid_request", `The connection has no valid value for the base URL placeholder {${name}}.`);
+    }
+    return value;
+  });
+}
+
 const HOST_LABEL = /^[A-Za-z0-9-]{1,63}$/;
 /** One DNS label or several, dot-separated, at most 253 characters in all. */
 const HOST_LABELS = /^(?=.{1,253}$)[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*$/;
@@ -139,6 +172,8 @@ const WHOLE_HOST = "lets a connection choose its whole host; a placeholder may o
  */
 export function baseUrlTemplateProblem(base: string): string | undefined {
   if (!/\{[A-Za-z0-9_]+\}/.test(base)) return undefined;
+  // The whole origin is an origin input's (defineToolkit checked the rest with a stand-in origin).
+  if (ORIGIN_PLACEHOLDER.test(base)) return undefined;
   const host = templateHost(base);
   if (host === undefined) return "has a placeholder but is not written as http(s)://host/path; write it in that form.";
   return /\{[^}]*\}[^.]*\.?$/.test(host) ? WHOLE_HOST : undefined;

@@ -8,7 +8,7 @@ import {
 } from "../api/auth.js";
 import { startConnectLink } from "../connect-link/link.js";
 import { verifyCredential } from "../connect-link/verify.js";
-import { checkConfig, missingInputs } from "../connections/config.js";
+import { checkConfig, checkOrigins, missingInputs } from "../connections/config.js";
 import { createConnection } from "../connections/create.js";
 import { publicConnection } from "../connections/resolve.js";
 import type { HandlerContext } from "../context/context.js";
@@ -97,7 +97,8 @@ export async function connectToolkit(
   // A credential a person types, without credentials in the request: a connect link, where the
   // person also gives any inputs still missing.
   if (!body.credentials && (scheme.type === "apiKey" || scheme.type === "bearer" || scheme.type === "basic")) {
-    const config = checkConfig(toolkit, scheme, given, { partial: true });
+    const config = checkConfig(toolkit, scheme, given, { partial: true, allowPrivateNetworks: ctx.origins?.allowPrivateNetworks });
+    await checkOrigins(toolkit, config, ctx.origins);
     return startConnectLink(ctx, agent, toolkit, scheme, {
       label: body.label,
       returnUrl: body.returnUrl,
@@ -107,11 +108,13 @@ export async function connectToolkit(
   }
   if (scheme.type === "oauth2" && !body.credentials) {
     if (missingInputs(toolkit, scheme, given)) {
-      const config = checkConfig(toolkit, scheme, given, { partial: true });
+      const config = checkConfig(toolkit, scheme, given, { partial: true, allowPrivateNetworks: ctx.origins?.allowPrivateNetworks });
+      await checkOrigins(toolkit, config, ctx.origins);
       return startConnectLink(ctx, agent, toolkit, scheme, { label: body.label, returnUrl: body.returnUrl, config });
     }
   }
-  const config = checkConfig(toolkit, scheme, given);
+  const config = checkConfig(toolkit, scheme, given, { allowPrivateNetworks: ctx.origins?.allowPrivateNetworks });
+  await checkOrigins(toolkit, config, ctx.origins);
   if (scheme.type === "oauth2") {
     if (body.credentials)
       throw new ToolsError(

@@ -3,8 +3,9 @@ import { STAGED_FILE_FORMAT, STAGING_KEY_PATTERN } from "../api/staged-file.js";
 import type { Awaitable, Principal } from "../core/principal.js";
 import { type RateLimitHeaders, rateLimitHeadersSchema } from "../core/rate-limit-headers.js";
 import type { AuthScheme, OAuth2Scheme, ValueRule } from "../credentials/auth-schemes.js";
+import { originProblem } from "../outbound/origin-policy.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
-import { baseUrlTemplateProblem } from "../outbound/url-policy.js";
+import { baseUrlTemplateProblem, ORIGIN_PLACEHOLDER } from "../outbound/url-policy.js";
 import { hostPatternProblem, matchesHostPattern, wholeHostPlaceholder } from "./host-input.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
 import { linearPattern } from "./patterns.js";
@@ -137,8 +138,11 @@ export interface ConnectionInput {
    * `label` (the default): one DNS label, filling a URL template's subdomain or path segment.
    * `host`: a whole host name, one of `hosts`; it fills an OAuth endpoint written
    * `https://{name}/...` (Salesforce's login host: production, a sandbox or a My Domain).
+   * `origin`: a whole origin, `https://host[:port]`, that the connection names (a self-managed
+   * GitLab, a Mattermost server); it fills base URLs and OAuth endpoints written `{name}/path`.
+   * The value must be a public https origin (see docs/guide/auth/origin-inputs.md).
    */
-  type?: "label" | "host";
+  type?: "label" | "host" | "origin";
   /** For a `host` input: the hosts a connection may name, a `*` label standing for one DNS label (`*.my.salesforce.com`). */
   hosts?: string[];
   /** The value a connection that leaves the input out gets; such an input is optional. */
@@ -252,6 +256,7 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
   assertAuthModes(definition.slug, authModes);
   for (const input of definition.inputs ?? []) assertInput(definition.slug, input);
   assertHostPlaceholders(definition.slug, definition.inputs ?? [], baseUrls, authModes);
+  assertOriginPlaceholders(definition.slug, definition.inputs ?? [], baseUrls, authModes);
   if (definition.retries) assertRetries(definition.slug, definition.retries);
   const rateLimit = definition.rateLimit && parseRateLimit(definition.slug, definition.rateLimit);
   const tools = definition.tools.map((tool) => defineTool(tool));
@@ -309,6 +314,9 @@ function assertInput(slug: string, input: ConnectionInput): void {
   } else if (input.hosts !== undefined) {
     throw new TypeError(`${where} has hosts but is not of type "host"; remove hosts or set type "host".`);
   }
+  if (input.type === "origin" && input.default !== undefined && originProblem(input.default)) {
+    throw new TypeError(`${where}: its default "${input.default}" must be ${originProblem(input.default)}.`);
+  }
   if (input.pattern !== undefined) {
     try {
       linearPattern(input.pattern);
@@ -323,6 +331,8 @@ function assertInput(slug: string, input: ConnectionInput): void {
 
 /** Whether a value follows an input's rule: one DNS label (or, for a host input, one of its hosts) matching its pattern. */
 export function inputValueFits(input: ConnectionInput, value: string): boolean {
+  // An origin's shape only: whether its address is public is the handler's policy (allowPrivateNetworks).
+  if (input.type === "origin") return originProblem(value, { allowPrivateNetworks: true }) === undefined;
   const shape = input.type === "host" ? matchesHostPattern(value.toLowerCase(), input.hosts ?? []) : /^[A-Za-z0-9-]{1,63}$/.test(value);
   return shape && (input.pattern === undefined || linearPattern(input.pattern).test(value));
 }
@@ -354,6 +364,34 @@ function assertHostPlaceholders(slug: string, inputs: ConnectionInput[], baseUrl
       throw new TypeError(
         `Toolkit "${slug}": host input "${name}" may only be the whole host of an OAuth endpoint (https://{${name}}/...), not part of "${elsewhere}".`,
       );
+    }
+  }
+}
+
+/** Whether the toolkit lets a connection name its origin (an input of type `origin`). */
+export function hasOriginInput(toolkit: Pick<Toolkit, "inputs">): boolean {
+  return (toolkit.inputs ?? []).some((input) => input.type === "origin");
+}
+
+/**
+ * An origin input fills only the start of a template (`{instance}/api/v4`), and a template may
+ * begin with a placeholder only when it is an origin input: a label never becomes an origin.
+ */
+function assertOriginPlaceholders(slug: string, inputs: ConnectionInput[], baseUrls: string[], modes: AuthScheme[]): void {
+  const origins = new Set(inputs.filter((input) => input.type === "origin").map((input) => input.name));
+  const endpoints = modes.flatMap((mode) =>
+    mode.type === "oauth2" ? [mode.authorizationUrl, mode.tokenUrl, mode.refreshUrl, mode.revocationUrl, mode.userInfoUrl] : [],
+  );
+  for (const url of [...baseUrls, ...endpoints]) {
+    if (url === undefined) continue;
+    const leading = ORIGIN_PLACEHOLDER.exec(url)?.[1];
+    if (leading !== undefined && !origins.has(leading)) {
+      throw new TypeError(`Toolkit "${slug}": "${url}" begins with {${leading}}; declare ${leading} as an input of type "origin".`);
+    }
+    for (const name of origins) {
+      if (url.slice(leading === name ? name.length + 2 : 0).includes(`{${name}}`)) {
+        throw new TypeError(`Toolkit "${slug}": origin input "${name}" may only begin a URL ({${name}}/path), not appear inside "${url}".`);
+      }
     }
   }
 }
@@ -399,7 +437,7 @@ function parseRateLimit(slug: string, rateLimit: unknown): RateLimitHeaders {
 
 function assertBaseUrl(slug: string, base: string): void {
   // Placeholders such as {subdomain} are filled from the connection; check the shape with a stand-in.
-  const probe = base.replace(/\{[A-Za-z0-9_]+\}/g, "placeholder");
+  const probe = base.replace(ORIGIN_PLACEHOLDER, "https://origin.example").replace(/\{[A-Za-z0-9_]+\}/g, "placeholder");
   let url: URL;
   try {
     url = new URL(probe);

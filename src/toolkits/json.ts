@@ -125,7 +125,7 @@ export const inputSchema = z.strictObject({
   description: z.string().optional(),
   pattern: text.optional(),
   example: z.string().optional(),
-  type: z.enum(["label", "host"]).optional(),
+  type: z.enum(["label", "host", "origin"]).optional(),
   hosts: z.array(text).min(1).optional(),
   default: text.optional(),
 });

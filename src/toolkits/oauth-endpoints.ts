@@ -1,4 +1,5 @@
 import type { OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { ORIGIN_PLACEHOLDER } from "../outbound/url-policy.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
@@ -15,7 +16,8 @@ export function assertOAuthEndpoints(toolkit: string, scheme: OAuth2Scheme): voi
   for (const endpoint of oauthEndpoints(scheme)) {
     let url: URL;
     try {
-      url = new URL(endpoint.replace(/\{[A-Za-z0-9_]+\}/g, "placeholder"));
+      // An endpoint under an origin input (`{instance}/oauth/token`) is checked with a stand-in https origin.
+      url = new URL(endpoint.replace(ORIGIN_PLACEHOLDER, "https://origin.example").replace(/\{[A-Za-z0-9_]+\}/g, "placeholder"));
     } catch {
       throw new TypeError(`Toolkit "${toolkit}": OAuth endpoint "${endpoint}" is not an absolute URL.`);
     }

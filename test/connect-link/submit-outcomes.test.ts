@@ -52,6 +52,7 @@ vi.mock("../../src/connections/create.js", () => ({
 }));
 vi.mock("../../src/connections/config.js", () => ({
   checkConfig: (toolkit: unknown, scheme: unknown, config: Record<string, string>) => s.config(toolkit, scheme, config),
+  checkOrigins: async () => {}, // the origin policy has its own tests (test/security/origin-inputs.test.ts)
 }));
 vi.mock("../../src/oauth/start.js", () => ({
   isAllowedReturnUrl: () => s.returnAllowed,

@@ -17,6 +17,7 @@ import figma from "./figma.json" with { type: "json" };
 import front from "./front.json" with { type: "json" };
 import github from "./github.json" with { type: "json" };
 import gitlab from "./gitlab.json" with { type: "json" };
+import gitlabSelfManaged from "./gitlab-self-managed.json" with { type: "json" };
 import gmail from "./gmail.json" with { type: "json" };
 import googleCalendar from "./google-calendar.json" with { type: "json" };
 import googleDocs from "./google-docs.json" with { type: "json" };
@@ -28,6 +29,7 @@ import jira from "./jira.json" with { type: "json" };
 import linear from "./linear.json" with { type: "json" };
 import linkedin from "./linkedin.json" with { type: "json" };
 import mailchimp from "./mailchimp.json" with { type: "json" };
+import mattermost from "./mattermost.json" with { type: "json" };
 import microsoftTeams from "./microsoft-teams.json" with { type: "json" };
 import miro from "./miro.json" with { type: "json" };
 import monday from "./monday.json" with { type: "json" };
@@ -74,6 +76,7 @@ export const providerFiles: unknown[] = [
   front,
   github,
   gitlab,
+  gitlabSelfManaged,
   gmail,
   googleCalendar,
   googleDocs,
@@ -85,6 +88,7 @@ export const providerFiles: unknown[] = [
   linear,
   linkedin,
   mailchimp,
+  mattermost,
   microsoftTeams,
   miro,
   monday,

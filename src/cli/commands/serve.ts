@@ -18,6 +18,7 @@ interface ServeOptions extends StorageOptionValues {
   rateLimit?: string;
   quiet?: boolean;
   logFormat?: string;
+  allowPrivateNetworks?: boolean;
 }
 
 /** Adds `serve`. */
@@ -56,6 +57,11 @@ export function registerServe(program: Command): void {
       "--rate-limit <rate>",
       "requests per API key, e.g. 600/1m, 10/s or 100/1h (a burst of that many, then one every PERIOD/N); over it, 429 with Retry-After. " +
         "Counted in Redis with --redis-url (shared by instances), else in this process. Default off (env TOOLS_PROXY_RATE_LIMIT)",
+    )
+    .option(
+      "--allow-private-networks",
+      "let connections name an http origin or a host on a private network (self-managed servers on premises); " +
+        "by default an origin input must be a public https host",
     )
     .option(
       "--quiet",
@@ -106,6 +112,7 @@ export function registerServe(program: Command): void {
         rateLimit,
         storage: { ...storageFlags(opts), memory: opts.memory },
         accessLog: opts.quiet ? null : opts.logFormat === "json" ? "json" : "text",
+        allowPrivateNetworks: opts.allowPrivateNetworks === true,
       });
     });
   withExamples(
