@@ -2,6 +2,7 @@ import { CATALOG_ICON_PREFIX } from "../catalog/icons.js";
 import { describeRule, neededInputs } from "../connections/config.js";
 import type { ConnectTextName } from "../context/connect-page.js";
 import type { HandlerContext } from "../context/context.js";
+import { fieldsOf } from "../credentials/fields.js";
 import { randomBytes, toBase64 } from "../util/encoding.js";
 import type { OpenLink } from "./link.js";
 
@@ -13,6 +14,8 @@ export interface FormField {
   /** Longest accepted value, in characters. */
   max: number;
   secret: boolean;
+  /** Whether it may be left empty (an input with a default, a mode's optional field). */
+  optional: boolean;
   hint?: string;
   autocomplete: string;
 }
@@ -29,24 +32,21 @@ export function text(ctx: HandlerContext, name: ConnectTextName, words: Record<s
 /** What the form asks for this link: the scheme's credential, then the inputs not given yet. */
 export function formFields(ctx: HandlerContext, link: OpenLink): FormField[] {
   const t = (name: ConnectTextName) => text(ctx, name, { toolkit: link.toolkit.name });
-  const fields: FormField[] = [];
-  switch (link.scheme.type) {
-    case "apiKey":
-      fields.push({ name: "apiKey", label: t("apiKey"), max: 4096, secret: true, autocomplete: "off" });
-      break;
-    case "bearer":
-      fields.push({ name: "token", label: t("token"), max: 8192, secret: true, autocomplete: "off" });
-      break;
-    case "basic":
-      fields.push({ name: "username", label: t("username"), max: 1024, secret: false, autocomplete: "username" });
-      fields.push({ name: "password", label: t("password"), max: 4096, secret: true, autocomplete: "current-password" });
-      break;
-  }
+  // A field the page's texts name (apiKey, token, username, password) takes the deployer's words.
+  const texts = ctx.connectPage.texts as Record<string, string | undefined>;
+  const fields: FormField[] = fieldsOf(link.scheme).map((f) => ({
+    name: f.name,
+    label: Object.hasOwn(texts, f.name) ? t(f.name as ConnectTextName) : f.label,
+    max: f.maxLength,
+    secret: f.secret,
+    optional: f.optional,
+    autocomplete: f.secret ? (f.name === "password" ? "current-password" : "off") : f.name === "username" ? "username" : "off",
+  }));
   for (const { name, input } of neededInputs(link.toolkit, link.scheme)) {
     if (link.config[name] !== undefined) continue;
     const hint = [input?.description, `${describeRule(input)}.`].filter(Boolean).join(" ");
     const max = input?.type === "host" ? 253 : 63;
-    fields.push({ name: `input.${name}`, label: input?.label ?? name, max, secret: false, hint, autocomplete: "off" });
+    fields.push({ name: `input.${name}`, label: input?.label ?? name, max, secret: false, optional: false, hint, autocomplete: "off" });
   }
   return fields;
 }
