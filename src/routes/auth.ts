@@ -96,8 +96,9 @@ export async function connectToolkit(
   const given = body.config ?? body.params ?? {};
   // A credential a person types, without credentials in the request: a connect link, where the
   // person also gives any inputs still missing.
+  // Defaults are not applied yet: the page shows each as the choice made, which the person may change.
   if (!body.credentials && fieldsOf(scheme).length > 0) {
-    const config = checkConfig(toolkit, scheme, given, { partial: true });
+    const config = checkConfig(toolkit, scheme, given, { partial: true, defaults: false });
     return startConnectLink(ctx, agent, toolkit, scheme, {
       label: body.label,
       returnUrl: body.returnUrl,
@@ -107,7 +108,7 @@ export async function connectToolkit(
   }
   if (scheme.type === "oauth2" && !body.credentials) {
     if (missingInputs(toolkit, scheme, given)) {
-      const config = checkConfig(toolkit, scheme, given, { partial: true });
+      const config = checkConfig(toolkit, scheme, given, { partial: true, defaults: false });
       return startConnectLink(ctx, agent, toolkit, scheme, { label: body.label, returnUrl: body.returnUrl, config });
     }
   }

@@ -138,6 +138,16 @@ function isHttpsOrigin(value: string): boolean {
   return url.protocol === "https:" && url.origin === value.replace(/\/$/, "").toLowerCase() && !url.username && !url.password;
 }
 
+/**
+ * A connection's config with the default of each input it lacks: a connection made before its
+ * toolkit declared an input with a default (Intercom's region) goes on working with the default.
+ */
+export function withInputDefaults(inputs: readonly ConnectionInput[], config: Record<string, string>): Record<string, string> {
+  const missing = inputs.filter((input) => input.default !== undefined && config[input.name] === undefined);
+  if (missing.length === 0) return config;
+  return { ...Object.fromEntries(missing.map((input) => [input.name, input.default!])), ...config };
+}
+
 /** The config names a scheme fills itself, with where from: its token answer or redirect, or its account lookups. */
 export function filledNames(scheme: AuthScheme): Map<string, "token" | "lookup"> {
   const names = new Map<string, "token" | "lookup">();
