@@ -2,7 +2,8 @@ import { checkConfig, checkOrigins } from "../connections/config.js";
 import { createConnection } from "../connections/create.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
-import { type Credential, credentialProblem, type OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { credentialProblem, type OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { credentialFromFields } from "../credentials/fields.js";
 import { isAllowedReturnUrl, startAuthorization } from "../oauth/start.js";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 import { sha256Hex } from "../util/encoding.js";
@@ -70,7 +71,7 @@ async function connect(ctx: HandlerContext, link: OpenLink, fields: FormField[],
   for (const field of fields) {
     const value = values[field.name]!;
     const words = { field: field.label.toLowerCase(), max: String(field.max) };
-    if (value === "") throw new FormProblem(text(ctx, "required", words));
+    if (value === "" && !field.optional) throw new FormProblem(text(ctx, "required", words));
     if (value.length > field.max) throw new FormProblem(text(ctx, "tooLong", words));
     if (/[\x00-\x1f\x7f]/.test(value)) throw new FormProblem(text(ctx, "lineBreak", words));
   }
@@ -81,7 +82,7 @@ async function connect(ctx: HandlerContext, link: OpenLink, fields: FormField[],
   const config = checkConfig(toolkit, scheme, { ...link.config, ...typed }, { allowPrivateNetworks: ctx.origins?.allowPrivateNetworks });
   await checkOrigins(toolkit, config, ctx.origins);
   if (scheme.type === "oauth2") return continueToProvider(ctx, link, scheme, config);
-  const credential = toCredential(scheme.type, values);
+  const credential = credentialFromFields(scheme, values);
   const problem = credential && credentialProblem(scheme, credential);
   if (problem) {
     const label = fields.find((f) => f.name === problem.field)?.label ?? problem.field;
@@ -158,19 +159,6 @@ async function continueToProvider(
       "x-content-type-options": "nosniff",
     },
   });
-}
-
-function toCredential(type: string, values: Record<string, string>): Credential | null {
-  switch (type) {
-    case "apiKey":
-      return { type: "apiKey", apiKey: values.apiKey! };
-    case "bearer":
-      return { type: "bearer", token: values.token! };
-    case "basic":
-      return { type: "basic", username: values.username!, password: values.password! };
-    default:
-      return null;
-  }
 }
 
 function closedPage(ctx: HandlerContext, why: ClosedLink): Response {
