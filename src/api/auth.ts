@@ -3,10 +3,13 @@ import { ConnectionSchema, cursorParam, idParam, limitParam, plainText } from ".
 
 /** `POST /auth`, `GET /auth/:authorizationId` and the connection routes. */
 
+// Beside its own keys, a mode may take further secrets it declares (Datadog's `applicationKey`):
+// their names are checked against the mode when the connection is made.
+const extraField = z.string().max(4096);
 export const CredentialsSchema = z.union([
-  z.object({ apiKey: z.string().min(1).max(4096) }).strict(),
-  z.object({ token: z.string().min(1).max(8192) }).strict(),
-  z.object({ username: z.string().max(1024), password: z.string().max(4096) }).strict(),
+  z.object({ apiKey: z.string().min(1).max(4096) }).catchall(extraField),
+  z.object({ token: z.string().min(1).max(8192) }).catchall(extraField),
+  z.object({ username: z.string().max(1024), password: z.string().max(4096) }).catchall(extraField),
 ]);
 
 export const AuthBodySchema = z.object({

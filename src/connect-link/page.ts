@@ -42,6 +42,12 @@ export function formFields(ctx: HandlerContext, link: OpenLink): FormField[] {
       fields.push({ name: "password", label: t("password"), max: 4096, secret: true, autocomplete: "current-password" });
       break;
   }
+  // The mode's further secrets (Datadog's application key), each a field of the credential.
+  if ("fields" in link.scheme) {
+    for (const field of link.scheme.fields ?? []) {
+      fields.push({ name: field.name, label: field.label, max: 4096, secret: field.secret !== false, autocomplete: "off" });
+    }
+  }
   for (const { name, input } of neededInputs(link.toolkit, link.scheme)) {
     if (link.config[name] !== undefined) continue;
     const hint = [input?.description, `${describeRule(input)}.`].filter(Boolean).join(" ");

@@ -2,7 +2,7 @@ import { checkConfig } from "../connections/config.js";
 import { createConnection } from "../connections/create.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
-import { type Credential, credentialProblem, type OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { type AuthScheme, type Credential, credentialProblem, type OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { isAllowedReturnUrl, startAuthorization } from "../oauth/start.js";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 import { sha256Hex } from "../util/encoding.js";
@@ -80,7 +80,7 @@ async function connect(ctx: HandlerContext, link: OpenLink, fields: FormField[],
   const { toolkit, scheme } = link;
   const config = checkConfig(toolkit, scheme, { ...link.config, ...typed });
   if (scheme.type === "oauth2") return continueToProvider(ctx, link, scheme, config);
-  const credential = toCredential(scheme.type, values);
+  const credential = withFields(scheme, toCredential(scheme.type, values), values);
   const problem = credential && credentialProblem(scheme, credential);
   if (problem) {
     const label = fields.find((f) => f.name === problem.field)?.label ?? problem.field;
@@ -170,6 +170,13 @@ function toCredential(type: string, values: Record<string, string>): Credential 
     default:
       return null;
   }
+}
+
+/** The credential with the mode's further secrets from the form (each a required field of it). */
+function withFields(scheme: AuthScheme, credential: Credential | null, values: Record<string, string>): Credential | null {
+  if (!credential || credential.type === "oauth2" || credential.type === "none" || !("fields" in scheme) || !scheme.fields?.length)
+    return credential;
+  return { ...credential, fields: Object.fromEntries(scheme.fields.map((field) => [field.name, values[field.name] ?? ""])) };
 }
 
 function closedPage(ctx: HandlerContext, why: ClosedLink): Response {

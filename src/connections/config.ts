@@ -18,6 +18,8 @@ export function providedNames(scheme: AuthScheme): Set<string> {
     add(scheme.callbackConfig);
   }
   if (scheme.type !== "none" && typeof scheme.identify === "object") for (const lookup of [scheme.identify].flat()) add(lookup.config);
+  // A base URL path segment the credential fills (Telegram's `bot{token}`) is not an input.
+  if (scheme.type !== "oauth2" && scheme.type !== "none") for (const p of scheme.placements ?? []) if (p.in === "path") names.add(p.name);
   return names;
 }
 

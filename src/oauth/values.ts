@@ -1,6 +1,7 @@
 import type { HandlerContext } from "../context/context.js";
 import type { AccountLookup, AuthScheme, Credential, ValueRule } from "../credentials/auth-schemes.js";
-import { applyCredentialQuery, buildUpstreamHeaders } from "../outbound/headers.js";
+import { fillPathPlacements } from "../credentials/placements.js";
+import { applyCredentialQuery, buildUpstreamHeaders, credentialValues } from "../outbound/headers.js";
 import { fillBaseUrl } from "../outbound/url-policy.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { linearPattern } from "../toolkits/patterns.js";
@@ -95,8 +96,10 @@ export async function runLookups(
 ): Promise<{ remoteUser?: string; config: Record<string, string>; refused?: boolean }> {
   const found: Record<string, string> = {};
   let remoteUser: string | undefined;
+  // The credential's path placements (Telegram's bot{token}) are part of the base its lookups go under.
+  const placed = { baseUrls: toolkit.baseUrls.map((base) => fillPathPlacements(base, credentialValues(scheme, credential))) };
   for (const lookup of [lookups ?? []].flat()) {
-    const url = applyCredentialQuery(new URL(definitionUrl(toolkit, lookup.url, { ...config, ...found })), scheme, credential);
+    const url = applyCredentialQuery(new URL(definitionUrl(placed, lookup.url, { ...config, ...found })), scheme, credential);
 
     const values = { ...config, ...found };
     const json: Record<string, string> = lookup.body === undefined ? {} : { "content-type": "application/json" };

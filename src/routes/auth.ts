@@ -16,6 +16,7 @@ import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
 import { type AgentPrincipal, requireAgent } from "../core/principal.js";
 import { type AuthScheme, type Credential, credentialProblem } from "../credentials/auth-schemes.js";
+import { ownFieldNames } from "../credentials/placements.js";
 import { completeAuthorization } from "../oauth/callback.js";
 import { startAuthorization } from "../oauth/start.js";
 import type { Toolkit } from "../toolkits/define.js";
@@ -93,6 +94,8 @@ export async function connectToolkit(
 ): Promise<z.output<typeof AuthorizationStartedSchema> | z.output<typeof ConnectionCreatedSchema>> {
   const toolkit = await requireToolkit(ctx.registry, body.toolkit, ctx.basePath);
   const scheme = chooseMode(toolkit, body.mode, body.credentials);
+  if (scheme.type !== "oauth2" && "unconfigured" in scheme && scheme.unconfigured)
+    throw new ToolsError("invalid_request", scheme.unconfigured);
   const given = body.config ?? body.params ?? {};
   // A credential a person types, without credentials in the request: a connect link, where the
   // person also gives any inputs still missing.
@@ -120,7 +123,7 @@ export async function connectToolkit(
       );
     return startAuthorization(ctx, agent, toolkit, scheme, { ...body, config });
   }
-  const credential = toCredential(scheme.type, toolkit.slug, body.credentials);
+  const credential = withFields(scheme, toolkit.slug, toCredential(scheme.type, toolkit.slug, body.credentials), body.credentials);
   const problem = credentialProblem(scheme, credential);
   if (problem)
     throw new ToolsError("invalid_request", `credentials.${problem.field} ${problem.reason}. Check the value and send it again.`);
@@ -138,6 +141,36 @@ export async function connectToolkit(
 }
 
 type CredentialsInput = z.output<typeof CredentialsSchema> | undefined;
+
+/**
+ * The credential with the scheme's extra fields taken from the request (Datadog's
+ * `applicationKey`). A key that is neither the scheme's own nor one of its fields is refused by
+ * name, never echoing its value; a missing field is named too.
+ */
+function withFields(scheme: AuthScheme, toolkit: string, credential: Credential, input: CredentialsInput): Credential {
+  if (credential.type !== "apiKey" && credential.type !== "bearer" && credential.type !== "basic") return credential;
+  const declared = "fields" in scheme ? (scheme.fields ?? []) : [];
+  const own = ownFieldNames(credential.type);
+  const given = (input ?? {}) as Record<string, unknown>;
+  const unknown = Object.keys(given).find((key) => !own.includes(key) && !declared.some((field) => field.name === key));
+  if (unknown !== undefined) {
+    const keys = [...own, ...declared.map((field) => field.name)].join(", ");
+    throw new ToolsError(
+      "invalid_request",
+      `credentials.${unknown.replace(/[^A-Za-z0-9_]/g, "?").slice(0, 64)} is not a field of toolkit "${toolkit}"'s ${credential.type} mode; its fields: ${keys}.`,
+    );
+  }
+  if (declared.length === 0) return credential;
+  const fields: Record<string, string> = {};
+  for (const field of declared) {
+    const value = given[field.name];
+    if (typeof value !== "string" || value === "") {
+      throw new ToolsError("invalid_request", `credentials.${field.name} (${field.label}) is missing; send it with the other credentials.`);
+    }
+    fields[field.name] = value;
+  }
+  return { ...credential, fields };
+}
 
 function toCredential(type: string, toolkit: string, input: CredentialsInput): Credential {
   const missing = (shape: string) =>

@@ -111,14 +111,17 @@ export const catalogRoutes = [
 /** What a caller may know of a toolkit's auth scheme: its type and where a key goes, never a client id or secret. */
 function publicAuth(auth: AuthScheme) {
   const about = { ...(auth.label ? { label: auth.label } : {}), ...(auth.helpUrl ? { helpUrl: auth.helpUrl } : {}) };
-  if (auth.type === "apiKey") return { type: auth.type, in: auth.in, name: auth.name, ...about };
+  if (auth.type === "apiKey") {
+    const place = auth.in && auth.name ? { in: auth.in, name: auth.name } : {};
+    return { type: auth.type, ...place, ...(auth.unconfigured ? { configured: false } : {}), ...about };
+  }
   if (auth.type === "oauth2") return { type: auth.type, scopes: auth.scopes, configured: !auth.unconfigured, ...about };
   return { type: auth.type, ...about };
 }
 
-/** Whether every OAuth mode of the toolkit has its client configured. */
+/** Whether every mode of the toolkit has what its deployer gives (an OAuth client, a value such as Trello's key). */
 function isConfigured(toolkit: Toolkit): boolean {
-  return toolkit.authModes.every((mode) => mode.type !== "oauth2" || !mode.unconfigured);
+  return toolkit.authModes.every((mode) => mode.type === "none" || !mode.unconfigured);
 }
 
 /** The tool as agents see it. */

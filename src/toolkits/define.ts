@@ -3,6 +3,7 @@ import { STAGED_FILE_FORMAT, STAGING_KEY_PATTERN } from "../api/staged-file.js";
 import type { Awaitable, Principal } from "../core/principal.js";
 import { type RateLimitHeaders, rateLimitHeadersSchema } from "../core/rate-limit-headers.js";
 import type { AuthScheme, OAuth2Scheme, ValueRule } from "../credentials/auth-schemes.js";
+import { placementsDefinitionProblem } from "../credentials/placements.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
 import { baseUrlTemplateProblem } from "../outbound/url-policy.js";
 import { hostPatternProblem, matchesHostPattern, wholeHostPlaceholder } from "./host-input.js";
@@ -247,9 +248,10 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
     throw new TypeError(`Toolkit slug "${definition.slug}" is invalid: use lowercase letters, digits, "_" or "-" (at most 64).`);
   }
   const baseUrls = definition.baseUrl === undefined ? [] : [definition.baseUrl].flat();
-  for (const base of baseUrls) assertBaseUrl(definition.slug, base);
+  const hostInputs = new Set((definition.inputs ?? []).filter((input) => input.type === "host").map((input) => input.name));
+  for (const base of baseUrls) assertBaseUrl(definition.slug, base, hostInputs);
   const authModes = [definition.auth].flat();
-  assertAuthModes(definition.slug, authModes);
+  assertAuthModes(definition.slug, authModes, baseUrls);
   for (const input of definition.inputs ?? []) assertInput(definition.slug, input);
   assertHostPlaceholders(definition.slug, definition.inputs ?? [], baseUrls, authModes);
   if (definition.retries) assertRetries(definition.slug, definition.retries);
@@ -281,7 +283,7 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
   };
 }
 
-function assertAuthModes(slug: string, modes: AuthScheme[]): void {
+function assertAuthModes(slug: string, modes: AuthScheme[], baseUrls: string[]): void {
   if (modes.length === 0) throw new TypeError(`Toolkit "${slug}": auth must name at least one way to connect.`);
   const types = new Set<string>();
   for (const mode of modes) {
@@ -289,6 +291,8 @@ function assertAuthModes(slug: string, modes: AuthScheme[]): void {
     types.add(mode.type);
     if (mode.type === "oauth2") assertOAuthEndpoints(slug, mode);
     assertValueRules(slug, mode);
+    const placed = mode.type === "oauth2" || mode.type === "none" ? null : placementsDefinitionProblem(mode, baseUrls);
+    if (placed) throw new TypeError(`Toolkit "${slug}": auth mode "${mode.type}": ${placed}.`);
   }
   if (types.has("none") && modes.length > 1) throw new TypeError(`Toolkit "${slug}": auth "none" cannot be one of several modes.`);
 }
@@ -397,7 +401,10 @@ function parseRateLimit(slug: string, rateLimit: unknown): RateLimitHeaders {
   throw new TypeError(`Toolkit "${slug}": ${["rateLimit", ...issue.path].join(".")} ${issue.message}.`);
 }
 
-function assertBaseUrl(slug: string, base: string): void {
+function assertBaseUrl(slug: string, template: string, hostInputs: ReadonlySet<string>): void {
+  // A base URL whose whole host is a `host` input (Datadog's site, Wrike's host) is checked with a stand-in host.
+  const whole = wholeHostPlaceholder(template);
+  const base = whole !== undefined && hostInputs.has(whole) ? template.replace(`{${whole}}`, "host.example") : template;
   // Placeholders such as {subdomain} are filled from the connection; check the shape with a stand-in.
   const probe = base.replace(/\{[A-Za-z0-9_]+\}/g, "placeholder");
   let url: URL;

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { rateLimitHeadersSchema } from "../core/rate-limit-headers.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
-import { credentialHeader, isHeaderName } from "../outbound/headers.js";
+import { configureValues } from "../credentials/placements.js";
+import { credentialHeaders, isHeaderName } from "../outbound/headers.js";
 import { retriesSchema } from "../outbound/retry.js";
 import { defineToolkit, type JsonSchema, type Tool, type Toolkit } from "./define.js";
 import { TEMPLATE } from "./http-request.js";
@@ -94,18 +95,62 @@ export const oauth2Fields = {
   ...common,
 };
 
+const fieldName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "must be letters, digits and _, starting with a letter");
+/** Several secrets, the deployer's values, and where each goes (see `src/credentials/placements.ts`). */
+const schemeValues = {
+  fields: z.array(z.strictObject({ name: fieldName, label: text, secret: z.boolean().optional() })).optional(),
+  values: z
+    .array(
+      z
+        .strictObject({
+          name: fieldName,
+          label: text.optional(),
+          env: z
+            .string()
+            .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
+            .optional(),
+          value: z.string().optional(),
+        })
+        .refine((value) => value.env !== undefined || value.value !== undefined, "must give env or value"),
+    )
+    .optional(),
+  placements: z
+    .array(
+      z.discriminatedUnion("in", [
+        z.strictObject({ in: z.literal("header"), name: text, value: text }),
+        z.strictObject({ in: z.literal("query"), name: text, value: text }),
+        z.strictObject({ in: z.literal("path"), name: text, value: text }),
+        z.strictObject({ in: z.literal("basic"), username: z.string(), password: z.string() }),
+      ]),
+    )
+    .min(1)
+    .optional(),
+};
+
 /** The other schemes' fields. */
 export const otherSchemes = [
+  z
+    .strictObject({
+      type: z.literal("apiKey"),
+      in: z.enum(["header", "query"]).optional(),
+      name: text.optional(),
+      prefix: z.string().optional(),
+      identify: lookups.optional(),
+      ...schemeValues,
+      ...common,
+    })
+    .refine((scheme) => scheme.placements !== undefined || (scheme.in !== undefined && scheme.name !== undefined), {
+      message: "needs in and name, or placements",
+      path: ["in"],
+    }),
   z.strictObject({
-    type: z.literal("apiKey"),
-    in: z.enum(["header", "query"]),
-    name: text,
-    prefix: z.string().optional(),
+    type: z.literal("bearer"),
+    placement: placement.optional(),
     identify: lookups.optional(),
+    ...schemeValues,
     ...common,
   }),
-  z.strictObject({ type: z.literal("bearer"), placement: placement.optional(), identify: lookups.optional(), ...common }),
-  z.strictObject({ type: z.literal("basic"), identify: lookups.optional(), ...common }),
+  z.strictObject({ type: z.literal("basic"), identify: lookups.optional(), ...schemeValues, ...common }),
   z.strictObject({ type: z.literal("none"), ...common }),
 ] as const;
 
@@ -318,9 +363,12 @@ export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = 
   const document = single ? { ...substituted, auth: [substituted.auth] } : substituted;
   const parsed = toolkitSchema.safeParse(unset.standIn(document));
   if (!parsed.success) throw new TypeError(`${label(document)}: ${describe(parsed.error.issues, single)}.`);
-  const spec = { ...parsed.data, auth: unset.unconfigure(parsed.data.auth, parsed.data.name) };
+  const configured = unset
+    .unconfigure(parsed.data.auth, parsed.data.name)
+    .map((scheme) => configureValues(scheme as AuthScheme, env, {}, parsed.data.name));
+  const spec = { ...parsed.data, auth: configured };
   const baseUrl = [spec.baseUrl].flat()[0]!;
-  const credentialHeaders = spec.auth.map((scheme) => credentialHeader(scheme as AuthScheme)).filter((name) => name !== null);
+  const credentialHeaderNames = spec.auth.flatMap((scheme) => credentialHeaders(scheme as AuthScheme));
   return defineToolkit({
     slug: spec.slug,
     name: spec.name,
@@ -336,7 +384,7 @@ export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = 
     timeoutMs: spec.timeoutMs,
     retries: spec.retries,
     rateLimit: spec.rateLimit,
-    tools: spec.tools.map((tool, index) => toTool(tool, index, baseUrl, document, credentialHeaders)),
+    tools: spec.tools.map((tool, index) => toTool(tool, index, baseUrl, document, credentialHeaderNames)),
   });
 }
 

@@ -3,6 +3,7 @@
 import airtable from "./airtable.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
 import attio from "./attio.json" with { type: "json" };
+import bamboohr from "./bamboohr.json" with { type: "json" };
 import bitbucket from "./bitbucket.json" with { type: "json" };
 import box from "./box.json" with { type: "json" };
 import braveSearch from "./brave-search.json" with { type: "json" };
@@ -10,10 +11,12 @@ import calendly from "./calendly.json" with { type: "json" };
 import canva from "./canva.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
+import datadog from "./datadog.json" with { type: "json" };
 import discord from "./discord.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
+import freshdesk from "./freshdesk.json" with { type: "json" };
 import front from "./front.json" with { type: "json" };
 import github from "./github.json" with { type: "json" };
 import gitlab from "./gitlab.json" with { type: "json" };
@@ -45,6 +48,7 @@ import sendgrid from "./sendgrid.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
+import telegram from "./telegram.json" with { type: "json" };
 import todoist from "./todoist.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
@@ -60,6 +64,7 @@ export const providerFiles: unknown[] = [
   airtable,
   asana,
   attio,
+  bamboohr,
   bitbucket,
   box,
   braveSearch,
@@ -67,10 +72,12 @@ export const providerFiles: unknown[] = [
   canva,
   clickup,
   confluence,
+  datadog,
   discord,
   docusign,
   dropbox,
   figma,
+  freshdesk,
   front,
   github,
   gitlab,
@@ -102,6 +109,7 @@ export const providerFiles: unknown[] = [
   shopify,
   slack,
   stripe,
+  telegram,
   todoist,
   trello,
   twilio,
