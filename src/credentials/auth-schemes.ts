@@ -109,6 +109,13 @@ export interface OAuth2Scheme extends SchemeCommon {
   userScopesParam?: string;
   /** PKCE (S256) on the authorization request (default true); off for providers that refuse it. */
   pkce?: boolean;
+  /**
+   * Further tokens of the token answer kept on the connection beside the access token, by name:
+   * a dotted path each, e.g. Slack's `{ "user": "authed_user.access_token" }`. Sealed and redacted
+   * like the access token; a request uses one when it names it (`x-tools-proxy-token: user`, or a
+   * tool's `credential`).
+   */
+  extraTokens?: Record<string, string>;
   /** Dotted path of the object holding the tokens in the token answer, e.g. Slack's `authed_user`. */
   tokensAt?: string;
   /** Values of the token answer kept on the connection's config, e.g. `{ teamId: "team.id" }`. */
@@ -217,6 +224,8 @@ export type Credential =
       idToken?: string;
       /** The access token's lifetime in seconds, as the provider gave it (`expires_in`); sets how early it is refreshed. */
       expiresIn?: number;
+      /** The further tokens the scheme's `extraTokens` keep (Slack's `user` token), by name. */
+      tokens?: Record<string, string>;
     }
   | { type: "apiKey"; apiKey: string; fields?: Record<string, string> }
   | { type: "bearer"; token: string; fields?: Record<string, string> }
@@ -229,7 +238,7 @@ export type Credential =
  */
 export function credentialSecrets(credential: Credential, scheme?: AuthScheme): string[] {
   const own = ownSecrets(credential);
-  const extra = Object.values("fields" in credential ? (credential.fields ?? {}) : {});
+  const extra = Object.values("fields" in credential ? (credential.fields ?? {}) : "tokens" in credential ? (credential.tokens ?? {}) : {});
   const placed = scheme && scheme.type === credential.type ? placedSecrets(scheme as Placed, credential) : [];
   return [...new Set([...own, ...extra, ...placed])];
 }

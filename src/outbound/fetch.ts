@@ -2,7 +2,7 @@ import { ToolsError } from "../core/errors.js";
 import type { RateLimitHeaders } from "../core/rate-limit-headers.js";
 import type { AuthScheme, Credential } from "../credentials/auth-schemes.js";
 import { fillPathPlacements } from "../credentials/placements.js";
-import { applyCredentialQuery, buildUpstreamHeaders, credentialValues, isHeaderValue } from "./headers.js";
+import { applyCredentialQuery, buildUpstreamHeaders, chooseToken, credentialValues, isHeaderValue } from "./headers.js";
 import { type RetryPolicy, sendWithRetries } from "./retry.js";
 import { checkOutboundUrl, checkRedirectUrl, resolveAgainstBase } from "./url-policy.js";
 
@@ -51,6 +51,11 @@ export interface OutboundInit extends RequestInit {
    * policy drops a `Cookie` among `headers`, where it would be a caller's own session cookie.
    */
   cookie?: string;
+  /**
+   * Trusted code's choice of one of the connection's further tokens (a tool's `credential`, Slack's
+   * `user`), used when the connection keeps a token of that name; otherwise its own token is.
+   */
+  preferToken?: string;
 }
 
 /**
@@ -70,12 +75,15 @@ export function createOutboundFetch(options: OutboundOptions) {
     let url = checkUrl(input);
     let method = (init.method ?? "GET").toUpperCase();
     let body = init.body ?? null;
-    let headers = withTrusted(buildUpstreamHeaders(init.headers, toolkit.auth, credential, toolkit.headers), body, init);
+    // A request may name one of the connection's further tokens (Slack's user token) instead of its own.
+    const choice = chooseToken(init.headers, credential, init.preferToken);
+    let used = choice.credential;
+    let headers = withTrusted(buildUpstreamHeaders(choice.headers, toolkit.auth, used, toolkit.headers), body, init);
     const signal = init.signal ? AbortSignal.any([init.signal, options.signal]) : options.signal;
     let retriedUnauthorized = false;
 
     for (let hop = 0; ; hop++) {
-      const target = applyCredentialQuery(url, toolkit.auth, credential);
+      const target = applyCredentialQuery(url, toolkit.auth, used);
       const request = {
         method,
         headers,
@@ -95,6 +103,7 @@ export function createOutboundFetch(options: OutboundOptions) {
       if (
         response.status === 401 &&
         credential?.type === "oauth2" &&
+        choice.chosen === undefined &&
         options.refreshAfterUnauthorized &&
         !retriedUnauthorized &&
         !(body instanceof ReadableStream)
@@ -102,6 +111,7 @@ export function createOutboundFetch(options: OutboundOptions) {
         retriedUnauthorized = true;
         await response.body?.cancel().catch(() => {});
         credential = await options.refreshAfterUnauthorized(credential);
+        used = credential;
         headers = withTrusted(buildUpstreamHeaders(headers, toolkit.auth, credential), body, init);
         continue;
       }

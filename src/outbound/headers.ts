@@ -19,6 +19,48 @@ const FORBIDDEN = new Set([
   "expect",
 ]);
 
+/**
+ * The request header that names which of a connection's further tokens a request uses
+ * (`x-tools-proxy-token: user`, Slack's user token beside its bot token). Read by the outbound
+ * fetch and never sent upstream.
+ */
+export const TOKEN_HEADER = "x-tools-proxy-token";
+
+/**
+ * The credential a request uses: the connection's own, or, when the caller's headers name one with
+ * `TOKEN_HEADER`, the further token of that name as the access token (without the header, the
+ * `preferred` one where the connection keeps it). Returns the caller's headers without that
+ * header. A name the header gives that the connection has no token for is a 400 listing its names.
+ */
+export function chooseToken(
+  callerHeaders: HeadersInit | undefined,
+  credential: Credential | null,
+  preferred?: string,
+): {
+  headers: Array<[string, string]>;
+  credential: Credential | null;
+  chosen: string | undefined;
+} {
+  const entries = headerEntries(callerHeaders);
+  const named = entries.filter(([name]) => name.toLowerCase() === TOKEN_HEADER).map(([, value]) => value.trim());
+  const headers = entries.filter(([name]) => name.toLowerCase() !== TOKEN_HEADER);
+  const tokens = credential?.type === "oauth2" ? (credential.tokens ?? {}) : {};
+  if (named.length === 0) {
+    if (preferred === undefined || !Object.hasOwn(tokens, preferred)) return { headers, credential, chosen: undefined };
+    return { headers, credential: { type: "oauth2", accessToken: tokens[preferred]!, tokenType: "bearer" }, chosen: preferred };
+  }
+  const name = named[0]!;
+  if (named.length > 1 || !Object.hasOwn(tokens, name)) {
+    const known = Object.keys(tokens);
+    throw new ToolsError(
+      "invalid_request",
+      `${TOKEN_HEADER} names a token this connection does not keep; ` +
+        (known.length ? `its tokens: ${known.join(", ")}.` : "it keeps no further token, so leave the header out."),
+    );
+  }
+  return { headers, credential: { type: "oauth2", accessToken: tokens[name]!, tokenType: "bearer" }, chosen: name };
+}
+
 /** Whether `name` is an HTTP token, as a header name must be. */
 export function isHeaderName(name: string): boolean {
   return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name);

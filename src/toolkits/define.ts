@@ -111,6 +111,12 @@ export interface ToolDefinition<Input extends StandardSchemaV1 = StandardSchemaV
   annotations?: ToolAnnotations;
   /** OAuth scopes the tool needs. Used by `connection_id` filtering. */
   scopes?: string[];
+  /**
+   * Which of the connection's further tokens the tool's requests use (an OAuth mode's
+   * `extraTokens` name, e.g. Slack's `user` for search, which a bot token cannot do); left out, the
+   * connection's own access token.
+   */
+  credential?: string;
   /** Runs the tool. The returned value becomes `data` of the ExecutionResult and must be JSON-serialisable. */
   run(args: StandardOutput<Input>, ctx: ToolContext): Awaitable<unknown>;
 }

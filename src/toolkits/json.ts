@@ -57,6 +57,7 @@ const lookup = z.strictObject({
 const lookups = z.union([lookup, z.array(lookup).min(1)]);
 const common = { label: text.optional(), helpUrl: url.optional(), sources: z.array(url).optional() };
 
+const fieldName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "must be letters, digits and _, starting with a letter");
 /** The OAuth 2 scheme's fields, without the client's id and secret (the catalog's providers leave them to the deployer). */
 export const oauth2Fields = {
   type: z.literal("oauth2"),
@@ -88,6 +89,7 @@ export const oauth2Fields = {
   userScopesParam: text.optional(),
   pkce: z.boolean().optional(),
   tokensAt: text.optional(),
+  extraTokens: z.record(fieldName, text).optional(),
   tokenConfig: z.record(text, valueRule).optional(),
   callbackConfig: z.record(text, valueRule).optional(),
   placement: placement.optional(),
@@ -95,7 +97,6 @@ export const oauth2Fields = {
   ...common,
 };
 
-const fieldName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "must be letters, digits and _, starting with a letter");
 /** Several secrets, the deployer's values, and where each goes (see `src/credentials/placements.ts`). */
 const schemeValues = {
   fields: z.array(z.strictObject({ name: fieldName, label: text, secret: z.boolean().optional() })).optional(),
@@ -287,6 +288,8 @@ const toolSchema = z
       .partial()
       .optional(),
     scopes: z.array(z.string()).optional(),
+    /** The further token of the connection its requests use (Slack's `user`), see `Tool.credential`. */
+    credential: fieldName.optional(),
     /** The base URL of this tool when it is not the toolkit's first (one of the toolkit's `baseUrl`s). */
     baseUrl: text.optional(),
     request: requestSchema.optional(),
@@ -531,6 +534,7 @@ function toTool(spec: JsonToolkit["tools"][number], index: number, baseUrl: stri
     description: spec.description,
     annotations: spec.annotations,
     scopes: spec.scopes,
+    ...(spec.credential ? { credential: spec.credential } : {}),
     input,
     inputParameters,
     run: (args, ctx) => runHttpTool(http, args, ctx),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { basicHeader, type EmulatedRequest, type Flow, mint, startFlow } from "./emulation.js";
+import { basicHeader, type EmulatedRequest, type Flow, startFlow } from "./emulation.js";
 
 /*
  * BambooHR: the API key is the username of HTTP Basic, the password any string (x in its examples),
