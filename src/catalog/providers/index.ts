@@ -54,6 +54,7 @@ import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
+import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
 import xero from "./xero.json" with { type: "json" };
 import zendesk from "./zendesk.json" with { type: "json" };
@@ -115,6 +116,7 @@ export const providerFiles: unknown[] = [
   twilio,
   typeform,
   webflow,
+  wrike,
   x,
   xero,
   zendesk,
