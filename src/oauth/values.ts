@@ -160,7 +160,7 @@ export async function runLookups(
  */
 export function hostValues(toolkit: Pick<Toolkit, "inputs">, config: Record<string, string>): Record<string, string> {
   const hosts: Record<string, string> = {};
-  for (const input of toolkit.inputs) {
+  for (const input of toolkit.inputs ?? []) {
     const value = config[input.name]?.toLowerCase();
     if (input.type === "host" && value !== undefined && matchesHostPattern(value, input.hosts ?? [])) hosts[input.name] = value;
   }
