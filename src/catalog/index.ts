@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { AuthScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { configureValues } from "../credentials/placements.js";
 import { defineToolkit, type Toolkit } from "../toolkits/define.js";
 import { type JsonToolkitOptions, parseToolkitFile } from "../toolkits/json.js";
 import { catalogIconRef } from "./icons.js";
@@ -37,6 +38,15 @@ export interface ProviderOptions {
    * from an app that turned it on (which makes the app a public client); such an app sets `true`.
    */
   pkce?: boolean;
+  /**
+   * The deployer's values a provider sends on every request (Trello's application `key`), by name;
+   * one not given here is read from the environment variable the provider names
+   * (`TOOLS_PROXY_TRELLO_KEY`). Missing, the provider is listed but `POST /auth` answers 400
+   * naming the variable.
+   */
+  values?: Record<string, string>;
+  /** Where those variables are read (default `process.env`). */
+  env?: Record<string, string | undefined>;
 }
 
 /** The names of the environment variables that hold a provider's OAuth client. */
@@ -53,8 +63,9 @@ export function clientVariables(slug: string): { id: string; secret: string } {
 export function catalogToolkit(slug: string, options: ProviderOptions = {}): Toolkit {
   const provider = getProvider(slug);
   if (!provider) throw new TypeError(`The catalog has no provider "${slug}". See tools-proxy/catalog's providers for the list.`);
+  const env = options.env ?? globalThis.process?.env ?? {};
   const auth = provider.auth.map((mode): AuthScheme => {
-    if (mode.type !== "oauth2") return mode as AuthScheme;
+    if (mode.type !== "oauth2") return configureValues(mode as Exclude<AuthScheme, OAuth2Scheme>, env, options.values ?? {}, provider.name);
     const scheme: OAuth2Scheme = {
       ...(mode as Omit<OAuth2Scheme, "clientId">),
       clientId: options.clientId ?? "",
@@ -112,6 +123,7 @@ const entrySchema = z.strictObject({
   userInfoUrl: overrideUrl.optional(),
   baseUrl: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
   pkce: z.boolean().optional(),
+  values: z.record(z.string(), z.string().min(1)).optional(),
 });
 
 /**
@@ -152,6 +164,6 @@ export function catalogToolkits(options: { env?: Record<string, string | undefin
     const shared = provider.clientOf ? clientVariables(provider.clientOf) : own;
     const clientId = env[own.id] || env[shared.id] || undefined;
     const clientSecret = (env[own.id] ? env[own.secret] : env[shared.secret]) || undefined;
-    return catalogToolkit(provider.slug, { clientId, clientSecret });
+    return catalogToolkit(provider.slug, { clientId, clientSecret, env });
   });
 }

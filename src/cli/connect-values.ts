@@ -5,12 +5,29 @@
  * inputs still missing (an enum as a numbered choice, a default offered).
  */
 import type { ToolkitDetails } from "../client/types.js";
+import { publicFields } from "../credentials/fields.js";
 import { CliError, EXIT } from "./errors.js";
 import { note } from "./output.js";
 import { canPrompt, promptVisible, readSecret } from "./prompt.js";
 
 type Mode = ToolkitDetails["authModes"][number];
 type Input = ToolkitDetails["inputs"][number];
+
+/**
+ * The toolkit's ways to connect as this CLI reads them. A server older than mode ids and fields (or
+ * one that answers oddly) lists only `authScheme`: its one mode then has its kind's fields.
+ */
+export function withModes<T extends Pick<ToolkitDetails, "authScheme"> & { authModes?: Partial<Mode>[] }>(
+  toolkit: T,
+): T & { authModes: Mode[] } {
+  const listed: Partial<Mode>[] =
+    Array.isArray(toolkit.authModes) && toolkit.authModes.length > 0 ? toolkit.authModes : [{ type: toolkit.authScheme as Mode["type"] }];
+  const authModes = listed.map((m) => {
+    const type = (m.type ?? "none") as Mode["type"];
+    return { ...m, type, mode: m.mode ?? type, fields: Array.isArray(m.fields) ? m.fields : publicFields({ type }) } as Mode;
+  });
+  return { ...toolkit, authModes };
+}
 
 /** The way to connect: the one `--mode` names, else the first whose fields hold every field given, else the first. */
 export function chooseMode(toolkit: Pick<ToolkitDetails, "name" | "authModes">, mode: string | undefined, given: readonly string[]): Mode {

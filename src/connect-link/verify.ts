@@ -30,7 +30,7 @@ export async function verifyCredential(
       "warn",
       "could not verify a credential with its provider",
       { toolkit: toolkit.slug, error },
-      credentialSecrets(credential),
+      credentialSecrets(credential, scheme),
     );
     throw new ToolsError("unavailable", `${toolkit.name} could not be asked whether these credentials work; try again shortly.`, {
       retryAfter: 5,

@@ -9,7 +9,10 @@ export const CONFIG_VALUE = /^[A-Za-z0-9-]{1,63}$/;
 
 /** The config names the provider fills itself with this scheme (from its token answer, callback or account lookups). */
 export function providedNames(scheme: AuthScheme): Set<string> {
-  return new Set(filledNames(scheme).keys());
+  const names = new Set(filledNames(scheme).keys());
+  // A base URL path segment the credential fills (Telegram's `bot{token}`) is not an input.
+  if ("placements" in scheme) for (const p of scheme.placements ?? []) if (p.in === "path") names.add(p.name);
+  return names;
 }
 
 /** The placeholders of the toolkit's base URLs and of the scheme's OAuth endpoints. */

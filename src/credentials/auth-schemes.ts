@@ -1,4 +1,7 @@
 import { toBase64 } from "../util/encoding.js";
+import { type DeployerValue, type Placed, placedSecrets, placementProblem, type SecretField, type ValuePlacement } from "./placements.js";
+
+export type { DeployerValue, SecretField, ValuePlacement } from "./placements.js";
 
 /**
  * Where a token or key goes on each API request. Default for OAuth and bearer tokens:
@@ -111,6 +114,13 @@ export interface OAuth2Scheme extends SchemeCommon {
   userScopesParam?: string;
   /** PKCE (S256) on the authorization request (default true); off for providers that refuse it. */
   pkce?: boolean;
+  /**
+   * Further tokens of the token answer kept on the connection beside the access token, by name:
+   * a dotted path each, e.g. Slack's `{ "user": "authed_user.access_token" }`. Sealed and redacted
+   * like the access token; a request uses one when it names it (`x-tools-proxy-token: user`, or a
+   * tool's `credential`).
+   */
+  extraTokens?: Record<string, string>;
   /** Dotted path of the object holding the tokens in the token answer, e.g. Slack's `authed_user`. */
   tokensAt?: string;
   /** Values of the token answer kept on the connection's config, e.g. `{ teamId: "team.id" }`. */
@@ -131,12 +141,29 @@ export interface OAuth2Scheme extends SchemeCommon {
   unconfigured?: string;
 }
 
-/** An API key the user pastes, sent in a header or a query parameter. */
-export interface ApiKeyScheme extends SchemeCommon {
+/**
+ * Several secrets, the deployer's values, and where each goes (see `placements.ts`), for the
+ * schemes whose credential a person types. With `placements`, they replace the scheme's default
+ * placement: exactly what they list is set on every request.
+ */
+interface SchemeValues {
+  /** Secrets the person types beside the scheme's own (Datadog's `applicationKey`). */
+  fields?: SecretField[];
+  /** Values the deployer gives once (Trello's app `key`). */
+  values?: DeployerValue[];
+  /** Where each value goes: headers, query parameters, a base URL path segment, Basic halves. */
+  placements?: ValuePlacement[];
+  /** Set when a deployer value is missing: the sentence `POST /auth` answers (400), naming the variable to set. */
+  unconfigured?: string;
+}
+
+/** An API key the user pastes, sent in a header or a query parameter (or as `placements` say). */
+export interface ApiKeyScheme extends SchemeCommon, SchemeValues {
   type: "apiKey";
-  in: "header" | "query";
+  /** Where the key goes; may be left out when `placements` say it. */
+  in?: "header" | "query";
   /** Header or query parameter name, e.g. `x-api-key` or `api_key`. */
-  name: string;
+  name?: string;
   /** Put before the key in the header, e.g. `"Token "`. */
   prefix?: string;
   /** A "who am I" request that verifies the key and names the account. */
@@ -144,7 +171,7 @@ export interface ApiKeyScheme extends SchemeCommon {
 }
 
 /** A bearer token the user pastes, sent as `Authorization: Bearer <token>` unless `placement` says otherwise. */
-export interface BearerScheme extends SchemeCommon {
+export interface BearerScheme extends SchemeCommon, SchemeValues {
   type: "bearer";
   placement?: CredentialPlacement;
   /** A "who am I" request that verifies the token and names the account. */
@@ -152,7 +179,7 @@ export interface BearerScheme extends SchemeCommon {
 }
 
 /** A username and password, sent as `Authorization: Basic ...`. */
-export interface BasicScheme extends SchemeCommon {
+export interface BasicScheme extends SchemeCommon, SchemeValues {
   type: "basic";
   /** A "who am I" request that verifies the credential and names the account. */
   identify?: AccountLookup | AccountLookup[];
@@ -216,14 +243,26 @@ export type CredentialOfType =
       idToken?: string;
       /** The access token's lifetime in seconds, as the provider gave it (`expires_in`); sets how early it is refreshed. */
       expiresIn?: number;
+      /** The further tokens the scheme's `extraTokens` keep (Slack's `user` token), by name. */
+      tokens?: Record<string, string>;
     }
-  | { type: "apiKey"; apiKey: string }
-  | { type: "bearer"; token: string }
-  | { type: "basic"; username: string; password: string }
+  | { type: "apiKey"; apiKey: string; fields?: Record<string, string> }
+  | { type: "bearer"; token: string; fields?: Record<string, string> }
+  | { type: "basic"; username: string; password: string; fields?: Record<string, string> }
   | { type: "none" };
 
-/** Every secret string inside a credential, for redaction. */
-export function credentialSecrets(credential: Credential): string[] {
+/**
+ * Every secret string inside a credential, for redaction. Given the scheme it is used with, also
+ * what its placements make of them (extra fields, the deployer's values, a Basic header's base64).
+ */
+export function credentialSecrets(credential: Credential, scheme?: AuthScheme): string[] {
+  const own = ownSecrets(credential);
+  const extra = Object.values("fields" in credential ? (credential.fields ?? {}) : "tokens" in credential ? (credential.tokens ?? {}) : {});
+  const placed = scheme && scheme.type === credential.type ? placedSecrets(scheme as Placed, credential) : [];
+  return [...new Set([...own, ...extra, ...placed])];
+}
+
+function ownSecrets(credential: Credential): string[] {
   switch (credential.type) {
     case "oauth2":
       return [credential.accessToken, credential.refreshToken, credential.idToken].filter((s): s is string => !!s);
@@ -274,6 +313,7 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
  * (RFC 7617). `field` names the credential's field, e.g. `apiKey`.
  */
 export function credentialProblem(scheme: AuthScheme, credential: Credential): { field: string; reason: string } | null {
+  if (scheme.type === credential.type && "placements" in scheme && scheme.placements) return placementProblem(scheme, credential);
   const headerValue = (field: string, value: string) => {
     if (!HEADER_VALUE.test(value))
       return {

@@ -5,6 +5,7 @@
  * that shows or reads fields knows the types.
  */
 import type { AuthScheme, Credential } from "./auth-schemes.js";
+import type { SecretField } from "./placements.js";
 
 /** One value a person types to connect. */
 export interface CredentialField {
@@ -38,18 +39,23 @@ const FIELDS: Partial<Record<AuthScheme["type"], readonly CredentialField[]>> = 
   basic: [field("username", "Username", false, 1024, true), field("password", "Password", true, 4096, true)],
 };
 
+/** A scheme as its fields are read: its type and the further secrets it declares (Datadog's application key). */
+type FieldsSource = Pick<AuthScheme, "type"> & { fields?: readonly SecretField[] };
+
 /** What `POST /auth { credentials }` takes for this way to connect, in the order a person is asked. */
-export function fieldsOf(scheme: Pick<AuthScheme, "type">): CredentialField[] {
-  return (FIELDS[scheme.type] ?? []).map((f) => ({ ...f }));
+export function fieldsOf(scheme: FieldsSource): CredentialField[] {
+  const own = (FIELDS[scheme.type] ?? []).map((f) => ({ ...f }));
+  const extra = (scheme.fields ?? []).map((f) => field(f.name, f.label, f.secret !== false, 4096));
+  return [...own, ...extra];
 }
 
 /** The fields as `GET /toolkit/{slug}` lists them: `{ name, label, secret, optional }`. */
-export function publicFields(scheme: Pick<AuthScheme, "type">): Array<Pick<CredentialField, "name" | "label" | "secret" | "optional">> {
+export function publicFields(scheme: FieldsSource): Array<Pick<CredentialField, "name" | "label" | "secret" | "optional">> {
   return fieldsOf(scheme).map(({ name, label, secret, optional }) => ({ name, label, secret, optional }));
 }
 
 /** Why `credentials` do not fit the scheme's fields, as a sentence naming the key, or null. */
-export function fieldsProblem(scheme: Pick<AuthScheme, "type">, credentials: Record<string, string>): string | null {
+export function fieldsProblem(scheme: FieldsSource, credentials: Record<string, string>): string | null {
   const fields = fieldsOf(scheme);
   const names = fields.map((f) => f.name);
   for (const key of Object.keys(credentials)) {
@@ -70,8 +76,13 @@ export function fieldsProblem(scheme: Pick<AuthScheme, "type">, credentials: Rec
  * The credential a scheme keeps from its fields' values (already checked by `fieldsProblem`), with
  * the mode id when it is not the type; null for a scheme without fields.
  */
-export function credentialFromFields(scheme: Pick<AuthScheme, "type" | "mode">, values: Record<string, string>): Credential | null {
-  const mode = scheme.mode !== undefined && scheme.mode !== scheme.type ? { mode: scheme.mode } : {};
+export function credentialFromFields(
+  scheme: Pick<AuthScheme, "type" | "mode"> & FieldsSource,
+  values: Record<string, string>,
+): Credential | null {
+  const declared = scheme.fields ?? [];
+  const extra = declared.length ? { fields: Object.fromEntries(declared.map((f) => [f.name, values[f.name] ?? ""])) } : {};
+  const mode = { ...(scheme.mode !== undefined && scheme.mode !== scheme.type ? { mode: scheme.mode } : {}), ...extra };
   const value = (name: string) => values[name] ?? "";
   switch (scheme.type) {
     case "apiKey":

@@ -7,6 +7,7 @@ import { createOutboundFetch } from "../outbound/fetch.js";
 import { resolveRetryPolicy } from "../outbound/retry.js";
 import type { ConnectionRecord } from "../store/types.js";
 import { schemeFor, type Toolkit } from "../toolkits/define.js";
+import { matchesHostPattern, wholeHostPlaceholder } from "../toolkits/host-input.js";
 
 /** A connection's credential as an outbound call uses it. */
 export interface ConnectionAccess {
@@ -29,7 +30,7 @@ export async function accessConnection(
 ): Promise<ConnectionAccess> {
   if (!connection) return { credential: null, refreshAfterUnauthorized: undefined, secrets: () => [] };
   let current = await freshCredential(ctx, toolkit, connection);
-  const seen = new Set(credentialSecrets(current.credential));
+  const seen = new Set(credentialSecrets(current.credential, schemeFor(toolkit, current.credential.type)));
   assertSendable(toolkit, connection, current.credential);
   return {
     credential: current.credential,
@@ -84,8 +85,33 @@ export function outboundFetchFor(
     credential: access.credential,
     refreshAfterUnauthorized: access.refreshAfterUnauthorized,
     params: connection?.params ?? {},
+    hosts: wholeHosts(toolkit, connection),
     signal: call.signal,
     retries: toolkit.retries ? resolveRetryPolicy(toolkit.retries) : ctx.retries,
     deadline: call.deadline,
   });
+}
+
+/**
+ * The whole hosts of the toolkit's base URLs written `https://{name}/...` where `name` is a `host`
+ * input, from the connection, each checked again against the input's hosts: a value that is not
+ * one of them (a stored connection from before the list changed) is refused before anything is sent.
+ */
+function wholeHosts(toolkit: Toolkit, connection: ConnectionRecord | null): Record<string, string> {
+  const hosts: Record<string, string> = {};
+  for (const base of toolkit.baseUrls) {
+    const name = wholeHostPlaceholder(base);
+    const input = toolkit.inputs.find((i) => i.name === name && i.type === "host");
+    if (!input || name === undefined) continue;
+    const value = connection?.params[name]?.toLowerCase();
+    if (value === undefined || !matchesHostPattern(value, input.hosts ?? [])) {
+      throw new ToolsError(
+        "connection_required",
+        `The connection's ${input.label.toLowerCase()} is not one of the hosts ${toolkit.name} allows (${(input.hosts ?? []).join(", ")}). ` +
+          `Delete the connection and connect again with POST /auth {"toolkit":"${toolkit.slug}"}.`,
+      );
+    }
+    hosts[name] = value;
+  }
+  return hosts;
 }

@@ -49,7 +49,10 @@ export async function executeTool(
     run: async ({ fetch, connection, signal, secrets }) => {
       const toolContext: ToolContext = {
         fetch: async (input, init) =>
-          capResponseBody(await fetch(input, init).catch((error: unknown) => Promise.reject(asUnreachable(error))), ctx.maxResponseBytes),
+          capResponseBody(
+            await fetch(input, withTokenChoice(init, tool.credential)).catch((error: unknown) => Promise.reject(asUnreachable(error))),
+            ctx.maxResponseBytes,
+          ),
         files: {
           get: (file) => openOwnFile(ctx, agent, typeof file === "string" ? file : file.stagingKey, "No"),
           // A file a tool stages may hold what an upstream echoed: the call's secrets are masked in it.
@@ -97,4 +100,9 @@ function toJsonValue(value: unknown): unknown {
   } catch {
     throw new Error("The tool returned a value that cannot be sent as JSON (a cycle, a BigInt, or nesting thousands of levels deep).");
   }
+}
+
+/** The request of a tool that uses one of the connection's further tokens where it keeps one (see `OutboundInit.preferToken`). */
+function withTokenChoice<T>(init: T, name: string | undefined): T {
+  return name === undefined ? init : ({ ...init, preferToken: name } as T);
 }

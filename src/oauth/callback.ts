@@ -5,12 +5,13 @@ import { errorResponse, ToolsError } from "../core/errors.js";
 import { type Credential, credentialSecrets, type OAuth2Scheme } from "../credentials/auth-schemes.js";
 import type { AuthorizationPatch, AuthorizationRecord, ConnectionRecord } from "../store/types.js";
 import { oauthMode, type Toolkit } from "../toolkits/define.js";
+import { matchesHostPattern } from "../toolkits/host-input.js";
 import { sha256Hex } from "../util/encoding.js";
 import { oauthClient } from "./client.js";
 import { resultPage } from "./page.js";
 import { type AuthorizationSecrets, isAllowedReturnUrl, redirectUri } from "./start.js";
 import type { TokenAnswer } from "./token-answer.js";
-import { readValues, runLookups, ValueError } from "./values.js";
+import { readPath, readValues, runLookups, ValueError } from "./values.js";
 
 /** A failure of the callback, with a message safe to show in the browser and to the agent. */
 class CallbackError extends Error {}
@@ -140,6 +141,11 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
     if (error instanceof ValueError) throw new CallbackError(`${error.message} No connection was made.`);
     throw error;
   }
+  const foreign = foreignHost(toolkit, values);
+  if (foreign) throw new CallbackError(foreign);
+  const extra = readExtraTokens(answer.raw, scheme.extraTokens);
+  if (typeof extra === "string") throw new CallbackError(extra);
+  if (extra) Object.assign(credential, { tokens: extra });
   const account = await identify(ctx, toolkit, scheme, tokens, credential, values);
   const separator = scheme.scopeSeparator === "," ? /[\s,]+/ : /\s+/;
   return createConnection(ctx, {
@@ -153,6 +159,43 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
     params: { ...values, ...account.config },
     credentialsExpireAt: typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null,
   });
+}
+
+/**
+ * Why a host the provider named (Wrike's `host` in its token answer) cannot be the connection's,
+ * or undefined: each value of a `host` input must be one of the hosts the toolkit declares, since
+ * it becomes the host every request of the connection goes to.
+ */
+function foreignHost(toolkit: Toolkit, values: Record<string, string>): string | undefined {
+  for (const input of toolkit.inputs) {
+    const value = values[input.name];
+    if (input.type !== "host" || value === undefined || matchesHostPattern(value.toLowerCase(), input.hosts ?? [])) continue;
+    return (
+      `The provider named "${value}" as the ${input.label.toLowerCase()}, which is not one of the hosts ${toolkit.name} allows ` +
+      `(${(input.hosts ?? []).join(", ")}). No connection was made.`
+    );
+  }
+  return undefined;
+}
+
+/**
+ * The further tokens the scheme keeps beside the access token (Slack's user token under
+ * `authed_user.access_token`), by name, or a sentence naming one the answer lacks.
+ */
+function readExtraTokens(
+  raw: Record<string, unknown> | null,
+  rules: Record<string, string> | undefined,
+): Record<string, string> | string | undefined {
+  if (!rules || Object.keys(rules).length === 0) return undefined;
+  const tokens: Record<string, string> = {};
+  for (const [name, path] of Object.entries(rules)) {
+    const value = raw ? readPath(raw, path) : undefined;
+    if (typeof value !== "string" || value === "") {
+      return `The provider's token answer did not hold "${path}", the ${name} token this toolkit keeps. No connection was made.`;
+    }
+    tokens[name] = value;
+  }
+  return tokens;
 }
 
 /**

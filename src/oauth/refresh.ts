@@ -161,6 +161,8 @@ async function refreshNow(
     tokenType: tokens.token_type,
     ...((tokens.id_token ?? credential.idToken) ? { idToken: tokens.id_token ?? credential.idToken } : {}),
     expiresIn: tokens.expires_in, // left out of the sealed JSON when the provider gives none
+    // The further tokens (Slack's user token) are not the refreshed one's: they are kept as they were.
+    ...(credential.tokens ? { tokens: credential.tokens } : {}),
   };
   const expiresAt = typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null;
   const patch = {

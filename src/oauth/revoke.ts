@@ -24,8 +24,17 @@ export async function revokeAtProvider(ctx: HandlerContext, toolkit: Toolkit | n
   try {
     const credential = await openCredential(ctx, connection);
     if (credential.type !== "oauth2") return;
-    tokens = [credential.refreshToken, credential.accessToken].filter((t): t is string => !!t);
-    if (scheme.revocation) return await revokeByRequest(ctx, toolkit, scheme, credential, connection.params);
+    // The further tokens the connection keeps (Slack's user token) are revoked after its own.
+    const extra = Object.values(credential.tokens ?? {});
+    tokens = [credential.refreshToken, credential.accessToken, ...extra].filter((t): t is string => !!t);
+    if (scheme.revocation) {
+      await revokeByRequest(ctx, toolkit, scheme, credential, connection.params);
+      if (scheme.revocation.auth !== "bearer") return;
+      for (const token of extra) {
+        await revokeByRequest(ctx, toolkit, scheme, { type: "oauth2", accessToken: token }, connection.params);
+      }
+      return;
+    }
     const { as, client, clientAuth, options } = oauthClient(ctx, scheme, connection.params);
     for (const [index, token] of tokens.entries()) {
       try {

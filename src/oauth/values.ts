@@ -1,8 +1,11 @@
 import { fetchFor, type HandlerContext } from "../context/context.js";
 import type { AccountLookup, AuthScheme, Credential, ValueRule } from "../credentials/auth-schemes.js";
-import { applyCredentialQuery, buildUpstreamHeaders } from "../outbound/headers.js";
+import { fillPathPlacements } from "../credentials/placements.js";
+import { fillWholeHosts } from "../outbound/fetch.js";
+import { applyCredentialQuery, buildUpstreamHeaders, credentialValues } from "../outbound/headers.js";
 import { fillBaseUrl } from "../outbound/url-policy.js";
 import type { Toolkit } from "../toolkits/define.js";
+import { matchesHostPattern } from "../toolkits/host-input.js";
 import { linearPattern } from "../toolkits/patterns.js";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 
@@ -95,8 +98,14 @@ export async function runLookups(
 ): Promise<{ remoteUser?: string; config: Record<string, string>; refused?: boolean }> {
   const found: Record<string, string> = {};
   let remoteUser: string | undefined;
+  // The credential's path placements (Telegram's bot{token}) are part of the base its lookups go under.
+  const placed = {
+    baseUrls: fillWholeHosts(toolkit.baseUrls, hostValues(toolkit, config)).map((base) =>
+      fillPathPlacements(base, credentialValues(scheme, credential)),
+    ),
+  };
   for (const lookup of [lookups ?? []].flat()) {
-    const url = applyCredentialQuery(new URL(definitionUrl(toolkit, lookup.url, { ...config, ...found })), scheme, credential);
+    const url = applyCredentialQuery(new URL(definitionUrl(placed, lookup.url, { ...config, ...found })), scheme, credential);
 
     const values = { ...config, ...found };
     const json: Record<string, string> = lookup.body === undefined ? {} : { "content-type": "application/json" };
@@ -143,4 +152,17 @@ export async function runLookups(
     }
   }
   return { ...(remoteUser !== undefined ? { remoteUser } : {}), config: found };
+}
+
+/**
+ * The values of the toolkit's `host` inputs in `config` that are one of the input's hosts (Wrike's
+ * `host` from its token answer, checked again here), for base URLs written `https://{host}/...`.
+ */
+export function hostValues(toolkit: Pick<Toolkit, "inputs">, config: Record<string, string>): Record<string, string> {
+  const hosts: Record<string, string> = {};
+  for (const input of toolkit.inputs ?? []) {
+    const value = config[input.name]?.toLowerCase();
+    if (input.type === "host" && value !== undefined && matchesHostPattern(value, input.hosts ?? [])) hosts[input.name] = value;
+  }
+  return hosts;
 }

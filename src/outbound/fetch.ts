@@ -1,7 +1,8 @@
 import { ToolsError } from "../core/errors.js";
 import type { RateLimitHeaders } from "../core/rate-limit-headers.js";
 import type { AuthScheme, Credential } from "../credentials/auth-schemes.js";
-import { applyCredentialQuery, buildUpstreamHeaders, isHeaderValue } from "./headers.js";
+import { fillPathPlacements } from "../credentials/placements.js";
+import { applyCredentialQuery, buildUpstreamHeaders, chooseToken, credentialValues, isHeaderValue } from "./headers.js";
 import { type RetryPolicy, sendWithRetries } from "./retry.js";
 import { checkOutboundUrl, checkRedirectUrl, resolveAgainstBase } from "./url-policy.js";
 
@@ -19,6 +20,11 @@ export interface OutboundOptions {
    * rate-limit headers (whose reset retries wait for).
    */
   toolkit: { baseUrls: string[]; auth: AuthScheme; headers?: Record<string, string>; rateLimit?: RateLimitHeaders };
+  /**
+   * Whole hosts of base URLs written `https://{name}/...`, by placeholder name, each already checked
+   * against the hosts its toolkit's `host` input allows (Datadog's site, Wrike's host).
+   */
+  hosts?: Record<string, string>;
   credential: Credential | null;
   /** Values of base URL placeholders, from the connection. */
   params: Record<string, string>;
@@ -45,6 +51,11 @@ export interface OutboundInit extends RequestInit {
    * policy drops a `Cookie` among `headers`, where it would be a caller's own session cookie.
    */
   cookie?: string;
+  /**
+   * Trusted code's choice of one of the connection's further tokens (a tool's `credential`, Slack's
+   * `user`), used when the connection keeps a token of that name; otherwise its own token is.
+   */
+  preferToken?: string;
 }
 
 /**
@@ -58,16 +69,21 @@ export interface OutboundInit extends RequestInit {
 export function createOutboundFetch(options: OutboundOptions) {
   const { toolkit, params } = options;
   let credential = options.credential;
-  return async function outboundFetch(input: string | URL, init: OutboundInit = {}): Promise<Response> {
-    let url = checkOutboundUrl(resolveAgainstBase(input, toolkit.baseUrls, params), toolkit.baseUrls, params);
+  const { baseUrls, checkUrl } = placedBaseUrls(toolkit.baseUrls, toolkit.auth, credential, params, options.hosts);
+  return Object.assign(outboundFetch, { baseUrls });
+  async function outboundFetch(input: string | URL, init: OutboundInit = {}): Promise<Response> {
+    let url = checkUrl(input);
     let method = (init.method ?? "GET").toUpperCase();
     let body = init.body ?? null;
-    let headers = withTrusted(buildUpstreamHeaders(init.headers, toolkit.auth, credential, toolkit.headers), body, init);
+    // A request may name one of the connection's further tokens (Slack's user token) instead of its own.
+    const choice = chooseToken(init.headers, credential, init.preferToken);
+    let used = choice.credential;
+    let headers = withTrusted(buildUpstreamHeaders(choice.headers, toolkit.auth, used, toolkit.headers), body, init);
     const signal = init.signal ? AbortSignal.any([init.signal, options.signal]) : options.signal;
     let retriedUnauthorized = false;
 
     for (let hop = 0; ; hop++) {
-      const target = applyCredentialQuery(url, toolkit.auth, credential);
+      const target = applyCredentialQuery(url, toolkit.auth, used);
       const request = {
         method,
         headers,
@@ -87,6 +103,7 @@ export function createOutboundFetch(options: OutboundOptions) {
       if (
         response.status === 401 &&
         credential?.type === "oauth2" &&
+        choice.chosen === undefined &&
         options.refreshAfterUnauthorized &&
         !retriedUnauthorized &&
         !(body instanceof ReadableStream)
@@ -94,6 +111,7 @@ export function createOutboundFetch(options: OutboundOptions) {
         retriedUnauthorized = true;
         await response.body?.cancel().catch(() => {});
         credential = await options.refreshAfterUnauthorized(credential);
+        used = credential;
         headers = withTrusted(buildUpstreamHeaders(headers, toolkit.auth, credential), body, init);
         continue;
       }
@@ -102,7 +120,7 @@ export function createOutboundFetch(options: OutboundOptions) {
       let next: URL;
       try {
         // The Location is checked as written, like a caller's URL, not after the parser normalised it.
-        next = checkRedirectUrl(location, url, toolkit.baseUrls, params);
+        next = checkRedirectUrl(location, url, baseUrls, params);
       } catch {
         return response; // A redirect elsewhere comes back to the caller, unfollowed.
       }
@@ -117,7 +135,51 @@ export function createOutboundFetch(options: OutboundOptions) {
       }
       url = next;
     }
+  }
+}
+
+/** The fetch `createOutboundFetch` makes: `baseUrls` are the toolkit's with the credential's path placements filled in. */
+export type OutboundFetch = ReturnType<typeof createOutboundFetch>;
+
+/** Base URLs written `https://{name}/...` with `name`'s checked host filled in; the others as they are. */
+export function fillWholeHosts(templates: string[], hosts: Record<string, string>): string[] {
+  return templates.map((base) =>
+    base.replace(/^(https?:\/\/)\{([A-Za-z0-9_]+)\}(?=[:/]|$)/i, (whole, scheme: string, name: string) =>
+      Object.hasOwn(hosts, name) ? `${scheme}${hosts[name]}` : whole,
+    ),
+  );
+}
+
+/**
+ * The toolkit's base URLs with the credential's path placements filled in (Telegram's
+ * `bot{token}`), and the URL check against them: the URL policy checks the filled base, so a
+ * caller's URL must fall under the connection's own path. A template URL (a tool's, written
+ * with the base's placeholders) is filled the same way first. A refusal names the base URLs as
+ * the toolkit writes them, never with the secret in them.
+ */
+export function placedBaseUrls(
+  templates: string[],
+  scheme: AuthScheme,
+  credential: Credential | null,
+  params: Record<string, string>,
+  hosts: Record<string, string> = {},
+): { baseUrls: string[]; checkUrl: (input: string | URL) => URL } {
+  const path = credentialValues(scheme, credential).filter((sent) => sent.in === "path");
+  const baseUrls = fillWholeHosts(templates, hosts).map((base) => fillPathPlacements(base, path));
+  const checkUrl = (input: string | URL) => {
+    let raw = String(input);
+    const template = templates.findIndex((base) => base !== baseUrls[templates.indexOf(base)] && raw.startsWith(base));
+    if (template !== -1) raw = baseUrls[template]! + raw.slice(templates[template]!.length);
+    try {
+      return checkOutboundUrl(resolveAgainstBase(raw, baseUrls, params), baseUrls, params);
+    } catch (error) {
+      if (!(error instanceof ToolsError) || path.length === 0) throw error;
+      let message = error.message;
+      for (const sent of path) message = message.replaceAll(sent.value, `{${sent.name}}`);
+      throw new ToolsError(error.code, message);
+    }
   };
+  return { baseUrls, checkUrl };
 }
 
 /**

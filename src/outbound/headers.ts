@@ -1,5 +1,6 @@
 import { ToolsError } from "../core/errors.js";
 import { type AuthScheme, basicAuthorization, type Credential, type CredentialPlacement } from "../credentials/auth-schemes.js";
+import { placedHeaderNames, type RenderedPlacement, renderPlacements } from "../credentials/placements.js";
 
 // Headers a caller may never send upstream: hop-by-hop headers (RFC 9110 7.6.1, plus the h2c
 // upgrade's), the proxy's own session and routing (`host`, `cookie`), and framing that fetch
@@ -18,6 +19,48 @@ const FORBIDDEN = new Set([
   "expect",
 ]);
 
+/**
+ * The request header that names which of a connection's further tokens a request uses
+ * (`x-tools-proxy-token: user`, Slack's user token beside its bot token). Read by the outbound
+ * fetch and never sent upstream.
+ */
+export const TOKEN_HEADER = "x-tools-proxy-token";
+
+/**
+ * The credential a request uses: the connection's own, or, when the caller's headers name one with
+ * `TOKEN_HEADER`, the further token of that name as the access token (without the header, the
+ * `preferred` one where the connection keeps it). Returns the caller's headers without that
+ * header. A name the header gives that the connection has no token for is a 400 listing its names.
+ */
+export function chooseToken(
+  callerHeaders: HeadersInit | undefined,
+  credential: Credential | null,
+  preferred?: string,
+): {
+  headers: Array<[string, string]>;
+  credential: Credential | null;
+  chosen: string | undefined;
+} {
+  const entries = headerEntries(callerHeaders);
+  const named = entries.filter(([name]) => name.toLowerCase() === TOKEN_HEADER).map(([, value]) => value.trim());
+  const headers = entries.filter(([name]) => name.toLowerCase() !== TOKEN_HEADER);
+  const tokens = credential?.type === "oauth2" ? (credential.tokens ?? {}) : {};
+  if (named.length === 0) {
+    if (preferred === undefined || !Object.hasOwn(tokens, preferred)) return { headers, credential, chosen: undefined };
+    return { headers, credential: { type: "oauth2", accessToken: tokens[preferred]!, tokenType: "bearer" }, chosen: preferred };
+  }
+  const name = named[0]!;
+  if (named.length > 1 || !Object.hasOwn(tokens, name)) {
+    const known = Object.keys(tokens);
+    throw new ToolsError(
+      "invalid_request",
+      `${TOKEN_HEADER} names a token this connection does not keep; ` +
+        (known.length ? `its tokens: ${known.join(", ")}.` : "it keeps no further token, so leave the header out."),
+    );
+  }
+  return { headers, credential: { type: "oauth2", accessToken: tokens[name]!, tokenType: "bearer" }, chosen: name };
+}
+
 /** Whether `name` is an HTTP token, as a header name must be. */
 export function isHeaderName(name: string): boolean {
   return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name);
@@ -34,8 +77,9 @@ export function isHeaderValue(value: string): boolean {
  * credential goes in (see `credentialHeader`). The one rule for caller headers and a tool's
  * header arguments.
  */
-export function isReservedHeader(name: string, credentialHeaderName: string | null): boolean {
-  return FORBIDDEN.has(name) || name.startsWith("proxy-") || name === "authorization" || name === credentialHeaderName;
+export function isReservedHeader(name: string, credentialHeaderName: string | null | readonly string[]): boolean {
+  const own = typeof credentialHeaderName === "string" ? name === credentialHeaderName : !!credentialHeaderName?.includes(name);
+  return FORBIDDEN.has(name) || name.startsWith("proxy-") || name === "authorization" || own;
 }
 
 /**
@@ -81,7 +125,7 @@ export function buildUpstreamHeaders(
   for (const [name, value] of entries) {
     if (name.toLowerCase() === "connection") for (const listed of value.split(",")) connectionListed.add(listed.trim().toLowerCase());
   }
-  const keyHeader = credentialHeader(scheme);
+  const keyHeader = credentialHeaders(scheme);
   const headers = new Headers();
   const callerNames = new Set(entries.map(([name]) => name.toLowerCase()));
   // The same rule for the toolkit's defaults and the caller's headers; a caller's own header replaces a default.
@@ -94,8 +138,7 @@ export function buildUpstreamHeaders(
     const name = callerName.toLowerCase();
     if (!dropped(name)) headers.append(name, value);
   }
-  const sent = credentialValue(scheme, credential);
-  if (sent?.in === "header") headers.set(sent.name, sent.value);
+  for (const sent of credentialValues(scheme, credential)) if (sent.in === "header") headers.set(sent.name, sent.value);
   return headers;
 }
 
@@ -109,6 +152,7 @@ function placementOf(scheme: AuthScheme): CredentialPlacement | null {
     case "bearer":
       return scheme.placement ?? BEARER;
     case "apiKey":
+      if (!scheme.name) return null;
       return scheme.in === "header" ? { in: "header", name: scheme.name, prefix: scheme.prefix ?? "" } : { in: "query", name: scheme.name };
     case "basic":
       return { in: "header", name: "authorization" };
@@ -117,10 +161,34 @@ function placementOf(scheme: AuthScheme): CredentialPlacement | null {
   }
 }
 
-/** The header the scheme's credential goes in, lowercased, or null when it goes in none. */
+/** The header the scheme's credential goes in, lowercased, or null when it goes in none (with placements: the first they set). */
 export function credentialHeader(scheme: AuthScheme): string | null {
+  return credentialHeaders(scheme)[0] ?? null;
+}
+
+/** Every header the scheme's credential goes in, lowercased: one, none, or what its placements set. */
+export function credentialHeaders(scheme: AuthScheme): string[] {
+  if ("placements" in scheme && scheme.placements) return placedHeaderNames(scheme);
   const placement = placementOf(scheme);
-  return placement?.in === "header" ? placement.name.toLowerCase() : null;
+  return placement?.in === "header" ? [placement.name.toLowerCase()] : [];
+}
+
+/** Whether any of the scheme's credential goes in the query string. */
+export function placesInQuery(scheme: AuthScheme): boolean {
+  if ("placements" in scheme && scheme.placements) return scheme.placements.some((p) => p.in === "query");
+  return placementOf(scheme)?.in === "query";
+}
+
+/**
+ * Every value the credential puts on a request: the scheme's placements filled in (headers, query
+ * parameters, base URL path segments), or its one default placement.
+ */
+export function credentialValues(scheme: AuthScheme, credential: Credential | null): RenderedPlacement[] {
+  if (credential && credential.type === scheme.type && "placements" in scheme && scheme.placements) {
+    return renderPlacements(scheme, credential);
+  }
+  const sent = credentialValue(scheme, credential);
+  return sent ? [sent] : [];
 }
 
 /** The credential as the scheme sends it: a header or a query parameter, its name and value. */
@@ -148,11 +216,11 @@ export function credentialValue(
   }
 }
 
-/** Sets a query-string credential on the URL (replacing any value the caller put there). */
+/** Sets the query-string credential values on the URL (replacing any value the caller put there). */
 export function applyCredentialQuery(url: URL, scheme: AuthScheme, credential: Credential | null): URL {
-  const sent = credentialValue(scheme, credential);
-  if (sent?.in !== "query") return url;
+  const query = credentialValues(scheme, credential).filter((sent) => sent.in === "query");
+  if (query.length === 0) return url;
   const withKey = new URL(url);
-  withKey.searchParams.set(sent.name, sent.value);
+  for (const sent of query) withKey.searchParams.set(sent.name, sent.value);
   return withKey;
 }

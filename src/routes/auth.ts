@@ -93,6 +93,8 @@ export async function connectToolkit(
 ): Promise<z.output<typeof AuthorizationStartedSchema> | z.output<typeof ConnectionCreatedSchema>> {
   const toolkit = await requireToolkit(ctx.registry, body.toolkit, ctx.basePath);
   const scheme = chooseMode(toolkit, body.mode, body.credentials);
+  if (scheme.type !== "oauth2" && "unconfigured" in scheme && scheme.unconfigured)
+    throw new ToolsError("invalid_request", scheme.unconfigured);
   const given = body.config ?? body.params ?? {};
   // A credential a person types, without credentials in the request: a connect link, where the
   // person also gives any inputs still missing.

@@ -122,9 +122,11 @@ function publicAuth(auth: AuthScheme) {
     ...(auth.helpUrl ? { helpUrl: auth.helpUrl } : {}),
     fields: publicFields(auth),
   };
-  if (auth.type === "apiKey") return { ...about, in: auth.in, name: auth.name };
   if (auth.type === "oauth2") return { ...about, scopes: auth.scopes, configured: !auth.unconfigured };
-  return about;
+  // A mode whose deployer value is missing (Trello's app key) says so.
+  const configured = "unconfigured" in auth && auth.unconfigured ? { configured: false } : {};
+  if (auth.type === "apiKey") return { ...about, ...(auth.in && auth.name ? { in: auth.in, name: auth.name } : {}), ...configured };
+  return { ...about, ...configured };
 }
 
 /** A label for a way that has none: "OAuth 2", or its fields' labels ("API key", "Username and password"). */
@@ -142,9 +144,9 @@ function publicInput(toolkit: Toolkit, input: ConnectionInput) {
   return { ...input, type: inputType(input), optional: filled || isOptional(input), filled };
 }
 
-/** Whether every OAuth mode of the toolkit has its client configured. */
+/** Whether every mode of the toolkit has what its deployer gives (an OAuth client, a value such as Trello's key). */
 function isConfigured(toolkit: Toolkit): boolean {
-  return toolkit.authModes.every((mode) => mode.type !== "oauth2" || !mode.unconfigured);
+  return toolkit.authModes.every((mode) => mode.type === "none" || !mode.unconfigured);
 }
 
 /** The tool as agents see it. */

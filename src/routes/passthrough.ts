@@ -9,7 +9,7 @@ import { type AnswerUrlMapping, routeAnswerUrls } from "../execution/answer-urls
 import { runCall } from "../execution/call.js";
 import { passedHeaders } from "../execution/upstream-result.js";
 import { REDIRECT_STATUSES } from "../outbound/fetch.js";
-import { credentialHeader } from "../outbound/headers.js";
+import { placesInQuery } from "../outbound/headers.js";
 import { fillBaseUrl } from "../outbound/url-policy.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { requireToolkit } from "../toolkits/registry.js";
@@ -64,6 +64,7 @@ export const passthroughRoutes: Route[] = [
       const headers = [...[...request.headers].filter(([name]) => !OWN_HEADERS.has(name)), IDENTITY];
       const body = requestBody(request);
       let target = "";
+      let base = toolkit.baseUrls[0];
       const outcome = await runCall(ctx, {
         kind: "proxy",
         name: toolkit.slug,
@@ -73,7 +74,9 @@ export const passthroughRoutes: Route[] = [
         timeoutMs: toolkit.timeoutMs ?? ctx.timeouts.proxyMs,
         signal: request.signal,
         run: ({ fetch, connection }) => {
-          target = upstreamUrl(toolkit, restOfPath(url, ctx.basePath), connection?.params ?? {}) + url.search;
+          // The base with the credential's path placements filled in (Telegram's bot{token}), when there are any.
+          base = (fetch as { baseUrls?: string[] }).baseUrls?.[0] ?? base;
+          target = upstreamUrl(base, toolkit.slug, restOfPath(url, ctx.basePath), connection?.params ?? {}) + url.search;
           return fetch(target, { method: request.method, headers, ...body });
         },
       });
@@ -89,7 +92,7 @@ export const passthroughRoutes: Route[] = [
       if (!outcome.ok) throw upstreamFailure(outcome.failure);
       const upstream = outcome.value;
       const mapping: AnswerUrlMapping = {
-        base: fillBaseUrl(toolkit.baseUrls[0]!, outcome.connection?.params ?? {}),
+        base: fillBaseUrl(base!, outcome.connection?.params ?? {}),
         route: `${ctx.publicUrl?.origin ?? url.origin}${ctx.basePath}/passthrough/${encodeURIComponent(toolkit.slug)}`,
         // A fetch of the options may leave `url` empty; then the URL asked for is the best known.
         answeredUrl: URL.canParse(upstream.url) ? new URL(upstream.url) : new URL(target),
@@ -112,7 +115,7 @@ export const passthroughRoutes: Route[] = [
  */
 function refuseQueryCredential(toolkit: Toolkit, basePath: string): void {
   const modes = [toolkit.auth, ...toolkit.authModes];
-  if (modes.every((mode) => mode.type === "none" || credentialHeader(mode) !== null)) return;
+  if (modes.every((mode) => mode.type === "none" || !placesInQuery(mode))) return;
   throw new ToolsError(
     "invalid_request",
     `Toolkit "${toolkit.slug}" sends its credential in the query string, which answers echo back in the URLs they return; ` +
@@ -140,10 +143,9 @@ function restOfPath(url: URL, basePath: string): string {
  * segments, it is not added twice: an SDK that appends the version itself (Notion's adds `/v1`)
  * works as well as one given the full base. The result still passes the URL policy as any other.
  */
-function upstreamUrl(toolkit: Toolkit, path: string, params: Record<string, string>): string {
-  if (toolkit.baseUrls.length === 0)
-    throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" has no base URL to pass requests to.`);
-  const base = new URL(fillBaseUrl(toolkit.baseUrls[0]!, params));
+function upstreamUrl(template: string | undefined, slug: string, path: string, params: Record<string, string>): string {
+  if (template === undefined) throw new ToolsError("invalid_request", `Toolkit "${slug}" has no base URL to pass requests to.`);
+  const base = new URL(fillBaseUrl(template, params));
   const basePath = base.pathname.replace(/\/+$/, "");
   const under = basePath !== "" && (path === basePath || path.startsWith(`${basePath}/`)) ? path.slice(basePath.length) : path;
   return `${base.origin}${basePath}${under}`;

@@ -3,6 +3,7 @@ import { STAGED_FILE_FORMAT, STAGING_KEY_PATTERN } from "../api/staged-file.js";
 import type { Awaitable, Principal } from "../core/principal.js";
 import { type RateLimitHeaders, rateLimitHeadersSchema } from "../core/rate-limit-headers.js";
 import { type AuthScheme, MODE_ID, modeId, type OAuth2Scheme, type ValueRule } from "../credentials/auth-schemes.js";
+import { placementsDefinitionProblem } from "../credentials/placements.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
 import { baseUrlTemplateProblem, ORIGIN_PLACEHOLDER } from "../outbound/url-policy.js";
 import { wholeHostPlaceholder } from "./host-input.js";
@@ -113,6 +114,12 @@ export interface ToolDefinition<Input extends StandardSchemaV1 = StandardSchemaV
   annotations?: ToolAnnotations;
   /** OAuth scopes the tool needs. Used by `connection_id` filtering. */
   scopes?: string[];
+  /**
+   * Which of the connection's further tokens the tool's requests use (an OAuth mode's
+   * `extraTokens` name, e.g. Slack's `user` for search, which a bot token cannot do); left out, the
+   * connection's own access token.
+   */
+  credential?: string;
   /** Runs the tool. The returned value becomes `data` of the ExecutionResult and must be JSON-serialisable. */
   run(args: StandardOutput<Input>, ctx: ToolContext): Awaitable<unknown>;
 }
@@ -225,9 +232,10 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
     throw new TypeError(`Toolkit slug "${definition.slug}" is invalid: use lowercase letters, digits, "_" or "-" (at most 64).`);
   }
   const baseUrls = definition.baseUrl === undefined ? [] : [definition.baseUrl].flat();
-  for (const base of baseUrls) assertBaseUrl(definition.slug, base);
+  const hostInputs = new Set((definition.inputs ?? []).filter((input) => input.type === "host").map((input) => input.name));
+  for (const base of baseUrls) assertBaseUrl(definition.slug, base, hostInputs);
   const authModes = [definition.auth].flat();
-  assertAuthModes(definition.slug, authModes);
+  assertAuthModes(definition.slug, authModes, baseUrls);
   const names = new Set<string>();
   for (const input of definition.inputs ?? []) {
     assertInput(definition.slug, input);
@@ -266,7 +274,7 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
   };
 }
 
-function assertAuthModes(slug: string, modes: AuthScheme[]): void {
+function assertAuthModes(slug: string, modes: AuthScheme[], baseUrls: string[]): void {
   if (modes.length === 0) throw new TypeError(`Toolkit "${slug}": auth must name at least one way to connect.`);
   const ids = new Set<string>();
   let oauth = 0;
@@ -288,6 +296,8 @@ function assertAuthModes(slug: string, modes: AuthScheme[]): void {
       assertOAuthEndpoints(slug, mode);
     }
     assertValueRules(slug, mode);
+    const placed = mode.type === "oauth2" || mode.type === "none" ? null : placementsDefinitionProblem(mode, baseUrls);
+    if (placed) throw new TypeError(`Toolkit "${slug}": auth mode "${id}": ${placed}.`);
   }
   if (modes.some((mode) => mode.type === "none") && modes.length > 1)
     throw new TypeError(`Toolkit "${slug}": auth "none" cannot be one of several modes.`);
@@ -391,7 +401,10 @@ function parseRateLimit(slug: string, rateLimit: unknown): RateLimitHeaders {
   throw new TypeError(`Toolkit "${slug}": ${["rateLimit", ...issue.path].join(".")} ${issue.message}.`);
 }
 
-function assertBaseUrl(slug: string, base: string): void {
+function assertBaseUrl(slug: string, template: string, hostInputs: ReadonlySet<string>): void {
+  // A base URL whose whole host is a `host` input (Datadog's site, Wrike's host) is checked with a stand-in host.
+  const whole = wholeHostPlaceholder(template);
+  const base = whole !== undefined && hostInputs.has(whole) ? template.replace(`{${whole}}`, "host.example") : template;
   // Placeholders such as {subdomain} are filled from the connection; check the shape with a stand-in.
   const probe = base.replace(ORIGIN_PLACEHOLDER, "https://origin.example").replace(/\{[A-Za-z0-9_]+\}/g, "placeholder");
   let url: URL;

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { rateLimitHeadersSchema } from "../core/rate-limit-headers.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
-import { credentialHeader, isHeaderName } from "../outbound/headers.js";
+import { configureValues } from "../credentials/placements.js";
+import { credentialHeaders, isHeaderName } from "../outbound/headers.js";
 import { retriesSchema } from "../outbound/retry.js";
 import { defineToolkit, type JsonSchema, type Tool, type Toolkit } from "./define.js";
 import { TEMPLATE } from "./http-request.js";
@@ -64,6 +65,7 @@ const common = {
   sources: z.array(url).optional(),
 };
 
+const fieldName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "must be letters, digits and _, starting with a letter");
 /** The OAuth 2 scheme's fields, without the client's id and secret (the catalog's providers leave them to the deployer). */
 export const oauth2Fields = {
   type: z.literal("oauth2"),
@@ -95,6 +97,7 @@ export const oauth2Fields = {
   userScopesParam: text.optional(),
   pkce: z.boolean().optional(),
   tokensAt: text.optional(),
+  extraTokens: z.record(fieldName, text).optional(),
   tokenConfig: z.record(text, valueRule).optional(),
   callbackConfig: z.record(text, valueRule).optional(),
   placement: placement.optional(),
@@ -102,18 +105,61 @@ export const oauth2Fields = {
   ...common,
 };
 
+/** Several secrets, the deployer's values, and where each goes (see `src/credentials/placements.ts`). */
+const schemeValues = {
+  fields: z.array(z.strictObject({ name: fieldName, label: text, secret: z.boolean().optional() })).optional(),
+  values: z
+    .array(
+      z
+        .strictObject({
+          name: fieldName,
+          label: text.optional(),
+          env: z
+            .string()
+            .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
+            .optional(),
+          value: z.string().optional(),
+        })
+        .refine((value) => value.env !== undefined || value.value !== undefined, "must give env or value"),
+    )
+    .optional(),
+  placements: z
+    .array(
+      z.discriminatedUnion("in", [
+        z.strictObject({ in: z.literal("header"), name: text, value: text }),
+        z.strictObject({ in: z.literal("query"), name: text, value: text }),
+        z.strictObject({ in: z.literal("path"), name: text, value: text }),
+        z.strictObject({ in: z.literal("basic"), username: z.string(), password: z.string() }),
+      ]),
+    )
+    .min(1)
+    .optional(),
+};
+
 /** The other schemes' fields. */
 export const otherSchemes = [
+  z
+    .strictObject({
+      type: z.literal("apiKey"),
+      in: z.enum(["header", "query"]).optional(),
+      name: text.optional(),
+      prefix: z.string().optional(),
+      identify: lookups.optional(),
+      ...schemeValues,
+      ...common,
+    })
+    .refine((scheme) => scheme.placements !== undefined || (scheme.in !== undefined && scheme.name !== undefined), {
+      message: "needs in and name, or placements",
+      path: ["in"],
+    }),
   z.strictObject({
-    type: z.literal("apiKey"),
-    in: z.enum(["header", "query"]),
-    name: text,
-    prefix: z.string().optional(),
+    type: z.literal("bearer"),
+    placement: placement.optional(),
     identify: lookups.optional(),
+    ...schemeValues,
     ...common,
   }),
-  z.strictObject({ type: z.literal("bearer"), placement: placement.optional(), identify: lookups.optional(), ...common }),
-  z.strictObject({ type: z.literal("basic"), identify: lookups.optional(), ...common }),
+  z.strictObject({ type: z.literal("basic"), identify: lookups.optional(), ...schemeValues, ...common }),
   z.strictObject({ type: z.literal("none"), ...common }),
 ] as const;
 
@@ -254,6 +300,8 @@ const toolSchema = z
       .partial()
       .optional(),
     scopes: z.array(z.string()).optional(),
+    /** The further token of the connection its requests use (Slack's `user`), see `Tool.credential`. */
+    credential: fieldName.optional(),
     /** The base URL of this tool when it is not the toolkit's first (one of the toolkit's `baseUrl`s). */
     baseUrl: text.optional(),
     request: requestSchema.optional(),
@@ -330,9 +378,12 @@ export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = 
   const document = single ? { ...substituted, auth: [substituted.auth] } : substituted;
   const parsed = toolkitSchema.safeParse(unset.standIn(document));
   if (!parsed.success) throw new TypeError(`${label(document)}: ${describe(parsed.error.issues, single)}.`);
-  const spec = { ...parsed.data, auth: unset.unconfigure(parsed.data.auth, parsed.data.name) };
+  const configured = unset
+    .unconfigure(parsed.data.auth, parsed.data.name)
+    .map((scheme) => configureValues(scheme as AuthScheme, env, {}, parsed.data.name));
+  const spec = { ...parsed.data, auth: configured };
   const baseUrl = [spec.baseUrl].flat()[0]!;
-  const credentialHeaders = spec.auth.map((scheme) => credentialHeader(scheme as AuthScheme)).filter((name) => name !== null);
+  const credentialHeaderNames = spec.auth.flatMap((scheme) => credentialHeaders(scheme as AuthScheme));
   return defineToolkit({
     slug: spec.slug,
     name: spec.name,
@@ -348,7 +399,7 @@ export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = 
     timeoutMs: spec.timeoutMs,
     retries: spec.retries,
     rateLimit: spec.rateLimit,
-    tools: spec.tools.map((tool, index) => toTool(tool, index, baseUrl, document, credentialHeaders)),
+    tools: spec.tools.map((tool, index) => toTool(tool, index, baseUrl, document, credentialHeaderNames)),
   });
 }
 
@@ -495,6 +546,7 @@ function toTool(spec: JsonToolkit["tools"][number], index: number, baseUrl: stri
     description: spec.description,
     annotations: spec.annotations,
     scopes: spec.scopes,
+    ...(spec.credential ? { credential: spec.credential } : {}),
     input,
     inputParameters,
     run: (args, ctx) => runHttpTool(http, args, ctx),

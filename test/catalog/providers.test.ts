@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { catalogToolkit, type ProviderDefinition, providers } from "../../src/catalog/index.js";
 import { providerSchema } from "../../src/catalog/provider.js";
 import { providerFiles } from "../../src/catalog/providers/index.js";
+import { ownFieldNames } from "../../src/credentials/placements.js";
 import { inputValueFits } from "../../src/toolkits/define.js";
 
 // Generic checks on every provider data file: each new file is held to them by being listed.
@@ -20,7 +21,7 @@ const VOCABULARY = new Set(
   (
     "email calendar files documents spreadsheets chat crm sales support tickets project-management issues developer-tools code " +
     "design marketing payments accounting ecommerce social video scheduling forms signatures incident-management ai search sms " +
-    "notes knowledge-base databases website analytics productivity communication"
+    "notes knowledge-base databases website analytics productivity communication hr monitoring"
   ).split(" "),
 );
 const ICON_SLUGS = new Set<string>(Object.values(simpleIcons).map((icon) => icon.slug));
@@ -48,6 +49,13 @@ function configNames(provider: ProviderDefinition): Set<string> {
   for (const mode of provider.auth) {
     if (mode.type === "oauth2") for (const name of Object.keys({ ...mode.tokenConfig, ...mode.callbackConfig })) names.add(name);
     for (const lookup of lookups(mode)) for (const name of Object.keys(lookup.config ?? {})) names.add(name);
+    // A credential's own fields, its further secrets and the deployer's values fill placement templates and path segments.
+    if (mode.type !== "oauth2" && mode.type !== "none") {
+      for (const name of [...ownFieldNames(mode.type), ...(mode.fields ?? []), ...(mode.values ?? [])].map((f) =>
+        typeof f === "string" ? f : f.name,
+      ))
+        names.add(name);
+    }
   }
   return names;
 }

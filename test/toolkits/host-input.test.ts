@@ -71,9 +71,10 @@ describe("host inputs", () => {
     expect(refusal(() => toolkit([loginHost], "https://{loginHost}.example.com/oauth/token"))).toMatch(
       /host input "loginHost" may only be the whole host of an OAuth endpoint/,
     );
-    expect(refusal(() => toolkit([loginHost], "https://login.example.com/oauth/token", "https://{loginHost}/api"))).toMatch(
-      /lets a connection choose its whole host/,
-    );
+    // A base URL's whole host may be a host input (Datadog's site, Wrike's host), checked against its hosts on every call.
+    expect(toolkit([loginHost], "https://login.example.com/oauth/token", "https://{loginHost}/api").baseUrls).toEqual([
+      "https://{loginHost}/api",
+    ]);
     expect(refusal(() => toolkit([loginHost], "https://login.example.com/oauth/token", "https://api.example.com/{loginHost}"))).toMatch(
       /host input "loginHost" may only be the whole host of an OAuth endpoint/,
     );

@@ -3,6 +3,7 @@
 import airtable from "./airtable.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
 import attio from "./attio.json" with { type: "json" };
+import bamboohr from "./bamboohr.json" with { type: "json" };
 import bitbucket from "./bitbucket.json" with { type: "json" };
 import box from "./box.json" with { type: "json" };
 import braveSearch from "./brave-search.json" with { type: "json" };
@@ -10,10 +11,12 @@ import calendly from "./calendly.json" with { type: "json" };
 import canva from "./canva.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
+import datadog from "./datadog.json" with { type: "json" };
 import discord from "./discord.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
+import freshdesk from "./freshdesk.json" with { type: "json" };
 import front from "./front.json" with { type: "json" };
 import github from "./github.json" with { type: "json" };
 import gitlab from "./gitlab.json" with { type: "json" };
@@ -47,11 +50,13 @@ import sendgrid from "./sendgrid.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
+import telegram from "./telegram.json" with { type: "json" };
 import todoist from "./todoist.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
+import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
 import xero from "./xero.json" with { type: "json" };
 import zendesk from "./zendesk.json" with { type: "json" };
@@ -62,6 +67,7 @@ export const providerFiles: unknown[] = [
   airtable,
   asana,
   attio,
+  bamboohr,
   bitbucket,
   box,
   braveSearch,
@@ -69,10 +75,12 @@ export const providerFiles: unknown[] = [
   canva,
   clickup,
   confluence,
+  datadog,
   discord,
   docusign,
   dropbox,
   figma,
+  freshdesk,
   front,
   github,
   gitlab,
@@ -106,11 +114,13 @@ export const providerFiles: unknown[] = [
   shopify,
   slack,
   stripe,
+  telegram,
   todoist,
   trello,
   twilio,
   typeform,
   webflow,
+  wrike,
   x,
   xero,
   zendesk,

@@ -298,6 +298,8 @@ const threadReplies = defineTool({
 });
 
 const search = defineTool({
+  // search.messages takes a user token only: the one the OAuth connection keeps beside the bot token.
+  credential: "user",
   slug: "SLACK_SEARCH_MESSAGES",
   name: "Search messages",
   description:

@@ -218,6 +218,39 @@ export async function startFlow(options: FlowOptions) {
     return { authorizationUrl, connection: connection as { id: string; remoteUser: string; config: Record<string, string> } };
   }
 
+  /**
+   * The person on the connect page of a link (`POST /auth` without credentials): opens it, then
+   * submits `fields` with the page's form token. Returns the page and the answer to the submit.
+   */
+  async function submitConnectPage(authorizationUrl: string, fields: Record<string, string>) {
+    const opened = await fetch(authorizationUrl);
+    const page = await opened.text();
+    answers.push(page);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
+    const response = await fetch(authorizationUrl, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrf, ...fields }).toString(),
+      redirect: "manual",
+    });
+    const text = await response.text();
+    answers.push(text);
+    return { page, status: response.status, text };
+  }
+
+  /** A request of the agent through the passthrough route (`path` after /passthrough/{toolkit}). */
+  async function passthrough(path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+    const response = await fetch(`${origin}${tools.basePath}/passthrough/${path}`, {
+      method: init.method ?? "GET",
+      headers: { "x-api-key": key, ...init.headers },
+      body: init.body,
+      redirect: "manual",
+    });
+    const text = await response.text();
+    answers.push(text);
+    return { status: response.status, text, headers: response.headers };
+  }
+
   /** No answer of the handler and no log line holds any of `secrets`. */
   function assertNoLeaks(secrets: string[]): void {
     const outputs = [...answers, ...logs];
@@ -242,6 +275,8 @@ export async function startFlow(options: FlowOptions) {
     call,
     consent,
     connect,
+    submitConnectPage,
+    passthrough,
     assertNoLeaks,
     /** The requests the emulation received for `host`, from index `from` on. */
     at: (host: string, path?: string) => requests.filter((r) => r.host === host && (path === undefined || r.path === path)),

@@ -93,6 +93,7 @@ async function slack(request: EmulatedRequest, flow: Flow, pkce: boolean): Promi
     if (fields.redirect_uri !== flow.callbackUrl) return { body: { ok: false, error: "bad_redirect_uri" } };
     const userToken = mint("xoxp-");
     userTokens.push(userToken);
+    tokens.set(userToken, Number.POSITIVE_INFINITY);
     return {
       body: {
         ok: true,
@@ -130,6 +131,20 @@ async function slack(request: EmulatedRequest, flow: Flow, pkce: boolean): Promi
     return { body: { ok: true, revoked: true } };
   }
   if (path === "/api/conversations.list") return { body: { ok: true, channels: [{ id: "C012AB3CD", name: "general" }] } };
+  // search.messages: user tokens only (https://docs.slack.dev/reference/methods/search.messages).
+  if (path === "/api/search.messages") {
+    if (!token.startsWith("xoxp-")) return { body: { ok: false, error: "not_allowed_token_type" } };
+    return {
+      body: {
+        ok: true,
+        query: request.query.get("query") ?? form(request).query,
+        messages: { total: 1, matches: [{ ts: "1.2", text: "lunch?" }] },
+      },
+    };
+  }
+  // api.test echoes what it was given (https://docs.slack.dev/reference/methods/api.test); here the
+  // Authorization too, a worst case, to prove that both tokens are redacted.
+  if (path === "/api/api.test") return { body: { ok: true, args: { authorization: request.headers.authorization } } };
   return { body: { ok: false, error: "unknown_method" } };
 }
 
@@ -184,6 +199,64 @@ describe("Slack OAuth v2, end to end", () => {
     expect(userTokens).not.toContain(botToken);
   });
 
+  it("keeps the user token (authed_user) beside the bot token: x-tools-proxy-token: user uses it, on the proxy and the passthrough", async () => {
+    const userToken = userTokens.at(-1)!;
+    const proxied = await flow.call("POST", "/proxy", {
+      toolkit: "slack",
+      method: "GET",
+      url: "https://slack.com/api/search.messages?query=lunch",
+      headers: { "x-tools-proxy-token": "user" },
+      connection_id: connectionId,
+    });
+    expect(proxied.json).toMatchObject({ successful: true, data: { ok: true, messages: { total: 1 } } });
+    const sent = flow.at("slack.com", "/api/search.messages").at(-1)!;
+    expect(sent.headers.authorization).toBe(`Bearer ${userToken}`);
+    expect(sent.headers["x-tools-proxy-token"]).toBeUndefined();
+    const passed = await flow.passthrough("slack/api/search.messages?query=lunch", {
+      headers: { "x-connection-id": connectionId, "x-tools-proxy-token": "user" },
+    });
+    expect(passed.status, passed.text).toBe(200);
+    expect(flow.at("slack.com", "/api/search.messages").at(-1)!.headers.authorization).toBe(`Bearer ${userToken}`);
+    // Without the header, the bot token, which search.messages refuses.
+    const asBot = await flow.passthrough("slack/api/search.messages?query=lunch", { headers: { "x-connection-id": connectionId } });
+    expect(JSON.parse(asBot.text)).toEqual({ ok: false, error: "not_allowed_token_type" });
+  });
+
+  it("the search tool declares credential user and runs with the user token", async () => {
+    const res = await flow.call("POST", "/execute", {
+      tool: "SLACK_SEARCH_MESSAGES",
+      arguments: { query: "lunch" },
+      connection_id: connectionId,
+    });
+    expect(res.json, res.text).toMatchObject({ successful: true, data: { total: 1, matches: [{ text: "lunch?" }] } });
+    expect(flow.at("slack.com", "/api/search.messages").at(-1)!.headers.authorization).toBe(`Bearer ${userTokens.at(-1)}`);
+  });
+
+  it("redacts both tokens where Slack echoes them, and refuses a token name the connection does not keep", async () => {
+    for (const choice of [{}, { "x-tools-proxy-token": "user" }]) {
+      const res = await flow.call("POST", "/proxy", {
+        toolkit: "slack",
+        method: "POST",
+        url: "https://slack.com/api/api.test",
+        headers: choice,
+        connection_id: connectionId,
+      });
+      expect(res.json.successful, res.text).toBe(true);
+      for (const token of [botToken, userTokens.at(-1)!]) expect(res.text).not.toContain(token);
+    }
+    const before = flow.requests.length;
+    const unknown = await flow.call("POST", "/proxy", {
+      toolkit: "slack",
+      method: "GET",
+      url: "https://slack.com/api/auth.test",
+      headers: { "x-tools-proxy-token": "admin" },
+      connection_id: connectionId,
+    });
+    expect(unknown.status, unknown.text).toBe(400);
+    expect(unknown.json.error).toBe("x-tools-proxy-token names a token this connection does not keep; its tokens: user.");
+    expect(flow.requests.length).toBe(before);
+  });
+
   it("Slack's 200 with ok: false for a used code ends the authorization without a connection", async () => {
     const started = await flow.call("POST", "/auth", { toolkit: "slack" });
     const first = await flow.consent(started.json.authorizationUrl);
@@ -233,13 +306,14 @@ describe("Slack OAuth v2, end to end", () => {
     }
   });
 
-  it("deleting the connection calls auth.revoke with the token itself", async () => {
+  it("deleting the connection calls auth.revoke with the token itself, then with the user token", async () => {
     revoked.length = 0;
+    const userToken = flow.at("slack.com", "/api/search.messages").at(-1)!.headers.authorization!.slice("Bearer ".length);
     expect((await flow.call("DELETE", `/connections/${connectionId}`)).status).toBe(204);
-    expect(revoked).toEqual([botToken]);
-    const call = flow.at("slack.com", "/api/auth.revoke").at(-1)!;
-    expect(call.method).toBe("POST");
-    expect(call.headers.authorization).toBe(`Bearer ${botToken}`);
+    expect(revoked).toEqual([botToken, userToken]);
+    const calls = flow.at("slack.com", "/api/auth.revoke").slice(-2);
+    expect(calls.map((call) => call.method)).toEqual(["POST", "POST"]);
+    expect(calls.map((call) => call.headers.authorization)).toEqual([`Bearer ${botToken}`, `Bearer ${userToken}`]);
   });
 
   it("a pasted token is checked with auth.test: Slack's 200 with invalid_auth refuses it", async () => {
