@@ -13,10 +13,8 @@ export function providedNames(scheme: AuthScheme): Set<string> {
   const add = (rules: Record<string, unknown> | undefined) => {
     for (const name of Object.keys(rules ?? {})) names.add(name);
   };
-  if (scheme.type === "oauth2") {
-    add(scheme.tokenConfig);
-    add(scheme.callbackConfig);
-  }
+  if (scheme.type === "oauth2" || scheme.type === "jwtBearer") add(scheme.tokenConfig);
+  if (scheme.type === "oauth2") add(scheme.callbackConfig);
   if (scheme.type !== "none" && typeof scheme.identify === "object") for (const lookup of [scheme.identify].flat()) add(lookup.config);
   return names;
 }
@@ -25,6 +23,7 @@ export function providedNames(scheme: AuthScheme): Set<string> {
 function placeholders(toolkit: Toolkit, scheme: AuthScheme): Set<string> {
   const urls = [...toolkit.baseUrls];
   if (scheme.type === "oauth2") urls.push(scheme.authorizationUrl, scheme.tokenUrl, scheme.refreshUrl ?? "", scheme.revocationUrl ?? "");
+  if (scheme.type === "jwtBearer") urls.push(scheme.tokenUrl, scheme.audience ?? "");
   return new Set(urls.flatMap((url) => [...url.matchAll(PLACEHOLDER)].map((m) => m[1]!)));
 }
 

@@ -107,6 +107,8 @@ function placementOf(scheme: AuthScheme): CredentialPlacement | null {
   switch (scheme.type) {
     case "oauth2":
     case "bearer":
+    case "jwtBearer":
+    case "appInstallation":
       return scheme.placement ?? BEARER;
     case "apiKey":
       return scheme.in === "header" ? { in: "header", name: scheme.name, prefix: scheme.prefix ?? "" } : { in: "query", name: scheme.name };
@@ -145,6 +147,11 @@ export function credentialValue(
       return { in: "header", name: "authorization", value: basicAuthorization(credential.username, credential.password) };
     case "none":
       return null;
+    case "jwtBearer":
+    case "appInstallation":
+      return credential.accessToken === undefined
+        ? null
+        : { in: placement.in, name: placement.name, value: prefix + credential.accessToken };
   }
 }
 
