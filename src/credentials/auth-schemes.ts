@@ -200,10 +200,10 @@ export interface JwtBearerScheme extends SchemeCommon {
  */
 export interface AppInstallationScheme extends SchemeCommon {
   type: "appInstallation";
-  /** The app's id or client id: the app JWT's `iss`. */
-  appId: string;
+  /** The app's id or client id: the app JWT's `iss`. Without it (or the key) the mode answers `unconfigured`. */
+  appId?: string;
   /** The app's RSA private key, PEM: PKCS #1 as GitHub gives it, or PKCS #8. */
-  privateKey: string;
+  privateKey?: string;
   /** Default `/app/installations/{installationId}/access_tokens`: a path under the toolkit's first base URL, or absolute. */
   tokenUrl?: string;
   /** Where a person installs the app, to learn the installation's id (`https://github.com/apps/<app>/installations/new`). */

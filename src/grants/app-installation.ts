@@ -25,13 +25,20 @@ const EXPIRES_AFTER_S = 9 * 60;
  */
 export async function appInstallationGrant(request: GrantRequest<AppInstallationScheme, AppInstallationCredential>): Promise<GrantedToken> {
   const { ctx, toolkit, scheme, credential, config, signal } = request;
-  if (scheme.unconfigured) throw new ToolsError("invalid_request", scheme.unconfigured);
+  if (scheme.unconfigured || !scheme.appId || !scheme.privateKey) {
+    throw new ToolsError(
+      "invalid_request",
+      scheme.unconfigured ??
+        `${toolkit.name}'s app installation mode has no app id or private key on this server; its operator must set them.`,
+    );
+  }
+  const { appId, privateKey } = scheme;
   if (!INSTALLATION_ID.test(credential.installationId)) {
     throw new ToolsError("invalid_request", installationIdProblem);
   }
   let key: CryptoKey;
   try {
-    key = await importRsaPrivateKey(scheme.privateKey, `The server's private key of the ${toolkit.name} app`);
+    key = await importRsaPrivateKey(privateKey, `The server's private key of the ${toolkit.name} app`);
   } catch (error) {
     if (error instanceof PrivateKeyProblem) throw new ToolsError("invalid_request", error.message);
     throw error;
@@ -39,7 +46,7 @@ export async function appInstallationGrant(request: GrantRequest<AppInstallation
   const now = Math.floor(Date.now() / 1000);
   const appJwt = await new SignJWT({})
     .setProtectedHeader({ alg: "RS256", typ: "JWT" })
-    .setIssuer(scheme.appId)
+    .setIssuer(appId)
     .setIssuedAt(now - ISSUED_BEFORE_S)
     .setExpirationTime(now + EXPIRES_AFTER_S)
     .sign(key);

@@ -19,7 +19,8 @@ const MAX_PEM_LENGTH = 16 * 1024;
  * `PrivateKeyProblem` ("the key file's private_key"); the message never holds the key.
  */
 export async function importRsaPrivateKey(pem: string, what: string): Promise<CryptoKey> {
-  const text = pem.trim();
+  // A key kept in an environment variable or a .env file often has its line breaks written `\n`.
+  const text = pem.trim().replace(/\\n/g, "\n");
   if (text.length > MAX_PEM_LENGTH)
     throw new PrivateKeyProblem(`${what} is longer than any RSA private key; check that it is the key alone.`);
   if (/-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type:\s*4,ENCRYPTED/.test(text)) {

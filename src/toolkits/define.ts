@@ -5,6 +5,7 @@ import { type RateLimitHeaders, rateLimitHeadersSchema } from "../core/rate-limi
 import type { AuthScheme, OAuth2Scheme, ValueRule } from "../credentials/auth-schemes.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
 import { baseUrlTemplateProblem } from "../outbound/url-policy.js";
+import { assertGrantMode, grantEndpoints } from "./grant-modes.js";
 import { hostPatternProblem, matchesHostPattern, wholeHostPlaceholder } from "./host-input.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
 import { linearPattern } from "./patterns.js";
@@ -288,6 +289,7 @@ function assertAuthModes(slug: string, modes: AuthScheme[]): void {
     if (types.has(mode.type)) throw new TypeError(`Toolkit "${slug}": auth lists the mode "${mode.type}" twice; keep one.`);
     types.add(mode.type);
     if (mode.type === "oauth2") assertOAuthEndpoints(slug, mode);
+    assertGrantMode(slug, mode);
     assertValueRules(slug, mode);
   }
   if (types.has("none") && modes.length > 1) throw new TypeError(`Toolkit "${slug}": auth "none" cannot be one of several modes.`);
@@ -334,7 +336,9 @@ export function inputValueFits(input: ConnectionInput, value: string): boolean {
 function assertHostPlaceholders(slug: string, inputs: ConnectionInput[], baseUrls: string[], modes: AuthScheme[]): void {
   const hosts = new Set(inputs.filter((input) => input.type === "host").map((input) => input.name));
   const endpoints = modes.flatMap((mode) =>
-    mode.type === "oauth2" ? [mode.authorizationUrl, mode.tokenUrl, mode.refreshUrl, mode.revocationUrl, mode.userInfoUrl] : [],
+    mode.type === "oauth2"
+      ? [mode.authorizationUrl, mode.tokenUrl, mode.refreshUrl, mode.revocationUrl, mode.userInfoUrl]
+      : grantEndpoints(mode),
   );
   const wholeHosts = new Set<string>();
   for (const url of endpoints) {

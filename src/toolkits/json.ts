@@ -107,6 +107,33 @@ export const otherSchemes = [
   z.strictObject({ type: z.literal("bearer"), placement: placement.optional(), identify: lookups.optional(), ...common }),
   z.strictObject({ type: z.literal("basic"), identify: lookups.optional(), ...common }),
   z.strictObject({ type: z.literal("none"), ...common }),
+  // The deployer's issuer, private key and app id are optional here as the OAuth client is: the
+  // catalog's providers leave them to the deployer (`defineToolkit` requires them or `unconfigured`).
+  z.strictObject({
+    type: z.literal("jwtBearer"),
+    signer: z.enum(["serviceAccount", "deployer"]),
+    tokenUrl: url,
+    issuer: text.optional(),
+    privateKey: text.optional(),
+    audience: url.optional(),
+    scopes: z.array(z.string()).optional(),
+    subject: z.strictObject({ label: text, optional: z.boolean().optional() }).optional(),
+    assertionLifetime: z.number().int().min(1).max(3600).optional(),
+    tokenConfig: z.record(text, valueRule).optional(),
+    placement: placement.optional(),
+    identify: lookups.optional(),
+    ...common,
+  }),
+  z.strictObject({
+    type: z.literal("appInstallation"),
+    appId: text.optional(),
+    privateKey: text.optional(),
+    tokenUrl: pathOrUrl.optional(),
+    installUrl: url.optional(),
+    placement: placement.optional(),
+    identify: lookups.optional(),
+    ...common,
+  }),
 ] as const;
 
 const schemeSchema = z.discriminatedUnion("type", [
