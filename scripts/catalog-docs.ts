@@ -20,6 +20,8 @@ const MODE_NAMES: Record<Mode["type"], string> = {
   bearer: "Bearer token",
   basic: "Username and password",
   none: "No credential",
+  clientCredentials: "Client credentials",
+  tokenExchange: "Two-step token exchange",
 };
 
 /** The text of docs/catalog.md for the catalog as it is now. */

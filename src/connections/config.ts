@@ -1,5 +1,6 @@
 import { ToolsError } from "../core/errors.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
+import { grantTemplates } from "../credentials/grant-schemes.js";
 import { type ConnectionInput, inputValueFits, type Toolkit } from "../toolkits/define.js";
 
 /** What a config value may be: one DNS label, so that a templated host can never point elsewhere. */
@@ -17,6 +18,7 @@ export function providedNames(scheme: AuthScheme): Set<string> {
     add(scheme.tokenConfig);
     add(scheme.callbackConfig);
   }
+  if (scheme.type === "clientCredentials" || scheme.type === "tokenExchange") add(scheme.tokenConfig);
   if (scheme.type !== "none" && typeof scheme.identify === "object") for (const lookup of [scheme.identify].flat()) add(lookup.config);
   return names;
 }
@@ -25,7 +27,9 @@ export function providedNames(scheme: AuthScheme): Set<string> {
 function placeholders(toolkit: Toolkit, scheme: AuthScheme): Set<string> {
   const urls = [...toolkit.baseUrls];
   if (scheme.type === "oauth2") urls.push(scheme.authorizationUrl, scheme.tokenUrl, scheme.refreshUrl ?? "", scheme.revocationUrl ?? "");
-  return new Set(urls.flatMap((url) => [...url.matchAll(PLACEHOLDER)].map((m) => m[1]!)));
+  const names = new Set(urls.flatMap((url) => [...url.matchAll(PLACEHOLDER)].map((m) => m[1]!)));
+  for (const name of grantTemplates(scheme).inputs) names.add(name);
+  return names;
 }
 
 /**

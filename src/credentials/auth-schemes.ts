@@ -1,4 +1,7 @@
 import { toBase64 } from "../util/encoding.js";
+import { type GrantCredential, type GrantScheme, isGrantType } from "./grant-schemes.js";
+
+export type { ClientCredentialsScheme, GrantCredential, GrantScheme, TokenExchangeScheme } from "./grant-schemes.js";
 
 /**
  * Where a token or key goes on each API request. Default for OAuth and bearer tokens:
@@ -48,7 +51,7 @@ export interface RevocationRequest {
 }
 
 /** What every scheme may say about itself, for people choosing and connecting it. */
-interface SchemeCommon {
+export interface SchemeCommon {
   /** How this way of connecting is called, e.g. "Personal access token". */
   label?: string;
   /** Where the provider explains or shows this credential (a connect page links to it). */
@@ -159,7 +162,7 @@ export interface NoneScheme extends SchemeCommon {
 }
 
 /** How a toolkit authenticates to its external application. */
-export type AuthScheme = OAuth2Scheme | ApiKeyScheme | BearerScheme | BasicScheme | NoneScheme;
+export type AuthScheme = OAuth2Scheme | ApiKeyScheme | BearerScheme | BasicScheme | NoneScheme | GrantScheme;
 export type AuthSchemeType = AuthScheme["type"];
 
 /** Declares OAuth 2 (authorization code + PKCE) for a toolkit. */
@@ -201,10 +204,15 @@ export type Credential =
   | { type: "apiKey"; apiKey: string }
   | { type: "bearer"; token: string }
   | { type: "basic"; username: string; password: string }
-  | { type: "none" };
+  | { type: "none" }
+  | GrantCredential;
 
 /** Every secret string inside a credential, for redaction. */
 export function credentialSecrets(credential: Credential): string[] {
+  if (isGrantType(credential.type)) {
+    const grant = credential as GrantCredential;
+    return [grant.accessToken, ...Object.values(grant.secrets)].filter((s): s is string => !!s);
+  }
   switch (credential.type) {
     case "oauth2":
       return [credential.accessToken, credential.refreshToken, credential.idToken].filter((s): s is string => !!s);
@@ -216,6 +224,8 @@ export function credentialSecrets(credential: Credential): string[] {
       return [credential.password, basicAuthorization(credential.username, credential.password).slice("Basic ".length)];
     }
     case "none":
+      return [];
+    default:
       return [];
   }
 }
@@ -264,6 +274,7 @@ export function credentialProblem(scheme: AuthScheme, credential: Credential): {
     if (value !== value.trim()) return { field, reason: "starts or ends with whitespace; send it without" };
     return null;
   };
+  if (isGrantType(credential.type)) return headerValue("accessToken", (credential as GrantCredential).accessToken ?? "");
   switch (credential.type) {
     case "apiKey":
       return scheme.type === "apiKey" && scheme.in === "header" ? headerValue("apiKey", credential.apiKey) : null;
@@ -275,7 +286,7 @@ export function credentialProblem(scheme: AuthScheme, credential: Credential): {
       return credential.username.includes(":")
         ? { field: "username", reason: 'contains ":", which HTTP basic authentication cannot carry in a username' }
         : null;
-    case "none":
+    default:
       return null;
   }
 }

@@ -56,6 +56,14 @@ const lookup = z.strictObject({
 const lookups = z.union([lookup, z.array(lookup).min(1)]);
 const common = { label: text.optional(), helpUrl: url.optional(), sources: z.array(url).optional() };
 
+/** What every token grant's scheme may say besides its request (see `GrantSchemeCommon`). */
+const grantCommon = {
+  placement: placement.optional(),
+  tokenConfig: z.record(text, valueRule).optional(),
+  identify: lookups.optional(),
+  ...common,
+};
+
 /** The OAuth 2 scheme's fields, without the client's id and secret (the catalog's providers leave them to the deployer). */
 export const oauth2Fields = {
   type: z.literal("oauth2"),
@@ -107,6 +115,46 @@ export const otherSchemes = [
   z.strictObject({ type: z.literal("bearer"), placement: placement.optional(), identify: lookups.optional(), ...common }),
   z.strictObject({ type: z.literal("basic"), identify: lookups.optional(), ...common }),
   z.strictObject({ type: z.literal("none"), ...common }),
+  z.strictObject({
+    type: z.literal("clientCredentials"),
+    tokenUrl: url,
+    client: z.enum(["typed", "deployer"]).optional(),
+    clientId: z.string().optional(),
+    clientSecret: z.string().optional(),
+    scopes: z.array(z.string()).optional(),
+    scopeSeparator: z.string().min(1).optional(),
+    audience: text.optional(),
+    tokenEndpointAuthMethod: z.enum(["client_secret_basic", "client_secret_post"]).optional(),
+    clientBasicEncoding: z.enum(["raw", "form"]).optional(),
+    grantType: text.optional(),
+    tokenParams: stringMap.optional(),
+    ...grantCommon,
+  }),
+  z.strictObject({
+    type: z.literal("tokenExchange"),
+    fields: z
+      .array(
+        z.strictObject({
+          name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "must be letters, digits and _, starting with a letter"),
+          label: text,
+          secret: z.boolean().optional(),
+          optional: z.boolean().optional(),
+        }),
+      )
+      .min(1),
+    request: z.strictObject({
+      url: pathOrUrl,
+      method: z.enum(["POST", "PUT", "GET"]).optional(),
+      format: z.enum(["form", "json"]).optional(),
+      headers: stringMap.optional(),
+      body: z.unknown().optional(),
+    }),
+    token: text,
+    expiresIn: text.optional(),
+    expiresAt: text.optional(),
+    lifetime: z.number().int().positive().optional(),
+    ...grantCommon,
+  }),
 ] as const;
 
 const schemeSchema = z.discriminatedUnion("type", [

@@ -1,0 +1,141 @@
+import type { AccountLookup, CredentialPlacement, SchemeCommon, ValueRule } from "./auth-schemes.js";
+
+/**
+ * The types of the modes whose access token comes from a request the handler makes itself (a
+ * token grant), cached in the connection's sealed credential and renewed by `src/grants/`. A new
+ * grant type is added here, as a scheme in `AuthScheme`, and as a function in `GRANTS`.
+ */
+export const GRANT_TYPES = ["clientCredentials", "tokenExchange"] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
+
+/** What every grant scheme says: where its token goes, and what the token answer or a lookup adds to the config. */
+export interface GrantSchemeCommon extends SchemeCommon {
+  /** Where the access token goes on API requests (default `Authorization: Bearer`). */
+  placement?: CredentialPlacement;
+  /** Values of the token answer kept on the connection's config (as OAuth's `tokenConfig`). */
+  tokenConfig?: Record<string, ValueRule>;
+  /** "Who am I" requests made with the first token, naming the account. */
+  identify?: AccountLookup | AccountLookup[];
+}
+
+/**
+ * OAuth 2 client credentials (RFC 6749 4.4): the token comes from `grant_type=client_credentials`
+ * with a client id and secret, either typed by the person connecting (`client: "typed"`, the
+ * default: fields `clientId` and `clientSecret`) or the deployer's (`client: "deployer"`: the
+ * scheme's `clientId` and `clientSecret`, which the catalog reads from
+ * `TOOLS_PROXY_<SLUG>_CLIENT_ID` and `..._CLIENT_SECRET`).
+ */
+export interface ClientCredentialsScheme extends GrantSchemeCommon {
+  type: "clientCredentials";
+  /** The token endpoint; `{input}` placeholders are filled from the connection's config (a Microsoft tenant). */
+  tokenUrl: string;
+  /** Who holds the client: the person connecting (default) or the deployer. */
+  client?: "typed" | "deployer";
+  /** The deployer's client, with `client: "deployer"`. */
+  clientId?: string;
+  clientSecret?: string;
+  /** Sent as `scope`, joined by `scopeSeparator` (default a space); none sent when empty. */
+  scopes?: string[];
+  scopeSeparator?: string;
+  /** Sent as `audience` (Auth0); `{input}` placeholders filled. */
+  audience?: string;
+  /** How the client authenticates: HTTP Basic (default) or `client_id`/`client_secret` in the body. */
+  tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post";
+  /** How Basic writes the id and secret before base64: `raw` (default) or form-encoded first (RFC 6749 2.3.1). */
+  clientBasicEncoding?: "raw" | "form";
+  /** The `grant_type` sent (default `client_credentials`; Zoom's server-to-server apps: `account_credentials`). */
+  grantType?: string;
+  /** Extra body parameters, `{input}` placeholders filled (Zoom: `{ "account_id": "{accountId}" }`). */
+  tokenParams?: Record<string, string>;
+  /** Set when the deployer's client is missing: the sentence `POST /auth` answers (400). */
+  unconfigured?: string;
+}
+
+/** A field the person types for a two-step exchange (an API key, a username and a password). */
+export interface ExchangeField {
+  name: string;
+  label: string;
+  /** Default true: hidden on the page, never shown or logged. */
+  secret?: boolean;
+  optional?: boolean;
+}
+
+/**
+ * A two-step exchange: a request made with what the person typed (an API key, a personal access
+ * token, a username and password) answers a short-lived token, read at JSON paths, renewed as a
+ * refresh is. Placeholders `{name}` of `url`, `headers` and `body` are filled with the typed fields
+ * and the connection's config.
+ */
+export interface TokenExchangeScheme extends GrantSchemeCommon {
+  type: "tokenExchange";
+  /** What the person types; each a key of `POST /auth { credentials }`. */
+  fields: ExchangeField[];
+  request: {
+    /** Absolute, or a path under the toolkit's first base URL. */
+    url: string;
+    method?: "POST" | "PUT" | "GET";
+    /** The body's encoding (default `json`). */
+    format?: "form" | "json";
+    headers?: Record<string, string>;
+    /** A JSON value whose strings are templates, or (`form`) an object of strings. */
+    body?: unknown;
+  };
+  /** Dotted path of the token in the JSON answer, e.g. `access_token` or `credentials.token`. */
+  token: string;
+  /** Dotted path of the token's lifetime in seconds. */
+  expiresIn?: string;
+  /** Dotted path of the token's expiry: an ISO 8601 date, or seconds since the epoch. */
+  expiresAt?: string;
+  /** The lifetime in seconds when the answer says none (Tableau: 240 minutes). */
+  lifetime?: number;
+}
+
+/** A grant scheme, by type. */
+export type GrantScheme = ClientCredentialsScheme | TokenExchangeScheme;
+
+/**
+ * The decrypted credential of a grant mode: what the person typed (`secrets`, empty when the
+ * deployer provides them) and the token last granted, with its lifetime.
+ */
+export interface GrantCredential {
+  type: GrantType;
+  secrets: Record<string, string>;
+  accessToken?: string;
+  /** The token's lifetime in seconds as granted; sets how early it is renewed. */
+  expiresIn?: number;
+}
+
+/** Whether a scheme or credential type is a token grant's. */
+export function isGrantType(type: string): type is GrantType {
+  return (GRANT_TYPES as readonly string[]).includes(type);
+}
+
+const PLACEHOLDER = /\{([A-Za-z][A-Za-z0-9_]*)\}/g;
+
+function placeholderNames(template: unknown): string[] {
+  if (typeof template === "string") return [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!);
+  if (Array.isArray(template)) return template.flatMap(placeholderNames);
+  if (template !== null && typeof template === "object") return Object.values(template).flatMap(placeholderNames);
+  return [];
+}
+
+/**
+ * The placeholders of a grant scheme's token request that name connection inputs (`{tenant}` of
+ * a token URL, `{accountId}` of Zoom's parameters, `{site}` of Tableau's body), apart from those
+ * naming typed fields, which only a two-step exchange's headers and body may use.
+ */
+export function grantTemplates(scheme: { type: string }): { inputs: Set<string> } {
+  if (isScheme<ClientCredentialsScheme>(scheme, "clientCredentials")) {
+    return { inputs: new Set(placeholderNames([scheme.tokenUrl, scheme.audience ?? "", scheme.tokenParams ?? {}])) };
+  }
+  if (isScheme<TokenExchangeScheme>(scheme, "tokenExchange")) {
+    const fields = new Set(scheme.fields.map((field) => field.name));
+    const names = placeholderNames([scheme.request.url, scheme.request.headers ?? {}, scheme.request.body ?? null]);
+    return { inputs: new Set(names.filter((name) => !fields.has(name))) };
+  }
+  return { inputs: new Set() };
+}
+
+function isScheme<Scheme extends { type: string }>(scheme: { type: string }, type: Scheme["type"]): scheme is Scheme {
+  return scheme.type === type;
+}
