@@ -45,8 +45,10 @@ export interface ClientCredentialsScheme extends GrantSchemeCommon {
   clientBasicEncoding?: "raw" | "form";
   /** The `grant_type` sent (default `client_credentials`; Zoom's server-to-server apps: `account_credentials`). */
   grantType?: string;
-  /** Extra body parameters, `{input}` placeholders filled (Zoom: `{ "account_id": "{accountId}" }`). */
+  /** Extra body parameters, `{name}` placeholders filled from the config and `fields` (Zoom: `{ "account_id": "{accountId}" }`). */
   tokenParams?: Record<string, string>;
+  /** Values typed besides the client's id and secret, for `tokenParams` (Zoom's account ID). */
+  fields?: ExchangeField[];
   /** Set when the deployer's client is missing: the sentence `POST /auth` answers (400). */
   unconfigured?: string;
 }
@@ -126,7 +128,9 @@ function placeholderNames(template: unknown): string[] {
  */
 export function grantTemplates(scheme: { type: string }): { inputs: Set<string> } {
   if (isScheme<ClientCredentialsScheme>(scheme, "clientCredentials")) {
-    return { inputs: new Set(placeholderNames([scheme.tokenUrl, scheme.audience ?? "", scheme.tokenParams ?? {}])) };
+    const fields = new Set((scheme.fields ?? []).map((field) => field.name));
+    const names = placeholderNames([scheme.tokenUrl, scheme.audience ?? "", scheme.tokenParams ?? {}]);
+    return { inputs: new Set(names.filter((name) => !fields.has(name))) };
   }
   if (isScheme<TokenExchangeScheme>(scheme, "tokenExchange")) {
     const fields = new Set(scheme.fields.map((field) => field.name));

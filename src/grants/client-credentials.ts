@@ -13,7 +13,8 @@ export async function clientCredentialsGrant(request: GrantRequest<ClientCredent
   const { toolkit, scheme, config } = request;
   const { clientId, clientSecret } = clientOf(scheme, request.credential);
   const body = new URLSearchParams({ grant_type: scheme.grantType ?? "client_credentials" });
-  for (const [name, value] of Object.entries(scheme.tokenParams ?? {})) body.set(name, fillTemplate(value, config));
+  const values = { ...config, ...request.credential };
+  for (const [name, value] of Object.entries(scheme.tokenParams ?? {})) body.set(name, fillTemplate(value, values));
   if (scheme.scopes?.length) body.set("scope", scheme.scopes.join(scheme.scopeSeparator ?? " "));
   if (scheme.audience) body.set("audience", fillTemplate(scheme.audience, config));
   const headers: Record<string, string> = { accept: "application/json", "content-type": "application/x-www-form-urlencoded" };

@@ -1,5 +1,5 @@
 import { ToolsError } from "../core/errors.js";
-import type { GrantScheme } from "../credentials/grant-schemes.js";
+import type { ExchangeField, GrantScheme } from "../credentials/grant-schemes.js";
 
 /** A key of `POST /auth { credentials }` for a mode, as CONTRACT §8's `authModes[].fields` lists it. */
 export interface CredentialField {
@@ -15,20 +15,20 @@ export const MAX_FIELD_LENGTH = 16_384;
 /** What a person types to connect with a grant mode (nothing, when the deployer holds the client). */
 export function grantFields(scheme: GrantScheme): CredentialField[] {
   switch (scheme.type) {
-    case "clientCredentials":
-      if (scheme.client === "deployer") return [];
-      return [
+    case "clientCredentials": {
+      const client: CredentialField[] = [
         { name: "clientId", label: "Client ID", secret: false, optional: false },
         { name: "clientSecret", label: "Client secret", secret: true, optional: false },
       ];
+      return [...(scheme.client === "deployer" ? [] : client), ...typedFields(scheme.fields ?? [])];
+    }
     case "tokenExchange":
-      return scheme.fields.map((field) => ({
-        name: field.name,
-        label: field.label,
-        secret: field.secret ?? true,
-        optional: field.optional ?? false,
-      }));
+      return typedFields(scheme.fields);
   }
+}
+
+function typedFields(fields: ExchangeField[]): CredentialField[] {
+  return fields.map((field) => ({ name: field.name, label: field.label, secret: field.secret ?? true, optional: field.optional ?? false }));
 }
 
 /**

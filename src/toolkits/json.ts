@@ -56,6 +56,14 @@ const lookup = z.strictObject({
 const lookups = z.union([lookup, z.array(lookup).min(1)]);
 const common = { label: text.optional(), helpUrl: url.optional(), sources: z.array(url).optional() };
 
+/** A value a person types for a grant mode (see `ExchangeField`). */
+const typedField = z.strictObject({
+  name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "must be letters, digits and _, starting with a letter"),
+  label: text,
+  secret: z.boolean().optional(),
+  optional: z.boolean().optional(),
+});
+
 /** What every token grant's scheme may say besides its request (see `GrantSchemeCommon`). */
 const grantCommon = {
   placement: placement.optional(),
@@ -128,20 +136,12 @@ export const otherSchemes = [
     clientBasicEncoding: z.enum(["raw", "form"]).optional(),
     grantType: text.optional(),
     tokenParams: stringMap.optional(),
+    fields: z.array(typedField).optional(),
     ...grantCommon,
   }),
   z.strictObject({
     type: z.literal("tokenExchange"),
-    fields: z
-      .array(
-        z.strictObject({
-          name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "must be letters, digits and _, starting with a letter"),
-          label: text,
-          secret: z.boolean().optional(),
-          optional: z.boolean().optional(),
-        }),
-      )
-      .min(1),
+    fields: z.array(typedField).min(1),
     request: z.strictObject({
       url: pathOrUrl,
       method: z.enum(["POST", "PUT", "GET"]).optional(),
