@@ -27,6 +27,8 @@ const MODE_NAMES: Record<Mode["type"], string> = {
   bearer: "Bearer token",
   basic: "Username and password",
   none: "No credential",
+  clientCredentials: "Client credentials",
+  tokenExchange: "Two-step token exchange",
   jwtBearer: "JWT bearer",
   appInstallation: "App installation",
 };

@@ -3,15 +3,28 @@ import { cursorParam, idParam, limitParam, ToolSchema } from "./common.js";
 
 /** `GET /search`, `GET /toolkit/:toolkit` and `GET /toolkit/:toolkit/search`. */
 
+/** Every type of auth scheme, token grants included. */
+const AUTH_TYPES = [
+  "oauth2",
+  "apiKey",
+  "bearer",
+  "basic",
+  "none",
+  "clientCredentials",
+  "tokenExchange",
+  "jwtBearer",
+  "appInstallation",
+] as const;
+
 export const ToolkitSummarySchema = z
   .object({
     slug: z.string(),
     name: z.string(),
     description: z.string(),
     icon: z.string(),
-    authScheme: z.enum(["oauth2", "apiKey", "bearer", "basic", "none"]),
+    authScheme: z.enum(AUTH_TYPES),
     authSchemes: z
-      .array(z.enum(["oauth2", "apiKey", "bearer", "basic", "none"]))
+      .array(z.enum(AUTH_TYPES))
       .meta({ description: "Every way to connect, the first being authScheme; choose one with POST /auth { mode }." }),
     toolCount: z.number().int(),
     connected: z.boolean().meta({ description: "Whether the caller has an active connection to this toolkit." }),
@@ -28,7 +41,7 @@ export const SearchResultSchema = z.object({ toolkits: z.array(ToolkitSummarySch
 /** How a toolkit's connections authenticate, without anything secret. */
 export const ToolkitAuthSchema = z
   .object({
-    type: z.enum(["oauth2", "apiKey", "bearer", "basic", "none"]),
+    type: z.enum(AUTH_TYPES),
     in: z.enum(["header", "query"]).optional().meta({ description: "apiKey: where the key goes." }),
     name: z.string().optional().meta({ description: "apiKey: the header or query parameter that carries the key." }),
     scopes: z.array(z.string()).optional().meta({ description: "oauth2: the scopes a connection asks for." }),

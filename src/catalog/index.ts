@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AuthScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
+import type { AuthScheme, ClientCredentialsScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { defineToolkit, type Toolkit } from "../toolkits/define.js";
 import { type JsonToolkitOptions, parseToolkitFile } from "../toolkits/json.js";
 import { catalogIconRef } from "./icons.js";
@@ -96,6 +96,8 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
   const provider = getProvider(slug);
   if (!provider) throw new TypeError(`The catalog has no provider "${slug}". See tools-proxy/catalog's providers for the list.`);
   const auth = provider.auth.map((mode): AuthScheme => {
+    if (mode.type === "clientCredentials" && mode.client === "deployer")
+      return deployerClient(provider, mode as ClientCredentialsScheme, options);
     if (mode.type !== "oauth2") return grantMode(provider, mode, options);
     const scheme: OAuth2Scheme = {
       ...(mode as Omit<OAuth2Scheme, "clientId">),
@@ -132,6 +134,26 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
     tools: curatedTools[provider.slug] ?? [],
   });
   return markCatalogMade(toolkit);
+}
+
+/**
+ * A client-credentials mode whose client is the deployer's: the client of `options` (read from
+ * `TOOLS_PROXY_<SLUG>_CLIENT_ID` and `..._CLIENT_SECRET` by `catalogToolkits`), or unconfigured.
+ */
+function deployerClient(provider: ProviderDefinition, mode: ClientCredentialsScheme, options: ProviderOptions): ClientCredentialsScheme {
+  const scheme: ClientCredentialsScheme = {
+    ...mode,
+    ...(options.scopes ? { scopes: options.scopes } : {}),
+    ...(options.tokenUrl ? { tokenUrl: options.tokenUrl } : {}),
+  };
+  if (options.clientId && options.clientSecret) return { ...scheme, clientId: options.clientId, clientSecret: options.clientSecret };
+  const variables = clientVariables(provider.clientOf ?? provider.slug);
+  return {
+    ...scheme,
+    unconfigured:
+      `${provider.name} is not configured on this server: its operator must set ${variables.id} and ` +
+      `${variables.secret} (the client's id and secret), then restart it.`,
+  };
 }
 
 const overrideUrl = z

@@ -2,6 +2,8 @@ import { CATALOG_ICON_PREFIX } from "../catalog/icons.js";
 import { describeRule, neededInputs } from "../connections/config.js";
 import type { ConnectTextName } from "../context/connect-page.js";
 import type { HandlerContext } from "../context/context.js";
+import { type GrantScheme, isGrantType } from "../credentials/grant-schemes.js";
+import { grantFields, MAX_FIELD_LENGTH } from "../grants/index.js";
 import { randomBytes, toBase64 } from "../util/encoding.js";
 import type { OpenLink } from "./link.js";
 
@@ -41,6 +43,11 @@ export function formFields(ctx: HandlerContext, link: OpenLink): FormField[] {
       fields.push({ name: "username", label: t("username"), max: 1024, secret: false, autocomplete: "username" });
       fields.push({ name: "password", label: t("password"), max: 4096, secret: true, autocomplete: "current-password" });
       break;
+  }
+  if (isGrantType(link.scheme.type)) {
+    for (const field of grantFields(link.scheme as GrantScheme)) {
+      fields.push({ name: field.name, label: field.label, max: MAX_FIELD_LENGTH, secret: field.secret, autocomplete: "off" });
+    }
   }
   for (const { name, input } of neededInputs(link.toolkit, link.scheme)) {
     if (link.config[name] !== undefined) continue;

@@ -3,6 +3,8 @@ import { createConnection } from "../connections/create.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { type Credential, credentialProblem, type OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { type GrantScheme, isGrantType } from "../credentials/grant-schemes.js";
+import { grantFields, grantSecrets } from "../grants/index.js";
 import { isAllowedReturnUrl, startAuthorization } from "../oauth/start.js";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 import { sha256Hex } from "../util/encoding.js";
@@ -67,9 +69,17 @@ export async function submitConnectPage(ctx: HandlerContext, token: string, requ
 }
 
 async function connect(ctx: HandlerContext, link: OpenLink, fields: FormField[], values: Record<string, string>): Promise<Response> {
+  const optional = new Set(
+    isGrantType(link.scheme.type)
+      ? grantFields(link.scheme as GrantScheme)
+          .filter((f) => f.optional)
+          .map((f) => f.name)
+      : [],
+  );
   for (const field of fields) {
     const value = values[field.name]!;
     const words = { field: field.label.toLowerCase(), max: String(field.max) };
+    if (value === "" && optional.has(field.name)) continue;
     if (value === "") throw new FormProblem(text(ctx, "required", words));
     if (value.length > field.max) throw new FormProblem(text(ctx, "tooLong", words));
     if (/[\x00-\x1f\x7f]/.test(value)) throw new FormProblem(text(ctx, "lineBreak", words));
@@ -80,7 +90,7 @@ async function connect(ctx: HandlerContext, link: OpenLink, fields: FormField[],
   const { toolkit, scheme } = link;
   const config = checkConfig(toolkit, scheme, { ...link.config, ...typed });
   if (scheme.type === "oauth2") return continueToProvider(ctx, link, scheme, config);
-  const credential = toCredential(scheme.type, values);
+  const credential = isGrantType(scheme.type) ? grantCredential(link, fields, values) : toCredential(scheme.type, values);
   const problem = credential && credentialProblem(scheme, credential);
   if (problem) {
     const label = fields.find((f) => f.name === problem.field)?.label ?? problem.field;
@@ -100,7 +110,8 @@ async function connect(ctx: HandlerContext, link: OpenLink, fields: FormField[],
       toolkit,
       label: authorization.label,
       remoteUser: account.remoteUser ?? link.remoteUser ?? "",
-      credential,
+      credential: account.credential ?? credential,
+      ...(account.credentialsExpireAt === undefined ? {} : { credentialsExpireAt: account.credentialsExpireAt }),
       params: { ...config, ...account.config },
     });
     connectionId = record.id;
@@ -157,6 +168,18 @@ async function continueToProvider(
       "x-content-type-options": "nosniff",
     },
   });
+}
+
+/** A grant mode's typed fields, as `POST /auth { credentials }` would send them. */
+function grantCredential(link: OpenLink, fields: FormField[], values: Record<string, string>): Credential {
+  const typed = Object.fromEntries(
+    fields.filter((f) => !f.name.startsWith("input.") && values[f.name] !== "").map((f) => [f.name, values[f.name]!.trim()]),
+  );
+  try {
+    return { type: link.scheme.type as GrantScheme["type"], secrets: grantSecrets(link.toolkit.slug, link.scheme as GrantScheme, typed) };
+  } catch (error) {
+    throw new FormProblem((error as Error).message);
+  }
 }
 
 function toCredential(type: string, values: Record<string, string>): Credential | null {

@@ -1,5 +1,6 @@
 import { ToolsError } from "../core/errors.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
+import { type GrantScheme, grantTemplates, isGrantType } from "../credentials/grant-schemes.js";
 import { type ConnectionInput, inputValueFits, type Toolkit } from "../toolkits/define.js";
 
 /** What a config value may be: one DNS label, so that a templated host can never point elsewhere. */
@@ -13,8 +14,11 @@ export function providedNames(scheme: AuthScheme): Set<string> {
   const add = (rules: Record<string, unknown> | undefined) => {
     for (const name of Object.keys(rules ?? {})) names.add(name);
   };
-  if (scheme.type === "oauth2" || scheme.type === "jwtBearer") add(scheme.tokenConfig);
-  if (scheme.type === "oauth2") add(scheme.callbackConfig);
+  if (scheme.type === "oauth2") {
+    add(scheme.tokenConfig);
+    add(scheme.callbackConfig);
+  }
+  if (isGrantType(scheme.type)) add((scheme as GrantScheme).tokenConfig);
   if (scheme.type !== "none" && typeof scheme.identify === "object") for (const lookup of [scheme.identify].flat()) add(lookup.config);
   return names;
 }
@@ -23,8 +27,9 @@ export function providedNames(scheme: AuthScheme): Set<string> {
 function placeholders(toolkit: Toolkit, scheme: AuthScheme): Set<string> {
   const urls = [...toolkit.baseUrls];
   if (scheme.type === "oauth2") urls.push(scheme.authorizationUrl, scheme.tokenUrl, scheme.refreshUrl ?? "", scheme.revocationUrl ?? "");
-  if (scheme.type === "jwtBearer") urls.push(scheme.tokenUrl, scheme.audience ?? "");
-  return new Set(urls.flatMap((url) => [...url.matchAll(PLACEHOLDER)].map((m) => m[1]!)));
+  const names = new Set(urls.flatMap((url) => [...url.matchAll(PLACEHOLDER)].map((m) => m[1]!)));
+  for (const name of grantTemplates(scheme).inputs) names.add(name);
+  return names;
 }
 
 /**

@@ -1,4 +1,14 @@
 import { toBase64 } from "../util/encoding.js";
+import { type GrantCredential, type GrantScheme, isGrantType, keyFileSecrets } from "./grant-schemes.js";
+
+export type {
+  AppInstallationScheme,
+  ClientCredentialsScheme,
+  GrantCredential,
+  GrantScheme,
+  JwtBearerScheme,
+  TokenExchangeScheme,
+} from "./grant-schemes.js";
 
 /**
  * Where a token or key goes on each API request. Default for OAuth and bearer tokens:
@@ -48,7 +58,7 @@ export interface RevocationRequest {
 }
 
 /** What every scheme may say about itself, for people choosing and connecting it. */
-interface SchemeCommon {
+export interface SchemeCommon {
   /** How this way of connecting is called, e.g. "Personal access token". */
   label?: string;
   /** Where the provider explains or shows this credential (a connect page links to it). */
@@ -153,76 +163,13 @@ export interface BasicScheme extends SchemeCommon {
   identify?: AccountLookup | AccountLookup[];
 }
 
-/**
- * An access token granted for a signed JWT assertion (RFC 7523 section 2.1, `grant_type=
- * urn:ietf:params:oauth:grant-type:jwt-bearer`), asked for again before it expires. `signer` says
- * whose key signs: `serviceAccount`, a Google service account key file the person pastes
- * (`credentials.serviceAccountKey`; its `client_email` is the issuer, its `token_uri` the audience),
- * or `deployer`, the deployer's own `issuer` and `privateKey` (Salesforce's connected app, its
- * consumer key and certificate key).
- */
-export interface JwtBearerScheme extends SchemeCommon {
-  type: "jwtBearer";
-  signer: "serviceAccount" | "deployer";
-  /** Where the assertion is posted. `{input}` placeholders are filled from the connection's config. */
-  tokenUrl: string;
-  /** `deployer`: the assertion's `iss` (Salesforce: the connected app's consumer key). */
-  issuer?: string;
-  /** `deployer`: the RSA private key that signs (RS256), PEM: PKCS #8 or PKCS #1. */
-  privateKey?: string;
-  /** The assertion's `aud`. Default: the key file's `token_uri` (service account), else `tokenUrl`. `{input}` placeholders are filled. */
-  audience?: string;
-  /** The `scope` claim (joined by a space); left out when empty. */
-  scopes?: string[];
-  /**
-   * The `sub` claim, typed per connection as `credentials.subject`: the user a Google service
-   * account acts for (domain-wide delegation, optional), the Salesforce username (required).
-   * Without it the assertion has no `sub`.
-   */
-  subject?: { label: string; optional?: boolean };
-  /** How long the assertion is valid, in seconds, at most 3600 (default 300). */
-  assertionLifetime?: number;
-  /** Values of the token answer kept on the connection's config, e.g. Salesforce's `instance_url`. */
-  tokenConfig?: Record<string, ValueRule>;
-  /** Where the access token goes on API requests (default `Authorization: Bearer`). */
-  placement?: CredentialPlacement;
-  /** A "who am I" request made with the granted token, naming the account. */
-  identify?: AccountLookup | AccountLookup[];
-  /** Set when the deployer's key is missing: the sentence `POST /auth` answers (400). */
-  unconfigured?: string;
-}
-
-/**
- * A GitHub App installation token: the deployer's app signs a short JWT (RS256, `iss` the app's
- * id, `iat` 60 seconds in the past, `exp` at most 10 minutes on) and trades it at
- * `POST /app/installations/{installationId}/access_tokens` for an installation token (an hour).
- * The installation is chosen per connection (`credentials.installationId`).
- */
-export interface AppInstallationScheme extends SchemeCommon {
-  type: "appInstallation";
-  /** The app's id or client id: the app JWT's `iss`. Without it (or the key) the mode answers `unconfigured`. */
-  appId?: string;
-  /** The app's RSA private key, PEM: PKCS #1 as GitHub gives it, or PKCS #8. */
-  privateKey?: string;
-  /** Default `/app/installations/{installationId}/access_tokens`: a path under the toolkit's first base URL, or absolute. */
-  tokenUrl?: string;
-  /** Where a person installs the app, to learn the installation's id (`https://github.com/apps/<app>/installations/new`). */
-  installUrl?: string;
-  /** Where the installation token goes on API requests (default `Authorization: Bearer`). */
-  placement?: CredentialPlacement;
-  /** A "who am I" request made with the granted token, naming the account. */
-  identify?: AccountLookup | AccountLookup[];
-  /** Set when the deployer's app id or key is missing: the sentence `POST /auth` answers (400). */
-  unconfigured?: string;
-}
-
 /** No credential: the toolkit's API is public or its tools run locally. */
 export interface NoneScheme extends SchemeCommon {
   type: "none";
 }
 
 /** How a toolkit authenticates to its external application. */
-export type AuthScheme = OAuth2Scheme | ApiKeyScheme | BearerScheme | BasicScheme | NoneScheme | JwtBearerScheme | AppInstallationScheme;
+export type AuthScheme = OAuth2Scheme | ApiKeyScheme | BearerScheme | BasicScheme | NoneScheme | GrantScheme;
 export type AuthSchemeType = AuthScheme["type"];
 
 /** Declares OAuth 2 (authorization code + PKCE) for a toolkit. */
@@ -245,16 +192,6 @@ export function basic(options: Omit<BasicScheme, "type"> = {}): BasicScheme {
   return { type: "basic", ...options };
 }
 
-/** Declares a JWT bearer grant (RFC 7523): a Google service account, or the deployer's key (Salesforce). */
-export function jwtBearer(options: Omit<JwtBearerScheme, "type">): JwtBearerScheme {
-  return { type: "jwtBearer", ...options };
-}
-
-/** Declares GitHub App installation tokens, made with the deployer's app id and private key. */
-export function appInstallation(options: Omit<AppInstallationScheme, "type">): AppInstallationScheme {
-  return { type: "appInstallation", ...options };
-}
-
 /** Declares that the toolkit needs no credential. */
 export function none(): NoneScheme {
   return { type: "none" };
@@ -275,31 +212,14 @@ export type Credential =
   | { type: "bearer"; token: string }
   | { type: "basic"; username: string; password: string }
   | { type: "none" }
-  | JwtBearerCredential
-  | AppInstallationCredential;
-
-/** A granted token as kept in a connection's sealed credential, with its lifetime in seconds. */
-interface GrantedTokenFields {
-  accessToken?: string;
-  expiresIn?: number;
-}
-
-/** A JWT bearer connection: the service account's key (when the person gave one) and the subject. */
-export interface JwtBearerCredential extends GrantedTokenFields {
-  type: "jwtBearer";
-  /** The key file's fields that sign (`signer: "serviceAccount"`), checked when the connection was made. */
-  serviceAccount?: { clientEmail: string; privateKey: string; privateKeyId?: string; tokenUri: string };
-  subject?: string;
-}
-
-/** A GitHub App installation connection: which installation (the app's key is the deployer's). */
-export interface AppInstallationCredential extends GrantedTokenFields {
-  type: "appInstallation";
-  installationId: string;
-}
+  | GrantCredential;
 
 /** Every secret string inside a credential, for redaction. */
 export function credentialSecrets(credential: Credential): string[] {
+  if (isGrantType(credential.type)) {
+    const grant = credential as GrantCredential;
+    return [grant.accessToken, ...Object.values(grant.secrets), ...keyFileSecrets(grant)].filter((s): s is string => !!s);
+  }
   switch (credential.type) {
     case "oauth2":
       return [credential.accessToken, credential.refreshToken, credential.idToken].filter((s): s is string => !!s);
@@ -312,21 +232,9 @@ export function credentialSecrets(credential: Credential): string[] {
     }
     case "none":
       return [];
-    case "jwtBearer":
-      return [credential.accessToken, ...pemSecrets(credential.serviceAccount?.privateKey)].filter((s): s is string => !!s);
-    case "appInstallation":
-      return credential.accessToken ? [credential.accessToken] : [];
+    default:
+      return [];
   }
-}
-
-/**
- * The secrets of a PEM private key, for redaction: the PEM as it stands, and its base64 body
- * on one line (how a key turns up in JSON, logs or an error quoting the DER).
- */
-export function pemSecrets(pem: string | undefined): string[] {
-  if (!pem) return [];
-  const body = pem.replace(/-----(BEGIN|END)[^-]*-----/g, "").replace(/\\n|\s/g, "");
-  return body ? [pem, body] : [pem];
 }
 
 /** The `Authorization` header value of HTTP basic authentication (RFC 7617, UTF-8). */
@@ -373,6 +281,7 @@ export function credentialProblem(scheme: AuthScheme, credential: Credential): {
     if (value !== value.trim()) return { field, reason: "starts or ends with whitespace; send it without" };
     return null;
   };
+  if (isGrantType(credential.type)) return headerValue("accessToken", (credential as GrantCredential).accessToken ?? "");
   switch (credential.type) {
     case "apiKey":
       return scheme.type === "apiKey" && scheme.in === "header" ? headerValue("apiKey", credential.apiKey) : null;
@@ -384,10 +293,7 @@ export function credentialProblem(scheme: AuthScheme, credential: Credential): {
       return credential.username.includes(":")
         ? { field: "username", reason: 'contains ":", which HTTP basic authentication cannot carry in a username' }
         : null;
-    case "none":
+    default:
       return null;
-    case "jwtBearer":
-    case "appInstallation":
-      return credential.accessToken === undefined ? null : headerValue("accessToken", credential.accessToken);
   }
 }

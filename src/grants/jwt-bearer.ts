@@ -1,11 +1,12 @@
 import { SignJWT } from "jose";
 import { ToolsError } from "../core/errors.js";
-import type { JwtBearerCredential, JwtBearerScheme } from "../credentials/auth-schemes.js";
-import { readValues, ValueError } from "../oauth/values.js";
+import type { JwtBearerScheme } from "../credentials/grant-schemes.js";
+import { readValues } from "../oauth/values.js";
 import { fillBaseUrl } from "../outbound/url-policy.js";
-import { answerToken, requestGrant } from "./grant-http.js";
-import type { GrantedToken, GrantRequest } from "./grant-types.js";
+import { GrantError, type GrantedToken, type GrantRequest } from "./grant.js";
 import { importRsaPrivateKey, PrivateKeyProblem } from "./private-key.js";
+import { readServiceAccountKey } from "./service-account.js";
+import { readToken, requestToken } from "./token-request.js";
 
 /** RFC 7523 section 2.1's grant type. */
 export const JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -13,77 +14,77 @@ export const JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const DEFAULT_LIFETIME = 300;
 /** Google's limit, and the longest any scheme may ask for. */
 export const MAX_ASSERTION_LIFETIME = 3600;
+/** What a subject (a user's address, a Salesforce username) may be: printable, no spaces. */
+const SUBJECT = /^[\x21-\x7e]{1,256}$/;
 
 /**
- * The JWT bearer grant (RFC 7523 section 2.1): signs an assertion (RS256) and posts it to the
- * token URL as `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=...`.
+ * The JWT bearer grant (RFC 7523 section 2.1): signs an assertion (RS256, with jose) and posts it
+ * to the token URL as `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=...`.
  * Google service accounts (https://developers.google.com/identity/protocols/oauth2/service-account#authorizingrequests):
  * `iss` the key file's `client_email`, `scope`, `aud` its `token_uri`, `iat`, `exp` at most an
- * hour on, `sub` the user to act for when given. Salesforce (https://help.salesforce.com/s/articleView?id=sf.remoteaccess_oauth_jwt_flow.htm):
- * `iss` the connected app's consumer key, `sub` the username, `aud` the login host, `exp` minutes
- * on; its answer's `instance_url` fills the config through `tokenConfig`.
+ * hour on, `sub` the user to act for when given; the answer's `access_token` and `expires_in`.
+ * Salesforce (https://help.salesforce.com/s/articleView?id=sf.remoteaccess_oauth_jwt_flow.htm):
+ * `iss` the connected app's consumer key, `sub` the username, `aud` the login host, `exp` within
+ * 3 minutes; its answer has no lifetime, and its `instance_url` fills the config (`tokenConfig`).
+ * A key file or subject that cannot work is a refusal (`GrantError`); the deployer's missing or
+ * unreadable key a 400 that says so at connection, and a 503 at renewal.
  */
-export async function jwtBearerGrant(request: GrantRequest<JwtBearerScheme, JwtBearerCredential>): Promise<GrantedToken> {
-  const { ctx, toolkit, scheme, credential, config, signal } = request;
+export async function jwtBearerGrant(request: GrantRequest<JwtBearerScheme>): Promise<GrantedToken> {
+  const { toolkit, scheme, credential, config } = request;
   const signer = await signerOf(scheme, credential, toolkit.name);
+  const subject = credential.subject?.trim() || undefined;
+  if (subject !== undefined && !SUBJECT.test(subject)) {
+    throw new GrantError("refused", `The ${scheme.subject?.label ?? "subject"} must be printable, without spaces, at most 256 characters.`);
+  }
   const fill = (url: string) => (url.includes("{") ? fillBaseUrl(url, config, { wholeHost: true }) : url);
   const now = Math.floor(Date.now() / 1000);
   const scope = (scheme.scopes ?? []).join(" ");
-  const assertion = await new SignJWT({
-    ...(scope ? { scope } : {}),
-    ...(credential.subject ? { sub: credential.subject } : {}),
-  })
+  const assertion = await new SignJWT({ ...(scope ? { scope } : {}), ...(subject ? { sub: subject } : {}) })
     .setProtectedHeader({ alg: "RS256", typ: "JWT", ...(signer.keyId ? { kid: signer.keyId } : {}) })
     .setIssuer(signer.issuer)
     .setAudience(fill(scheme.audience ?? signer.audience ?? scheme.tokenUrl))
     .setIssuedAt(now)
     .setExpirationTime(now + Math.min(scheme.assertionLifetime ?? DEFAULT_LIFETIME, MAX_ASSERTION_LIFETIME))
     .sign(signer.key);
-  const answer = await requestGrant(
-    ctx,
-    fill(scheme.tokenUrl),
+  const answer = await requestToken(
+    // The assertion is kept out of any sentence the provider's refusal is quoted in.
+    { ...request, credential: { ...credential, assertion } },
     {
-      method: "POST",
+      url: fill(scheme.tokenUrl),
       headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
       body: new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion }).toString(),
     },
-    { provider: toolkit.name, secrets: [assertion] },
-    signal,
   );
-  const accessToken = answerToken(answer, "access_token", toolkit.name);
-  const expiresIn = typeof answer.expires_in === "number" && answer.expires_in > 0 ? Math.floor(answer.expires_in) : undefined;
-  let values: Record<string, string>;
+  const token = readToken(toolkit, answer, { token: "access_token", ...(hasLifetime(answer) ? { expiresIn: "expires_in" } : {}) });
+  if (!scheme.tokenConfig) return token;
   try {
-    values = readValues(answer, scheme.tokenConfig, "token answer");
+    return { ...token, config: readValues(answer, scheme.tokenConfig, "token answer") };
   } catch (error) {
-    if (error instanceof ValueError) throw new ToolsError("invalid_request", error.message);
-    throw error;
+    throw new GrantError("answer", (error as Error).message);
   }
-  return { accessToken, ...(expiresIn ? { expiresIn } : {}), ...(Object.keys(values).length ? { config: values } : {}) };
+}
+
+/** RFC 6749 makes `expires_in` optional (Salesforce sends none): read it when the answer has it. */
+function hasLifetime(answer: unknown): boolean {
+  return answer !== null && typeof answer === "object" && (answer as { expires_in?: unknown }).expires_in != null;
 }
 
 /** Who signs: the connection's service account, or the deployer's issuer and key. */
 async function signerOf(
   scheme: JwtBearerScheme,
-  credential: JwtBearerCredential,
+  credential: Record<string, string>,
   provider: string,
 ): Promise<{ key: CryptoKey; issuer: string; audience?: string; keyId?: string }> {
   if (scheme.unconfigured) throw new ToolsError("invalid_request", scheme.unconfigured);
   if (scheme.signer === "serviceAccount") {
-    const account = credential.serviceAccount;
-    if (!account) {
-      throw new ToolsError(
-        "invalid_request",
-        `${provider} connects with a service account key: send "credentials": { "serviceAccountKey": "..." }.`,
-      );
+    try {
+      const account = await readServiceAccountKey(credential.serviceAccountKey ?? "");
+      const keyId = account.privateKeyId ? { keyId: account.privateKeyId } : {};
+      return { key: account.key, issuer: account.clientEmail, audience: account.tokenUri, ...keyId };
+    } catch (error) {
+      if (error instanceof PrivateKeyProblem) throw new GrantError("refused", `credentials.serviceAccountKey: ${error.message}`);
+      throw error;
     }
-    const key = await importKey(account.privateKey, "The service account key's private_key");
-    return {
-      key,
-      issuer: account.clientEmail,
-      audience: account.tokenUri,
-      ...(account.privateKeyId ? { keyId: account.privateKeyId } : {}),
-    };
   }
   if (!scheme.issuer || !scheme.privateKey) {
     throw new ToolsError(
@@ -91,14 +92,10 @@ async function signerOf(
       `${provider}'s JWT bearer mode has no issuer or private key on this server; its operator must set them.`,
     );
   }
-  return { key: await importKey(scheme.privateKey, `The server's private key for ${provider}`), issuer: scheme.issuer };
-}
-
-async function importKey(pem: string, what: string): Promise<CryptoKey> {
   try {
-    return await importRsaPrivateKey(pem, what);
+    return { key: await importRsaPrivateKey(scheme.privateKey, `The server's private key for ${provider}`), issuer: scheme.issuer };
   } catch (error) {
-    if (error instanceof PrivateKeyProblem) throw new ToolsError("invalid_request", error.message);
+    if (error instanceof PrivateKeyProblem) throw new ToolsError("invalid_request", `${error.message} Its operator must fix it.`);
     throw error;
   }
 }

@@ -1,8 +1,14 @@
-import type { JwtBearerCredential } from "../credentials/auth-schemes.js";
 import { importRsaPrivateKey, PrivateKeyProblem } from "./private-key.js";
 
-/** The fields of a Google service account key file that sign, as a connection keeps them. */
-export type ServiceAccount = NonNullable<JwtBearerCredential["serviceAccount"]>;
+/** The fields of a Google service account key file that sign. */
+export interface ServiceAccount {
+  clientEmail: string;
+  privateKey: string;
+  privateKeyId?: string;
+  tokenUri: string;
+  /** `privateKey` imported for RS256. */
+  key: CryptoKey;
+}
 
 /** Larger than any key file Google gives (about 2.4 KB); a longer paste is refused before it is parsed. */
 export const MAX_KEY_FILE_LENGTH = 16 * 1024;
@@ -13,8 +19,8 @@ const KEY_ID = /^[A-Za-z0-9_-]{1,128}$/;
 /**
  * Reads a Google service account key file as a person pasted it (the JSON the Google Cloud console
  * downloads: https://cloud.google.com/iam/docs/keys-create-delete): `type` must be
- * `service_account`, `client_email` an address, `private_key` an RSA key jose can import for
- * RS256, `token_uri` an https URL. A file that is not one throws a `PrivateKeyProblem` whose
+ * `service_account`, `client_email` an address, `private_key` an RSA key jose imports for RS256
+ * (returned imported), `token_uri` an https URL. A file that is not one throws a `PrivateKeyProblem` whose
  * message says what is wrong and never quotes the file, not even its field values.
  */
 export async function readServiceAccountKey(text: string): Promise<ServiceAccount> {
@@ -43,13 +49,14 @@ export async function readServiceAccountKey(text: string): Promise<ServiceAccoun
     throw new PrivateKeyProblem(`${what} has no usable "token_uri": it must be an https URL.`);
   }
   if (typeof fields.private_key !== "string") throw new PrivateKeyProblem(`${what} has no "private_key".`);
-  await importRsaPrivateKey(fields.private_key, `${what}'s "private_key"`);
+  const key = await importRsaPrivateKey(fields.private_key, `${what}'s "private_key"`);
   const keyId = typeof fields.private_key_id === "string" && KEY_ID.test(fields.private_key_id) ? fields.private_key_id : undefined;
   return {
     clientEmail: fields.client_email,
     privateKey: fields.private_key,
     ...(keyId ? { privateKeyId: keyId } : {}),
     tokenUri: fields.token_uri,
+    key,
   };
 }
 

@@ -16,6 +16,8 @@ import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
 import { type AgentPrincipal, requireAgent } from "../core/principal.js";
 import { type AuthScheme, type Credential, credentialProblem } from "../credentials/auth-schemes.js";
+import { type GrantScheme, isGrantType } from "../credentials/grant-schemes.js";
+import { grantFields, grantSecrets } from "../grants/index.js";
 import { completeAuthorization } from "../oauth/callback.js";
 import { startAuthorization } from "../oauth/start.js";
 import type { Toolkit } from "../toolkits/define.js";
@@ -96,7 +98,8 @@ export async function connectToolkit(
   const given = body.config ?? body.params ?? {};
   // A credential a person types, without credentials in the request: a connect link, where the
   // person also gives any inputs still missing.
-  if (!body.credentials && (scheme.type === "apiKey" || scheme.type === "bearer" || scheme.type === "basic")) {
+  const typed = isGrantType(scheme.type) && grantFields(scheme as GrantScheme).length > 0;
+  if (!body.credentials && (scheme.type === "apiKey" || scheme.type === "bearer" || scheme.type === "basic" || typed)) {
     const config = checkConfig(toolkit, scheme, given, { partial: true });
     return startConnectLink(ctx, agent, toolkit, scheme, {
       label: body.label,
@@ -120,7 +123,12 @@ export async function connectToolkit(
       );
     return startAuthorization(ctx, agent, toolkit, scheme, { ...body, config });
   }
-  const credential = toCredential(scheme.type, toolkit.slug, body.credentials);
+  const credential: Credential = isGrantType(scheme.type)
+    ? {
+        type: scheme.type,
+        secrets: grantSecrets(toolkit.slug, scheme as GrantScheme, body.credentials as Record<string, string> | undefined),
+      }
+    : toCredential(scheme.type, toolkit.slug, body.credentials);
   const problem = credentialProblem(scheme, credential);
   if (problem)
     throw new ToolsError("invalid_request", `credentials.${problem.field} ${problem.reason}. Check the value and send it again.`);
@@ -131,7 +139,8 @@ export async function connectToolkit(
     toolkit,
     label: body.label,
     remoteUser: account.remoteUser ?? body.remoteUser ?? "",
-    credential,
+    credential: account.credential ?? credential,
+    ...(account.credentialsExpireAt === undefined ? {} : { credentialsExpireAt: account.credentialsExpireAt }),
     params: { ...config, ...account.config },
   });
   return { connection: publicConnection(record) };
@@ -170,8 +179,28 @@ function chooseMode(toolkit: Toolkit, mode: string | undefined, credentials: Cre
     throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" cannot connect with mode "${mode}"; its modes: ${modes}.`);
   }
   if (credentials) {
+    const keys = Object.keys(credentials);
+    const exact = toolkit.authModes.find((m) => !isGrantType(m.type) && m.type === fixedShape(keys));
+    if (exact) return exact;
+    const grant = toolkit.authModes.find((m) => isGrantType(m.type) && takesFields(m as GrantScheme, keys));
+    if (grant) return grant;
     const kind = "apiKey" in credentials ? "apiKey" : "token" in credentials ? "bearer" : "basic";
     return toolkit.authModes.find((m) => m.type === kind) ?? toolkit.authModes.find((m) => m.type !== "oauth2") ?? toolkit.auth;
   }
   return toolkit.auth;
+}
+
+/** The scheme type whose fixed credential shape these keys are, if any. */
+function fixedShape(keys: string[]): string | undefined {
+  const sorted = [...keys].sort().join(",");
+  return sorted === "apiKey" ? "apiKey" : sorted === "token" ? "bearer" : sorted === "password,username" ? "basic" : undefined;
+}
+
+/** Whether a grant mode takes exactly these credential keys (every required field, nothing else). */
+function takesFields(scheme: GrantScheme, keys: string[]): boolean {
+  const fields = grantFields(scheme);
+  if (fields.length === 0) return false;
+  return (
+    fields.every((field) => field.optional || keys.includes(field.name)) && keys.every((key) => fields.some((field) => field.name === key))
+  );
 }

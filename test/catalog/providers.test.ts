@@ -47,6 +47,11 @@ function configNames(provider: ProviderDefinition): Set<string> {
   const names = new Set((provider.inputs ?? []).map((input) => input.name));
   for (const mode of provider.auth) {
     if (mode.type === "oauth2") for (const name of Object.keys({ ...mode.tokenConfig, ...mode.callbackConfig })) names.add(name);
+    // A token grant's answer values, and the fields a person types for its request's templates.
+    if (mode.type === "clientCredentials" || mode.type === "tokenExchange") {
+      for (const name of Object.keys(mode.tokenConfig ?? {})) names.add(name);
+      for (const field of mode.fields ?? []) names.add(field.name);
+    }
     for (const lookup of lookups(mode)) for (const name of Object.keys(lookup.config ?? {})) names.add(name);
   }
   return names;

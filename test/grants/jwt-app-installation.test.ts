@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogToolkit } from "../../src/catalog/index.js";
 import type { HandlerContext } from "../../src/context/context.js";
-import type { AppInstallationCredential, AppInstallationScheme } from "../../src/credentials/auth-schemes.js";
+import type { AppInstallationScheme } from "../../src/credentials/auth-schemes.js";
 import { appInstallationGrant } from "../../src/grants/app-installation.js";
-import { grantCredential } from "../../src/grants/jwt-credentials.js";
+import { grantSecrets } from "../../src/grants/index.js";
 import type { Toolkit } from "../../src/toolkits/define.js";
 import { emulate, githubApi, type TestKey, testKey } from "./jwt-emulation.js";
 
@@ -30,12 +30,11 @@ const ctx = () => ({ fetch: net.fetch, logger: { log() {} } }) as unknown as Han
 const modeOf = (toolkit: Toolkit) => toolkit.authModes.find((mode): mode is AppInstallationScheme => mode.type === "appInstallation")!;
 
 function grant(toolkit: Toolkit, installationId: string) {
-  const credential: AppInstallationCredential = { type: "appInstallation", installationId };
   return appInstallationGrant({
     ctx: ctx(),
     toolkit,
     scheme: modeOf(toolkit),
-    credential,
+    credential: { installationId },
     config: {},
     signal: new AbortController().signal,
   });
@@ -76,14 +75,14 @@ describe("GitHub App installation tokens", () => {
 
   it("an installation the app does not have is GitHub's 404, a 400 that says so", async () => {
     const toolkit = catalogToolkit("github", { appId, privateKey: app.pem });
-    await expect(grant(toolkit, "5")).rejects.toMatchObject({ code: "invalid_request", message: expect.stringContaining("(Not Found)") });
+    await expect(grant(toolkit, "5")).rejects.toMatchObject({ kind: "refused", message: expect.stringContaining("(404: Not Found)") });
   });
 
   it("a JWT signed with another key is GitHub's 401", async () => {
     const toolkit = catalogToolkit("github", { appId, privateKey: stranger.pem });
     await expect(grant(toolkit, "4242")).rejects.toMatchObject({
-      code: "invalid_request",
-      message: expect.stringContaining("JSON web token"),
+      kind: "refused",
+      message: expect.stringContaining("(401: A JSON web token could not be decoded)"),
     });
     expect(github.refusals.at(-1)).toMatch(/signature/i);
   });
@@ -103,19 +102,17 @@ describe("GitHub App installation tokens", () => {
     expect(net.requests.length).toBe(sent);
   });
 
-  it("an installation id is digits: anything else is a 400 before anything is sent", async () => {
+  it("an installation id is digits: anything else is refused before anything is sent", async () => {
     const toolkit = catalogToolkit("github", { appId, privateKey: app.pem });
     const sent = net.requests.length;
     for (const bad of ["", "12a", "../1", "1/access_tokens?x", "1".repeat(21)]) {
-      await expect(grantCredential(modeOf(toolkit), { installationId: bad }, toolkit.name)).rejects.toMatchObject({
-        code: "invalid_request",
+      await expect(grant(toolkit, bad)).rejects.toMatchObject({
+        kind: "refused",
+        message: expect.stringContaining("installation id must be"),
       });
-      await expect(grant(toolkit, bad)).rejects.toMatchObject({ code: "invalid_request" });
     }
-    await expect(grantCredential(modeOf(toolkit), { installationId: " 4242 " }, toolkit.name)).resolves.toEqual({
-      type: "appInstallation",
-      installationId: "4242",
-    });
+    expect(() => grantSecrets(toolkit.slug, modeOf(toolkit), {})).toThrow('"installationId": "..."');
+    expect(grantSecrets(toolkit.slug, modeOf(toolkit), { installationId: "4242" })).toEqual({ installationId: "4242" });
     expect(net.requests.length).toBe(sent);
   });
 
@@ -123,18 +120,17 @@ describe("GitHub App installation tokens", () => {
     const toolkit = catalogToolkit("github", { appId, privateKey: app.pem });
     const odd = await emulate({ "api.github.com": () => ({ status: 201, body: { expires_at: "2030-01-01T00:00:00Z" } }) });
     try {
-      const credential: AppInstallationCredential = { type: "appInstallation", installationId: "4242" };
       const request = {
         ctx: { fetch: odd.fetch, logger: { log() {} } } as unknown as HandlerContext,
         toolkit,
         scheme: modeOf(toolkit),
-        credential,
+        credential: { installationId: "4242" },
         config: {},
         signal: new AbortController().signal,
       };
       await expect(appInstallationGrant(request)).rejects.toMatchObject({
-        code: "invalid_request",
-        message: expect.stringContaining('has no "token"'),
+        kind: "answer",
+        message: expect.stringContaining('has no usable "token"'),
       });
     } finally {
       await odd.close();

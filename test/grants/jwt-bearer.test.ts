@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogToolkit } from "../../src/catalog/index.js";
 import type { HandlerContext } from "../../src/context/context.js";
-import { ToolsError } from "../../src/core/errors.js";
-import type { JwtBearerCredential, JwtBearerScheme } from "../../src/credentials/auth-schemes.js";
+import type { JwtBearerScheme } from "../../src/credentials/auth-schemes.js";
+import { GrantError, grantSecrets } from "../../src/grants/index.js";
 import { jwtBearerGrant } from "../../src/grants/jwt-bearer.js";
-import { grantCredential } from "../../src/grants/jwt-credentials.js";
 import type { Toolkit } from "../../src/toolkits/define.js";
 import { emulate, googleTokenEndpoint, JWT_BEARER, keyFile, salesforceTokenEndpoint, type TestKey, testKey } from "./jwt-emulation.js";
 
@@ -42,7 +41,7 @@ function modeOf(toolkit: Toolkit): JwtBearerScheme {
   return toolkit.authModes.find((mode): mode is JwtBearerScheme => mode.type === "jwtBearer")!;
 }
 
-async function grant(toolkit: Toolkit, credential: JwtBearerCredential, config: Record<string, string> = {}) {
+async function grant(toolkit: Toolkit, credential: Record<string, string>, config: Record<string, string> = {}) {
   return jwtBearerGrant({ ctx: ctx(), toolkit, scheme: modeOf(toolkit), credential, config, signal: new AbortController().signal });
 }
 
@@ -51,13 +50,9 @@ describe("Google service accounts (jwtBearer, signer serviceAccount)", () => {
     const drive = catalogToolkit("google-drive");
     const file = keyFile(google);
     accounts.set(file.email, google.publicKey);
-    const credential = (await grantCredential(modeOf(drive), { serviceAccountKey: file.text }, drive.name)) as JwtBearerCredential;
-    expect(credential.serviceAccount).toEqual({
-      clientEmail: file.email,
-      privateKey: google.pem,
-      privateKeyId: file.fields.private_key_id,
-      tokenUri: "https://oauth2.googleapis.com/token",
-    });
+    // The file as Google writes it, on several lines, is kept as it was pasted.
+    const credential = grantSecrets(drive.slug, modeOf(drive), { serviceAccountKey: `\n${file.text}\n` });
+    expect(credential).toEqual({ serviceAccountKey: file.text });
     const before = googleEndpoint.issued.length;
     const token = await grant(drive, credential);
     const issued = googleEndpoint.issued[before]!;
@@ -83,13 +78,9 @@ describe("Google service accounts (jwtBearer, signer serviceAccount)", () => {
     const calendar = catalogToolkit("google-calendar");
     const file = keyFile(google);
     accounts.set(file.email, google.publicKey);
-    const credential = await grantCredential(
-      modeOf(calendar),
-      { serviceAccountKey: file.text, subject: "ada@acme.example" },
-      calendar.name,
-    );
+    const credential = grantSecrets(calendar.slug, modeOf(calendar), { serviceAccountKey: file.text, subject: "ada@acme.example" });
     const before = googleEndpoint.issued.length;
-    await grant(calendar, credential as JwtBearerCredential);
+    await grant(calendar, credential);
     expect(googleEndpoint.issued[before]!.claims).toMatchObject({
       sub: "ada@acme.example",
       scope: "https://www.googleapis.com/auth/calendar.events https://www.googleapis.com/auth/calendar.readonly",
@@ -100,31 +91,28 @@ describe("Google service accounts (jwtBearer, signer serviceAccount)", () => {
     const sheets = catalogToolkit("google-sheets");
     const file = keyFile(other);
     accounts.set(file.email, google.publicKey); // Google holds another public key for this account
-    const credential = (await grantCredential(modeOf(sheets), { serviceAccountKey: file.text }, sheets.name)) as JwtBearerCredential;
-    const refused = await grant(sheets, credential).catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(ToolsError);
-    expect(refused).toMatchObject({ code: "invalid_request" });
+    const refused = await grant(sheets, { serviceAccountKey: file.text }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(GrantError);
+    expect(refused).toMatchObject({ kind: "refused" });
     expect((refused as Error).message).toBe(
-      "Google Sheets refused the token request (invalid_grant: Invalid JWT Signature.). Check the key, the account and what it may access, then connect again.",
+      "Google Sheets refused the credentials (400: Invalid JWT Signature.). Check them and connect again.",
     );
     expect(googleEndpoint.refusals.at(-1)).toMatch(/signature/i);
   });
 
-  it("a service account mode without the key in the credential is a 400 that says what to send", async () => {
+  it("a service account mode without the key file is refused, and POST /auth's check says what to send", async () => {
     const drive = catalogToolkit("google-drive");
-    await expect(grant(drive, { type: "jwtBearer" })).rejects.toMatchObject({
-      code: "invalid_request",
-      message: expect.stringContaining('"serviceAccountKey"'),
-    });
+    await expect(grant(drive, {})).rejects.toMatchObject({ kind: "refused", message: expect.stringContaining("is not JSON") });
+    expect(() => grantSecrets(drive.slug, modeOf(drive), {})).toThrow('"serviceAccountKey": "..."');
   });
 });
 
 describe("Salesforce JWT bearer (signer deployer)", () => {
   it("signs iss (the consumer key), sub (the username), aud (the login host) and exp (3 minutes); instance_url fills the config", async () => {
     const toolkit = catalogToolkit("salesforce", { clientId: consumerKey, privateKey: salesforce.pem });
-    const credential = await grantCredential(modeOf(toolkit), { subject: "integration@acme.example" }, toolkit.name);
+    const credential = grantSecrets(toolkit.slug, modeOf(toolkit), { subject: "integration@acme.example" });
     const before = sfEndpoint.issued.length;
-    const token = await grant(toolkit, credential as JwtBearerCredential, { loginHost: "login.salesforce.com" });
+    const token = await grant(toolkit, credential, { loginHost: "login.salesforce.com" });
     const issued = sfEndpoint.issued[before]!;
     expect(token).toEqual({ accessToken: issued.token, config: { instance: "acme" } });
     expect(issued.claims).toMatchObject({ iss: consumerKey, sub: "integration@acme.example", aud: "https://login.salesforce.com" });
@@ -135,27 +123,23 @@ describe("Salesforce JWT bearer (signer deployer)", () => {
   it("a sandbox's login host is the audience and the endpoint", async () => {
     const toolkit = catalogToolkit("salesforce", { clientId: consumerKey, privateKey: salesforce.pem });
     const before = sfEndpoint.issued.length;
-    await grant(toolkit, { type: "jwtBearer", subject: "integration@acme.example" }, { loginHost: "test.salesforce.com" });
+    await grant(toolkit, { subject: "integration@acme.example" }, { loginHost: "test.salesforce.com" });
     expect(sfEndpoint.issued[before]!.claims.aud).toBe("https://test.salesforce.com");
     expect(net.requests.at(-1)!.host).toBe("test.salesforce.com");
   });
 
   it("a user the app is not approved for is Salesforce's 400 with its reason", async () => {
     const toolkit = catalogToolkit("salesforce", { clientId: consumerKey, privateKey: salesforce.pem });
-    await expect(
-      grant(toolkit, { type: "jwtBearer", subject: "someone@else.example" }, { loginHost: "login.salesforce.com" }),
-    ).rejects.toMatchObject({
-      code: "invalid_request",
-      message: expect.stringContaining("(invalid_grant: user hasn't approved this consumer)"),
+    await expect(grant(toolkit, { subject: "someone@else.example" }, { loginHost: "login.salesforce.com" })).rejects.toMatchObject({
+      kind: "refused",
+      message: expect.stringContaining("(400: user hasn't approved this consumer)"),
     });
   });
 
   it("without the deployer's key the mode is not configured: a 400 naming the variables, and nothing is sent", async () => {
     const toolkit = catalogToolkit("salesforce", { clientId: consumerKey });
     const sent = net.requests.length;
-    await expect(
-      grant(toolkit, { type: "jwtBearer", subject: "integration@acme.example" }, { loginHost: "login.salesforce.com" }),
-    ).rejects.toMatchObject({
+    await expect(grant(toolkit, { subject: "integration@acme.example" }, { loginHost: "login.salesforce.com" })).rejects.toMatchObject({
       code: "invalid_request",
       message: expect.stringMatching(/TOOLS_PROXY_SALESFORCE_CLIENT_ID.*TOOLS_PROXY_SALESFORCE_PRIVATE_KEY/),
     });
@@ -164,12 +148,15 @@ describe("Salesforce JWT bearer (signer deployer)", () => {
 
   it("a username is required and must be printable without spaces", async () => {
     const toolkit = catalogToolkit("salesforce", { clientId: consumerKey, privateKey: salesforce.pem });
-    await expect(grantCredential(modeOf(toolkit), {}, toolkit.name)).rejects.toMatchObject({
-      message: expect.stringContaining('"subject"'),
+    expect(() => grantSecrets(toolkit.slug, modeOf(toolkit), {})).toThrow('"subject": "..."');
+    expect(() => grantSecrets(toolkit.slug, modeOf(toolkit), { subject: "x", serviceAccountKey: "{}" })).toThrow(
+      "credentials.serviceAccountKey is not a field",
+    );
+    const sent = net.requests.length;
+    await expect(grant(toolkit, { subject: "a\tb" }, { loginHost: "login.salesforce.com" })).rejects.toMatchObject({
+      kind: "refused",
+      message: expect.stringContaining("Salesforce username must be printable"),
     });
-    await expect(grantCredential(modeOf(toolkit), { subject: "a b" }, toolkit.name)).rejects.toMatchObject({ code: "invalid_request" });
-    await expect(grantCredential(modeOf(toolkit), { subject: "x", serviceAccountKey: "{}" }, toolkit.name)).rejects.toMatchObject({
-      message: expect.stringContaining("credentials.serviceAccountKey is not taken"),
-    });
+    expect(net.requests.length).toBe(sent);
   });
 });

@@ -1,20 +1,15 @@
 import { createPrivateKey } from "node:crypto";
 import { exportPKCS8, generateKeyPair, jwtVerify, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { catalogToolkit } from "../../src/catalog/index.js";
-import { ToolsError } from "../../src/core/errors.js";
-import { credentialSecrets, type JwtBearerScheme } from "../../src/credentials/auth-schemes.js";
-import { grantCredential } from "../../src/grants/jwt-credentials.js";
+import { credentialSecrets } from "../../src/credentials/auth-schemes.js";
 import { derLength, importRsaPrivateKey, PrivateKeyProblem, pkcs8Pem } from "../../src/grants/private-key.js";
+import { readServiceAccountKey } from "../../src/grants/service-account.js";
 import { keyFile, type TestKey, testKey } from "./jwt-emulation.js";
 
 let key: TestKey;
 beforeAll(async () => {
   key = await testKey();
 });
-
-const drive = () => catalogToolkit("google-drive");
-const modeOf = () => drive().authModes.find((mode): mode is JwtBearerScheme => mode.type === "jwtBearer")!;
 
 /**
  * Every 8-character window of `text` with a run of 6 letters or digits, PEM framing lines aside
@@ -30,18 +25,17 @@ function fragments(text: string): string[] {
   return [...windows];
 }
 
-/** The 400 a pasted key file gets, checked to hold no fragment of what was pasted beyond the message's own words. */
+/** Why a pasted key file is refused, checked to hold no fragment of what was pasted beyond the message's own words. */
 async function refusal(pasted: string): Promise<string> {
-  const error = await grantCredential(modeOf(), { serviceAccountKey: pasted }, "Google Drive").then(
+  const error = await readServiceAccountKey(pasted).then(
     () => {
       throw new Error("accepted");
     },
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ToolsError);
-  expect((error as ToolsError).code).toBe("invalid_request");
+  expect(error).toBeInstanceOf(PrivateKeyProblem);
   const message = (error as Error).message;
-  expect(message.startsWith("credentials.serviceAccountKey: The service account key")).toBe(true);
+  expect(message.startsWith("The service account key")).toBe(true);
   // Words of the message itself ("service_account", "private_key") are allowed; nothing else of the input.
   const own = message.replace(/"[a-z_]+"/g, "");
   for (const fragment of fragments(pasted)) {
@@ -51,17 +45,19 @@ async function refusal(pasted: string): Promise<string> {
 }
 
 describe("a pasted service account key file", () => {
-  it("is read: client_email, private_key, private_key_id and token_uri", async () => {
+  it("is read: client_email, private_key (imported), private_key_id and token_uri", async () => {
     const file = keyFile(key);
-    const credential = await grantCredential(modeOf(), { serviceAccountKey: file.text }, "Google Drive");
-    expect(credential).toMatchObject({
-      type: "jwtBearer",
-      serviceAccount: { clientEmail: file.email, tokenUri: "https://oauth2.googleapis.com/token" },
+    const account = await readServiceAccountKey(file.text);
+    expect(account).toMatchObject({
+      clientEmail: file.email,
+      privateKey: key.pem,
+      privateKeyId: file.fields.private_key_id,
+      tokenUri: "https://oauth2.googleapis.com/token",
     });
-    // Every secret of the credential is masked by redaction: the PEM, and its body on one line.
-    const secrets = credentialSecrets(credential);
-    expect(secrets).toContain(key.pem);
-    expect(secrets).toContain(key.pem.replace(/-----[^-]+-----/g, "").replace(/\s/g, ""));
+    expect(account.key.algorithm).toMatchObject({ name: "RSASSA-PKCS1-v1_5" });
+    // Every secret of the credential is masked by redaction: the file, its PEM, and the PEM's body on one line.
+    const secrets = credentialSecrets({ type: "jwtBearer", secrets: { serviceAccountKey: file.text }, accessToken: "ya29.x" });
+    expect(secrets).toEqual(["ya29.x", file.text, key.pem, key.pem.replace(/-----[^-]+-----/g, "").replace(/\s/g, "")]);
   });
 
   it.each([

@@ -3,6 +3,7 @@
 import airtable from "./airtable.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
 import attio from "./attio.json" with { type: "json" };
+import auth0 from "./auth0.json" with { type: "json" };
 import bitbucket from "./bitbucket.json" with { type: "json" };
 import box from "./box.json" with { type: "json" };
 import braveSearch from "./brave-search.json" with { type: "json" };
@@ -23,11 +24,13 @@ import googleDocs from "./google-docs.json" with { type: "json" };
 import googleDrive from "./google-drive.json" with { type: "json" };
 import googleSheets from "./google-sheets.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
+import ibmCloud from "./ibm-cloud.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
 import jira from "./jira.json" with { type: "json" };
 import linear from "./linear.json" with { type: "json" };
 import linkedin from "./linkedin.json" with { type: "json" };
 import mailchimp from "./mailchimp.json" with { type: "json" };
+import microsoftGraph from "./microsoft-graph.json" with { type: "json" };
 import microsoftTeams from "./microsoft-teams.json" with { type: "json" };
 import miro from "./miro.json" with { type: "json" };
 import monday from "./monday.json" with { type: "json" };
@@ -36,6 +39,8 @@ import onedrive from "./onedrive.json" with { type: "json" };
 import openai from "./openai.json" with { type: "json" };
 import outlook from "./outlook.json" with { type: "json" };
 import pagerduty from "./pagerduty.json" with { type: "json" };
+import paypal from "./paypal.json" with { type: "json" };
+import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
 import reddit from "./reddit.json" with { type: "json" };
@@ -45,6 +50,7 @@ import sendgrid from "./sendgrid.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
+import tableau from "./tableau.json" with { type: "json" };
 import todoist from "./todoist.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
@@ -60,6 +66,7 @@ export const providerFiles: unknown[] = [
   airtable,
   asana,
   attio,
+  auth0,
   bitbucket,
   box,
   braveSearch,
@@ -80,11 +87,13 @@ export const providerFiles: unknown[] = [
   googleDrive,
   googleSheets,
   hubspot,
+  ibmCloud,
   intercom,
   jira,
   linear,
   linkedin,
   mailchimp,
+  microsoftGraph,
   microsoftTeams,
   miro,
   monday,
@@ -93,6 +102,8 @@ export const providerFiles: unknown[] = [
   openai,
   outlook,
   pagerduty,
+  paypal,
+  paypalSandbox,
   pipedrive,
   quickbooks,
   reddit,
@@ -102,6 +113,7 @@ export const providerFiles: unknown[] = [
   shopify,
   slack,
   stripe,
+  tableau,
   todoist,
   trello,
   twilio,
