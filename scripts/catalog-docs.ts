@@ -8,7 +8,14 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { catalogToolkit, clientVariables, type ProviderDefinition, providers } from "../src/catalog/index.js";
+import {
+  appVariables,
+  catalogToolkit,
+  clientVariables,
+  type ProviderDefinition,
+  privateKeyVariable,
+  providers,
+} from "../src/catalog/index.js";
 
 export const CATALOG_PAGE = fileURLToPath(new URL("../docs/catalog.md", import.meta.url));
 
@@ -20,6 +27,10 @@ const MODE_NAMES: Record<Mode["type"], string> = {
   bearer: "Bearer token",
   basic: "Username and password",
   none: "No credential",
+  clientCredentials: "Client credentials",
+  tokenExchange: "Two-step token exchange",
+  jwtBearer: "JWT bearer",
+  appInstallation: "App installation",
 };
 
 /** The text of docs/catalog.md for the catalog as it is now. */
@@ -110,6 +121,20 @@ function modeLine(provider: ProviderDefinition, mode: Mode): string {
     parts.push(`client from \`${variables.id}\` and \`${variables.secret}\``);
   }
   if (mode.type === "apiKey") parts.push(`sent in the ${mode.in} \`${mode.name}\``);
+  if (mode.type === "jwtBearer") {
+    if (mode.scopes?.length) parts.push(`scopes ${mode.scopes.map((s) => `\`${s}\``).join(", ")}`);
+    parts.push(
+      mode.signer === "serviceAccount"
+        ? "the person pastes a service account key file"
+        : `signed with the key in \`${privateKeyVariable(provider.slug)}\``,
+    );
+    if (mode.subject) parts.push(`${mode.subject.optional ? "optional " : ""}subject: ${text(mode.subject.label)}`);
+  }
+  if (mode.type === "appInstallation") {
+    parts.push(
+      `the app from \`${appVariables(provider.slug).id}\` and \`${appVariables(provider.slug).privateKey}\`; the installation chosen per connection`,
+    );
+  }
   if (mode.helpUrl) parts.push(`get one at <${mode.helpUrl}>`);
   return parts.length ? `${head}: ${parts.join("; ")}` : head;
 }

@@ -3,8 +3,18 @@ import { cursorParam, idParam, limitParam, ToolSchema } from "./common.js";
 
 /** `GET /search`, `GET /toolkit/:toolkit` and `GET /toolkit/:toolkit/search`. */
 
-/** Every scheme type, as the wire names it. */
-const authType = z.enum(["oauth2", "apiKey", "bearer", "basic", "none"]);
+/** Every scheme type, as the wire names it, token grants included. */
+const authType = z.enum([
+  "oauth2",
+  "apiKey",
+  "bearer",
+  "basic",
+  "none",
+  "clientCredentials",
+  "tokenExchange",
+  "jwtBearer",
+  "appInstallation",
+]);
 
 export const ToolkitSummarySchema = z
   .object({

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { AuthScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
+import type { AuthScheme, ClientCredentialsScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { isGrantType } from "../credentials/grant-schemes.js";
 import { configureValues } from "../credentials/placements.js";
 import { defineToolkit, type Toolkit } from "../toolkits/define.js";
 import { type JsonToolkitOptions, parseToolkitFile } from "../toolkits/json.js";
@@ -47,12 +48,54 @@ export interface ProviderOptions {
   values?: Record<string, string>;
   /** Where those variables are read (default `process.env`). */
   env?: Record<string, string | undefined>;
+  /** A GitHub App's id (or client id), for the `appInstallation` mode. */
+  appId?: string;
+  /** The deployer's RSA private key (PEM): the GitHub App's, or the key of Salesforce's JWT bearer mode. */
+  privateKey?: string;
 }
 
 /** The names of the environment variables that hold a provider's OAuth client. */
 export function clientVariables(slug: string): { id: string; secret: string } {
   const name = slug.toUpperCase().replace(/-/g, "_");
   return { id: `TOOLS_PROXY_${name}_CLIENT_ID`, secret: `TOOLS_PROXY_${name}_CLIENT_SECRET` };
+}
+
+/** The names of the environment variables that hold a provider's app (`appInstallation`): `TOOLS_PROXY_GITHUB_APP_ID` and `..._APP_PRIVATE_KEY`. */
+export function appVariables(slug: string): { id: string; privateKey: string } {
+  const name = slug.toUpperCase().replace(/-/g, "_");
+  return { id: `TOOLS_PROXY_${name}_APP_ID`, privateKey: `TOOLS_PROXY_${name}_APP_PRIVATE_KEY` };
+}
+
+/** The name of the environment variable that holds the deployer's key of a `jwtBearer` mode it signs: `TOOLS_PROXY_SALESFORCE_PRIVATE_KEY`. */
+export function privateKeyVariable(slug: string): string {
+  return `TOOLS_PROXY_${slug.toUpperCase().replace(/-/g, "_")}_PRIVATE_KEY`;
+}
+
+/** A catalog mode that is not OAuth, given the deployer's app or key where it needs them. */
+function grantMode(provider: ProviderDefinition, mode: ProviderDefinition["auth"][number], options: ProviderOptions): AuthScheme {
+  if (mode.type === "appInstallation") {
+    const { appId = options.appId, privateKey = options.privateKey } = mode;
+    if (appId && privateKey) return { ...mode, appId, privateKey };
+    const variables = appVariables(provider.slug);
+    return {
+      ...mode,
+      unconfigured:
+        `${provider.name}'s app installation mode is not configured on this server: its operator must set ${variables.id} and ` +
+        `${variables.privateKey} (the app's id and private key), then restart it.`,
+    };
+  }
+  if (mode.type === "jwtBearer" && mode.signer === "deployer") {
+    const { issuer = options.clientId, privateKey = options.privateKey } = mode;
+    if (issuer && privateKey) return { ...mode, issuer, privateKey };
+    const variables = clientVariables(provider.clientOf ?? provider.slug);
+    return {
+      ...mode,
+      unconfigured:
+        `${provider.name}'s JWT bearer mode is not configured on this server: its operator must set ${variables.id} (the ` +
+        `connected app's consumer key) and ${privateKeyVariable(provider.slug)} (its private key), then restart it.`,
+    };
+  }
+  return mode as AuthScheme;
 }
 
 /**
@@ -65,6 +108,9 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
   if (!provider) throw new TypeError(`The catalog has no provider "${slug}". See tools-proxy/catalog's providers for the list.`);
   const env = options.env ?? globalThis.process?.env ?? {};
   const auth = provider.auth.map((mode): AuthScheme => {
+    if (mode.type === "clientCredentials" && mode.client === "deployer")
+      return deployerClient(provider, mode as ClientCredentialsScheme, options);
+    if (isGrantType(mode.type)) return grantMode(provider, mode, options);
     if (mode.type !== "oauth2") return configureValues(mode as Exclude<AuthScheme, OAuth2Scheme>, env, options.values ?? {}, provider.name);
     const scheme: OAuth2Scheme = {
       ...(mode as Omit<OAuth2Scheme, "clientId">),
@@ -103,6 +149,26 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
   return markCatalogMade(toolkit);
 }
 
+/**
+ * A client-credentials mode whose client is the deployer's: the client of `options` (read from
+ * `TOOLS_PROXY_<SLUG>_CLIENT_ID` and `..._CLIENT_SECRET` by `catalogToolkits`), or unconfigured.
+ */
+function deployerClient(provider: ProviderDefinition, mode: ClientCredentialsScheme, options: ProviderOptions): ClientCredentialsScheme {
+  const scheme: ClientCredentialsScheme = {
+    ...mode,
+    ...(options.scopes ? { scopes: options.scopes } : {}),
+    ...(options.tokenUrl ? { tokenUrl: options.tokenUrl } : {}),
+  };
+  if (options.clientId && options.clientSecret) return { ...scheme, clientId: options.clientId, clientSecret: options.clientSecret };
+  const variables = clientVariables(provider.clientOf ?? provider.slug);
+  return {
+    ...scheme,
+    unconfigured:
+      `${provider.name} is not configured on this server: its operator must set ${variables.id} and ` +
+      `${variables.secret} (the client's id and secret), then restart it.`,
+  };
+}
+
 const overrideUrl = z
   .string()
   .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), "must be an absolute http(s) URL");
@@ -124,6 +190,8 @@ const entrySchema = z.strictObject({
   baseUrl: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
   pkce: z.boolean().optional(),
   values: z.record(z.string(), z.string().min(1)).optional(),
+  appId: z.string().min(1).optional(),
+  privateKey: z.string().min(1).optional(),
 });
 
 /**
@@ -155,7 +223,8 @@ export function loadToolkitFile(text: string, options: Omit<JsonToolkitOptions, 
  * provider reads its client from `TOOLS_PROXY_<SLUG>_CLIENT_ID` and `..._CLIENT_SECRET` (slug
  * upper-cased, `-` as `_`), else from those of the provider whose client it shares (`clientOf`:
  * Gmail, Calendar and Drive read `TOOLS_PROXY_GOOGLE_...`). Without them it is listed as not
- * configured.
+ * configured. A GitHub App reads `TOOLS_PROXY_GITHUB_APP_ID` and `..._APP_PRIVATE_KEY`; Salesforce's
+ * JWT bearer mode its client id (the consumer key) and `TOOLS_PROXY_SALESFORCE_PRIVATE_KEY`.
  */
 export function catalogToolkits(options: { env?: Record<string, string | undefined> } = {}): Toolkit[] {
   const env = options.env ?? globalThis.process?.env ?? {};
@@ -164,6 +233,9 @@ export function catalogToolkits(options: { env?: Record<string, string | undefin
     const shared = provider.clientOf ? clientVariables(provider.clientOf) : own;
     const clientId = env[own.id] || env[shared.id] || undefined;
     const clientSecret = (env[own.id] ? env[own.secret] : env[shared.secret]) || undefined;
-    return catalogToolkit(provider.slug, { clientId, clientSecret, env });
+    const app = appVariables(provider.slug);
+    const appId = env[app.id] || undefined;
+    const privateKey = env[app.privateKey] || env[privateKeyVariable(provider.slug)] || undefined;
+    return catalogToolkit(provider.slug, { clientId, clientSecret, appId, privateKey, env });
   });
 }

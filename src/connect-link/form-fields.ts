@@ -30,6 +30,8 @@ export interface FormField {
   initial?: string;
   /** An origin input: shown as a URL field. */
   url?: boolean;
+  /** Several lines (a pasted key file): shown as a text area. */
+  multiline?: boolean;
 }
 
 /** Longest value of an input, by kind. */
@@ -58,6 +60,7 @@ export function formFields(ctx: HandlerContext, link: OpenLink): FormField[] {
     secret: f.secret,
     optional: f.optional,
     autocomplete: f.secret ? (f.name === "password" ? "current-password" : "off") : f.name === "username" ? "username" : "off",
+    ...(f.multiline ? { multiline: true } : {}),
   }));
   for (const { name, input } of neededInputs(link.toolkit, link.scheme)) {
     if (link.config[name] !== undefined) continue;
@@ -87,10 +90,12 @@ export function fieldRow(ctx: HandlerContext, field: FormField, typed: string | 
   const optional = field.optional ? ` <span class="optional">(${html(text(ctx, "optional"))})</span>` : "";
   const required = field.optional ? "" : " required";
   const described = `${field.hint ? ` aria-describedby="${id}-hint"` : ""}${invalid ? ' aria-invalid="true"' : ""}`;
-  const control = field.choices
-    ? `<select id="${id}" name="${html(field.name)}"${required}${described}>${field.optional && field.initial === undefined ? '<option value=""></option>' : ""}${field.choices
-        .map((choice) => `<option value="${html(choice)}"${choice === value ? " selected" : ""}>${html(choice)}</option>`)
-        .join("")}</select>`
-    : `<input id="${id}" name="${html(field.name)}" type="${field.secret ? "password" : field.url ? "url" : "text"}"${required} maxlength="${field.max}" autocomplete="${field.autocomplete}" spellcheck="false" autocapitalize="off"${described} value="${html(value)}">`;
+  const control = field.multiline
+    ? `<textarea id="${id}" name="${html(field.name)}"${required} maxlength="${field.max}" rows="8" autocomplete="off" spellcheck="false" autocapitalize="off"${described}>${html(value)}</textarea>`
+    : field.choices
+      ? `<select id="${id}" name="${html(field.name)}"${required}${described}>${field.optional && field.initial === undefined ? '<option value=""></option>' : ""}${field.choices
+          .map((choice) => `<option value="${html(choice)}"${choice === value ? " selected" : ""}>${html(choice)}</option>`)
+          .join("")}</select>`
+      : `<input id="${id}" name="${html(field.name)}" type="${field.secret ? "password" : field.url ? "url" : "text"}"${required} maxlength="${field.max}" autocomplete="${field.autocomplete}" spellcheck="false" autocapitalize="off"${described} value="${html(value)}">`;
   return `<div class="field"><label for="${id}">${html(field.label)}${optional}</label>${hint}${control}</div>`;
 }

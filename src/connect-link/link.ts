@@ -53,11 +53,10 @@ export async function startConnectLink(
   scheme: AuthScheme,
   request: { label?: string | undefined; returnUrl?: string | undefined; config: Record<string, string>; remoteUser?: string | undefined },
 ): Promise<{ authorizationId: string; authorizationUrl: string; expiresAt: string }> {
+  // A mode the deployer has not configured (an OAuth client, a grant's key) cannot connect from the page either.
+  if ("unconfigured" in scheme && scheme.unconfigured) throw new ToolsError("invalid_request", scheme.unconfigured);
   // An OAuth sign-in continued from the page must be startable once the inputs are known.
-  if (scheme.type === "oauth2") {
-    if (scheme.unconfigured) throw new ToolsError("invalid_request", scheme.unconfigured);
-    redirectUri(ctx);
-  }
+  if (scheme.type === "oauth2") redirectUri(ctx);
   if (!ctx.publicUrl) {
     throw new ToolsError(
       "invalid_request",

@@ -2,8 +2,10 @@ import { checkConfig, checkOrigins } from "../connections/config.js";
 import { createConnection } from "../connections/create.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
-import { credentialProblem, type OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { type Credential, credentialProblem, type OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { credentialFromFields } from "../credentials/fields.js";
+import { type GrantScheme, isGrantType } from "../credentials/grant-schemes.js";
+import { grantSecrets } from "../grants/index.js";
 import { isAllowedReturnUrl, startAuthorization } from "../oauth/start.js";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 import { sha256Hex } from "../util/encoding.js";
@@ -73,7 +75,9 @@ async function connect(ctx: HandlerContext, link: OpenLink, fields: FormField[],
     const words = { field: field.label.toLowerCase(), max: String(field.max) };
     if (value === "" && !field.optional) throw new FormProblem(text(ctx, "required", words));
     if (value.length > field.max) throw new FormProblem(text(ctx, "tooLong", words));
-    if (/[\x00-\x1f\x7f]/.test(value)) throw new FormProblem(text(ctx, "lineBreak", words));
+    // A pasted key file keeps its line breaks and tabs; any other control character is refused.
+    const control = field.multiline ? /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/ : /[\x00-\x1f\x7f]/;
+    if (control.test(value)) throw new FormProblem(text(ctx, "lineBreak", words));
   }
   const typed = Object.fromEntries(
     fields.filter((f) => f.name.startsWith("input.")).map((f) => [f.name.slice("input.".length), values[f.name]!.trim()]),
@@ -82,7 +86,7 @@ async function connect(ctx: HandlerContext, link: OpenLink, fields: FormField[],
   const config = checkConfig(toolkit, scheme, { ...link.config, ...typed }, { allowPrivateNetworks: ctx.origins?.allowPrivateNetworks });
   await checkOrigins(toolkit, config, ctx.origins);
   if (scheme.type === "oauth2") return continueToProvider(ctx, link, scheme, config);
-  const credential = credentialFromFields(scheme, values);
+  const credential = isGrantType(scheme.type) ? grantCredential(link, fields, values) : credentialFromFields(scheme, values);
   const problem = credential && credentialProblem(scheme, credential);
   if (problem) {
     const label = fields.find((f) => f.name === problem.field)?.label ?? problem.field;
@@ -102,7 +106,8 @@ async function connect(ctx: HandlerContext, link: OpenLink, fields: FormField[],
       toolkit,
       label: authorization.label,
       remoteUser: account.remoteUser ?? link.remoteUser ?? "",
-      credential,
+      credential: account.credential ?? credential,
+      ...(account.credentialsExpireAt === undefined ? {} : { credentialsExpireAt: account.credentialsExpireAt }),
       params: { ...config, ...account.config },
     });
     connectionId = record.id;
@@ -159,6 +164,18 @@ async function continueToProvider(
       "x-content-type-options": "nosniff",
     },
   });
+}
+
+/** A grant mode's typed fields, as `POST /auth { credentials }` would send them. */
+function grantCredential(link: OpenLink, fields: FormField[], values: Record<string, string>): Credential {
+  const typed = Object.fromEntries(
+    fields.filter((f) => !f.name.startsWith("input.") && values[f.name] !== "").map((f) => [f.name, values[f.name]!.trim()]),
+  );
+  try {
+    return { type: link.scheme.type as GrantScheme["type"], secrets: grantSecrets(link.toolkit.slug, link.scheme as GrantScheme, typed) };
+  } catch (error) {
+    throw new FormProblem((error as Error).message);
+  }
 }
 
 function closedPage(ctx: HandlerContext, why: ClosedLink): Response {

@@ -1,5 +1,6 @@
 import { ToolsError } from "../core/errors.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
+import { type GrantScheme, grantTemplates, isGrantType } from "../credentials/grant-schemes.js";
 import { type AddressLookup, hostProblem } from "../outbound/guarded-fetch.js";
 import type { ConnectionInput, Toolkit } from "../toolkits/define.js";
 import { describeRule, filledNames, inputType, inputValueProblem, isOptional, placeholdersOf } from "../toolkits/inputs.js";
@@ -19,7 +20,9 @@ export function providedNames(scheme: AuthScheme): Set<string> {
 function placeholders(toolkit: Toolkit, scheme: AuthScheme): Set<string> {
   const urls = [...toolkit.baseUrls];
   if (scheme.type === "oauth2") urls.push(scheme.authorizationUrl, scheme.tokenUrl, scheme.refreshUrl ?? "", scheme.revocationUrl ?? "");
-  return new Set(urls.flatMap(placeholdersOf));
+  const names = new Set(urls.flatMap(placeholdersOf));
+  for (const name of grantTemplates(scheme).inputs) names.add(name);
+  return names;
 }
 
 /**

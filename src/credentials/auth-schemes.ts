@@ -1,6 +1,23 @@
 import { toBase64 } from "../util/encoding.js";
-import { type DeployerValue, type Placed, placedSecrets, placementProblem, type SecretField, type ValuePlacement } from "./placements.js";
+import { type GrantCredential, type GrantScheme, isGrantType, keyFileSecrets } from "./grant-schemes.js";
+import {
+  type DeployerValue,
+  type Placed,
+  type PlacedCredential,
+  placedSecrets,
+  placementProblem,
+  type SecretField,
+  type ValuePlacement,
+} from "./placements.js";
 
+export type {
+  AppInstallationScheme,
+  ClientCredentialsScheme,
+  GrantCredential,
+  GrantScheme,
+  JwtBearerScheme,
+  TokenExchangeScheme,
+} from "./grant-schemes.js";
 export type { DeployerValue, SecretField, ValuePlacement } from "./placements.js";
 
 /**
@@ -51,7 +68,7 @@ export interface RevocationRequest {
 }
 
 /** What every scheme may say about itself, for people choosing and connecting it. */
-interface SchemeCommon {
+export interface SchemeCommon {
   /**
    * This way of connecting's id within its toolkit, what `POST /auth { mode }` takes (default: its
    * `type`). Needed only when a toolkit has two ways of one type, e.g. `"apiKey"` and `"legacyKey"`.
@@ -191,7 +208,7 @@ export interface NoneScheme extends SchemeCommon {
 }
 
 /** How a toolkit authenticates to its external application. */
-export type AuthScheme = OAuth2Scheme | ApiKeyScheme | BearerScheme | BasicScheme | NoneScheme;
+export type AuthScheme = OAuth2Scheme | ApiKeyScheme | BearerScheme | BasicScheme | NoneScheme | GrantScheme;
 export type AuthSchemeType = AuthScheme["type"];
 
 /** What a mode id may be: a letter, then letters, digits, `_` or `-` (at most 64). */
@@ -249,7 +266,8 @@ export type CredentialOfType =
   | { type: "apiKey"; apiKey: string; fields?: Record<string, string> }
   | { type: "bearer"; token: string; fields?: Record<string, string> }
   | { type: "basic"; username: string; password: string; fields?: Record<string, string> }
-  | { type: "none" };
+  | { type: "none" }
+  | GrantCredential;
 
 /**
  * Every secret string inside a credential, for redaction. Given the scheme it is used with, also
@@ -258,11 +276,15 @@ export type CredentialOfType =
 export function credentialSecrets(credential: Credential, scheme?: AuthScheme): string[] {
   const own = ownSecrets(credential);
   const extra = Object.values("fields" in credential ? (credential.fields ?? {}) : "tokens" in credential ? (credential.tokens ?? {}) : {});
-  const placed = scheme && scheme.type === credential.type ? placedSecrets(scheme as Placed, credential) : [];
+  const placed = scheme && scheme.type === credential.type ? placedSecrets(scheme as Placed, credential as PlacedCredential) : [];
   return [...new Set([...own, ...extra, ...placed])];
 }
 
 function ownSecrets(credential: Credential): string[] {
+  if (isGrantType(credential.type)) {
+    const grant = credential as GrantCredential;
+    return [grant.accessToken, ...Object.values(grant.secrets), ...keyFileSecrets(grant)].filter((s): s is string => !!s);
+  }
   switch (credential.type) {
     case "oauth2":
       return [credential.accessToken, credential.refreshToken, credential.idToken].filter((s): s is string => !!s);
@@ -274,6 +296,8 @@ function ownSecrets(credential: Credential): string[] {
       return [credential.password, basicAuthorization(credential.username, credential.password).slice("Basic ".length)];
     }
     case "none":
+      return [];
+    default:
       return [];
   }
 }
@@ -323,6 +347,7 @@ export function credentialProblem(scheme: AuthScheme, credential: Credential): {
     if (value !== value.trim()) return { field, reason: "starts or ends with whitespace; send it without" };
     return null;
   };
+  if (isGrantType(credential.type)) return headerValue("accessToken", (credential as GrantCredential).accessToken ?? "");
   switch (credential.type) {
     case "apiKey":
       return scheme.type === "apiKey" && scheme.in === "header" ? headerValue("apiKey", credential.apiKey) : null;
@@ -334,7 +359,7 @@ export function credentialProblem(scheme: AuthScheme, credential: Credential): {
       return credential.username.includes(":")
         ? { field: "username", reason: 'contains ":", which HTTP basic authentication cannot carry in a username' }
         : null;
-    case "none":
+    default:
       return null;
   }
 }

@@ -5,6 +5,8 @@
  * that shows or reads fields knows the types.
  */
 import type { AuthScheme, Credential } from "./auth-schemes.js";
+import { grantFields, MAX_FIELD_LENGTH } from "./grant-fields.js";
+import { type GrantScheme, isGrantType } from "./grant-schemes.js";
 import type { SecretField } from "./placements.js";
 
 /** One value a person types to connect. */
@@ -19,6 +21,8 @@ export interface CredentialField {
   optional: boolean;
   /** Longest accepted value, in characters. */
   maxLength: number;
+  /** Several lines (a pasted key file): the connect page shows a text area and keeps its line breaks. */
+  multiline?: boolean;
   /** Whether `POST /auth` takes an empty string (a Basic password some APIs leave empty); the connect page still asks for one. */
   mayBeEmpty?: boolean;
 }
@@ -44,6 +48,13 @@ type FieldsSource = Pick<AuthScheme, "type"> & { fields?: readonly SecretField[]
 
 /** What `POST /auth { credentials }` takes for this way to connect, in the order a person is asked. */
 export function fieldsOf(scheme: FieldsSource): CredentialField[] {
+  if (isGrantType(scheme.type)) {
+    return grantFields(scheme as unknown as GrantScheme).map((f) => ({
+      ...field(f.name, f.label, f.secret, MAX_FIELD_LENGTH),
+      optional: f.optional,
+      ...(f.multiline ? { multiline: true } : {}),
+    }));
+  }
   const own = (FIELDS[scheme.type] ?? []).map((f) => ({ ...f }));
   const extra = (scheme.fields ?? []).map((f) => field(f.name, f.label, f.secret !== false, 4096));
   return [...own, ...extra];

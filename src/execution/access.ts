@@ -1,7 +1,7 @@
 import { fetchFor, type HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { type Credential, credentialProblem, credentialSecrets } from "../credentials/auth-schemes.js";
-import { freshCredential } from "../oauth/refresh.js";
+import { renewableToken, usableCredential } from "../grants/index.js";
 import { fillHeaders } from "../oauth/values.js";
 import { createOutboundFetch } from "../outbound/fetch.js";
 import { resolveRetryPolicy } from "../outbound/retry.js";
@@ -12,7 +12,7 @@ import { matchesHostPattern, wholeHostPlaceholder } from "../toolkits/host-input
 /** A connection's credential as an outbound call uses it. */
 export interface ConnectionAccess {
   credential: Credential | null;
-  /** Refreshes after an upstream 401 (OAuth only), for `createOutboundFetch`. */
+  /** Renews after an upstream 401 (OAuth and token grants), for `createOutboundFetch`. */
   refreshAfterUnauthorized: ((stale: Credential) => Promise<Credential>) | undefined;
   /** Every secret this call has held, for redacting messages and logs. */
   secrets(): string[];
@@ -29,15 +29,15 @@ export async function accessConnection(
   connection: ConnectionRecord | null,
 ): Promise<ConnectionAccess> {
   if (!connection) return { credential: null, refreshAfterUnauthorized: undefined, secrets: () => [] };
-  let current = await freshCredential(ctx, toolkit, connection);
+  let current = await usableCredential(ctx, toolkit, connection);
   const seen = new Set(credentialSecrets(current.credential, schemeFor(toolkit, current.credential.type)));
   assertSendable(toolkit, connection, current.credential);
   return {
     credential: current.credential,
     refreshAfterUnauthorized:
-      current.credential.type === "oauth2"
+      renewableToken(current.credential) !== undefined
         ? async (stale) => {
-            current = await freshCredential(ctx, toolkit, current.connection, stale.type === "oauth2" ? stale.accessToken : undefined);
+            current = await usableCredential(ctx, toolkit, current.connection, renewableToken(stale));
             for (const secret of credentialSecrets(current.credential)) seen.add(secret);
             assertSendable(toolkit, connection, current.credential);
             return current.credential;

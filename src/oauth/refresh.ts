@@ -36,26 +36,60 @@ export async function freshCredential(
   connection: ConnectionRecord,
   staleAccessToken?: string,
 ): Promise<FreshCredential> {
-  const credential = await openCredential(ctx, connection);
+  return freshOAuthCredential(ctx, toolkit, connection, await openCredential(ctx, connection), staleAccessToken);
+}
+
+/** `freshCredential` of a credential already opened. */
+export async function freshOAuthCredential(
+  ctx: HandlerContext,
+  toolkit: Toolkit,
+  connection: ConnectionRecord,
+  credential: Credential,
+  staleAccessToken?: string,
+): Promise<FreshCredential> {
   const scheme = oauthMode(toolkit);
   if (credential.type !== "oauth2" || !scheme) return { connection, credential };
-  if (!needsRefresh(connection, credential, staleAccessToken)) return { connection, credential };
+  const renewal: Renewal = {
+    needed: (current, opened) => needsRefresh(current, opened as OAuthCredential, staleAccessToken),
+    renew: (shared, latest, opened) => refreshNow(shared, scheme, latest, opened as OAuthCredential),
+  };
+  if (!renewal.needed(connection, credential)) return { connection, credential };
+  return renewOnce(ctx, connection.id, renewal);
+}
 
-  let refresh = ctx.refreshes.get(connection.id);
-  if (!refresh) {
+/**
+ * How a connection's credential is renewed: whether it must be (given the stored row and its
+ * opened credential), and the request that renews it and saves the result (`saveRenewed`).
+ */
+export interface Renewal {
+  needed(connection: ConnectionRecord, credential: Credential): boolean;
+  renew(ctx: HandlerContext, connection: ConnectionRecord, credential: Credential): Promise<FreshCredential>;
+}
+
+/**
+ * Renews a connection's credential once: callers in this handler share one renewal, and across
+ * processes the refresh lease lets one holder renew while the others wait and use what it saved.
+ * OAuth refreshes and token grants (`src/grants/`) both go through here.
+ */
+export function renewOnce(ctx: HandlerContext, connectionId: string, renewal: Renewal): Promise<FreshCredential> {
+  let renewing = ctx.refreshes.get(connectionId);
+  if (!renewing) {
     // Shared by every caller that comes meanwhile: the first caller going away must not stop it.
     const shared = { ...ctx, store: ctx.sharedStore };
-    refresh = refreshUnderLease(shared, scheme, connection.id, staleAccessToken).finally(() => ctx.refreshes.delete(connection.id));
-    ctx.refreshes.set(connection.id, refresh);
+    renewing = renewUnderLease(shared, connectionId, renewal).finally(() => ctx.refreshes.delete(connectionId));
+    ctx.refreshes.set(connectionId, renewing);
   }
-  return refresh;
+  return renewing;
 }
 
 function needsRefresh(connection: ConnectionRecord, credential: OAuthCredential, staleAccessToken: string | undefined): boolean {
   if (staleAccessToken !== undefined && credential.accessToken === staleAccessToken) return true;
-  return (
-    connection.credentialsExpireAt !== null && connection.credentialsExpireAt.getTime() - Date.now() < refreshMargin(credential.expiresIn)
-  );
+  return expiresWithin(connection, credential.expiresIn);
+}
+
+/** Whether the connection's token expires within its refresh margin (never, without an expiry). */
+export function expiresWithin(connection: ConnectionRecord, lifetimeSeconds: number | undefined): boolean {
+  return connection.credentialsExpireAt !== null && connection.credentialsExpireAt.getTime() - Date.now() < refreshMargin(lifetimeSeconds);
 }
 
 /**
@@ -70,30 +104,25 @@ export function refreshMargin(lifetimeSeconds: number | undefined): number {
 }
 
 /**
- * One refresh across every process sharing the leases (the store's, or the `leases` option): the
- * lease holder refreshes; the others wait, re-reading the store, and use the token the holder saved.
+ * One renewal across every process sharing the leases (the store's, or the `leases` option): the
+ * lease holder renews; the others wait, re-reading the store, and use the credential the holder saved.
  */
-async function refreshUnderLease(
-  ctx: HandlerContext,
-  scheme: OAuth2Scheme,
-  connectionId: string,
-  staleAccessToken: string | undefined,
-): Promise<FreshCredential> {
+async function renewUnderLease(ctx: HandlerContext, connectionId: string, renewal: Renewal): Promise<FreshCredential> {
   const lease = `oauth-refresh:${connectionId}`;
   // One holder id per refresh, not per process: two handlers in one process must not share a lease.
   const holder = randomId("holder_");
   const deadline = Date.now() + REFRESH_WAIT_MS;
   for (let attempt = 0; ; attempt++) {
     const current = await readActive(ctx, connectionId);
-    const credential = (await openCredential(ctx, current)) as OAuthCredential;
-    if (!needsRefresh(current, credential, staleAccessToken)) return { connection: current, credential };
+    const credential = await openCredential(ctx, current);
+    if (!renewal.needed(current, credential)) return { connection: current, credential };
     if (await ctx.leases.acquire(lease, holder, ctx.refreshLeaseMs)) {
       try {
         // Read again under the lease: another holder may have finished just before we took it.
         const latest = await readActive(ctx, connectionId);
-        const latestCredential = (await openCredential(ctx, latest)) as OAuthCredential;
-        if (!needsRefresh(latest, latestCredential, staleAccessToken)) return { connection: latest, credential: latestCredential };
-        return await refreshNow(ctx, scheme, latest, latestCredential);
+        const latestCredential = await openCredential(ctx, latest);
+        if (!renewal.needed(latest, latestCredential)) return { connection: latest, credential: latestCredential };
+        return await renewal.renew(ctx, latest, latestCredential);
       } finally {
         // A release that fails must not hide the refreshed token: the lease then expires by itself.
         await Promise.resolve()
@@ -108,6 +137,11 @@ async function refreshUnderLease(
     }
     await sleep(Math.min(25 * 2 ** attempt, 400) * (0.5 + Math.random()));
   }
+}
+
+/** How long a renewal's own request may take at most: well inside the lease, so a lease never outlives its holder's work. */
+export function renewalTimeout(ctx: HandlerContext): AbortSignal {
+  return AbortSignal.timeout(Math.min(REFRESH_REQUEST_MS, Math.floor(ctx.refreshLeaseMs * 0.75)));
 }
 
 /** Calls the token endpoint and saves the new tokens before anyone uses them. */
@@ -129,11 +163,7 @@ async function refreshNow(
       client,
       clientAuth,
       credential.refreshToken,
-      tokenOptions(
-        { raw: null },
-        scheme.refreshParams,
-        AbortSignal.timeout(Math.min(REFRESH_REQUEST_MS, Math.floor(ctx.refreshLeaseMs * 0.75))),
-      ),
+      tokenOptions({ raw: null }, scheme.refreshParams, renewalTimeout(ctx)),
     );
     tokens = await oauth.processRefreshTokenResponse(as, client, response);
   } catch (error) {
@@ -171,14 +201,8 @@ async function refreshNow(
     updatedAt: new Date(),
     ...(tokens.scope ? { scopes: tokens.scope.split(scheme.scopeSeparator === "," ? /[\s,]+/ : /\s+/).filter(Boolean) } : {}),
   };
-  const { saved, ours } = await saveRefreshed(ctx, connection, patch);
-  if (!ours) {
-    ctx.logger.log("warn", "a newer credential was saved while this refresh was out; it is kept and this refresh dropped", {
-      connectionId: connection.id,
-    });
-    if (saved.status !== "active") throw expiredError(saved);
-    return { connection: saved, credential: (await openCredential(ctx, saved)) as OAuthCredential };
-  }
+  const { saved, ours } = await saveRenewed(ctx, connection, patch);
+  if (!ours) return keptInstead(ctx, saved);
   ctx.emit("token.refreshed", {
     connectionId: connection.id,
     toolkit: connection.toolkit,
@@ -188,6 +212,15 @@ async function refreshNow(
   return { connection: saved, credential: next };
 }
 
+/** The newer row saved while a renewal was out, used instead of what the renewal got. */
+export async function keptInstead(ctx: HandlerContext, saved: ConnectionRecord): Promise<FreshCredential> {
+  ctx.logger.log("warn", "a newer credential was saved while this refresh was out; it is kept and this refresh dropped", {
+    connectionId: saved.id,
+  });
+  if (saved.status !== "active") throw expiredError(saved);
+  return { connection: saved, credential: await openCredential(ctx, saved) };
+}
+
 /**
  * Saves with compare-and-set on the row read under the lease, and the first save wins. A conflict
  * with an edit of another field (a label) is retried on the newer version, keeping both. A conflict
@@ -195,7 +228,7 @@ async function refreshNow(
  * saved first, a reconnection, an expiry) keeps that row: `ours` is then false, and nothing of this
  * refresh is stored.
  */
-async function saveRefreshed(
+export async function saveRenewed(
   ctx: HandlerContext,
   connection: ConnectionRecord,
   patch: Parameters<HandlerContext["store"]["updateConnection"]>[1],
@@ -220,7 +253,7 @@ async function readActive(ctx: HandlerContext, connectionId: string): Promise<Co
 }
 
 /** Marks the connection expired with the reason, reports it, and refuses the call. */
-async function expire(ctx: HandlerContext, connection: ConnectionRecord, reason: string): Promise<never> {
+export async function expire(ctx: HandlerContext, connection: ConnectionRecord, reason: string): Promise<never> {
   await ctx.store.updateConnection(connection.id, { status: "expired", statusReason: reason, updatedAt: new Date() });
   ctx.emit("connection.expired", { connectionId: connection.id, toolkit: connection.toolkit, reason });
   throw expiredError({ ...connection, status: "expired", statusReason: reason });

@@ -1,6 +1,7 @@
 import { ToolsError } from "../core/errors.js";
 import type { RateLimitHeaders } from "../core/rate-limit-headers.js";
 import type { AuthScheme, Credential } from "../credentials/auth-schemes.js";
+import { isGrantType } from "../credentials/grant-schemes.js";
 import { fillPathPlacements } from "../credentials/placements.js";
 import { applyCredentialQuery, buildUpstreamHeaders, chooseToken, credentialValues, isHeaderValue } from "./headers.js";
 import { type RetryPolicy, sendWithRetries } from "./retry.js";
@@ -30,7 +31,7 @@ export interface OutboundOptions {
   params: Record<string, string>;
   signal: AbortSignal;
   /**
-   * Called once when the upstream answers 401 to an OAuth token: returns a refreshed credential
+   * Called once when the upstream answers 401 to an OAuth or granted token: returns a refreshed credential
    * to retry with, or throws. Omit to never retry.
    */
   refreshAfterUnauthorized?: (stale: Credential) => Promise<Credential>;
@@ -102,7 +103,8 @@ export function createOutboundFetch(options: OutboundOptions) {
       });
       if (
         response.status === 401 &&
-        credential?.type === "oauth2" &&
+        credential &&
+        (credential.type === "oauth2" || isGrantType(credential.type)) &&
         choice.chosen === undefined &&
         options.refreshAfterUnauthorized &&
         !retriedUnauthorized &&

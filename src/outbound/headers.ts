@@ -1,5 +1,6 @@
 import { ToolsError } from "../core/errors.js";
 import { type AuthScheme, basicAuthorization, type Credential, type CredentialPlacement } from "../credentials/auth-schemes.js";
+import { type GrantCredential, type GrantScheme, isGrantType } from "../credentials/grant-schemes.js";
 import { placedHeaderNames, type RenderedPlacement, renderPlacements } from "../credentials/placements.js";
 
 // Headers a caller may never send upstream: hop-by-hop headers (RFC 9110 7.6.1, plus the h2c
@@ -147,6 +148,7 @@ const BEARER: CredentialPlacement = { in: "header", name: "authorization", prefi
 
 /** Where the scheme puts its credential. */
 function placementOf(scheme: AuthScheme): CredentialPlacement | null {
+  if (isGrantType(scheme.type)) return (scheme as GrantScheme).placement ?? BEARER;
   switch (scheme.type) {
     case "oauth2":
     case "bearer":
@@ -156,7 +158,7 @@ function placementOf(scheme: AuthScheme): CredentialPlacement | null {
       return scheme.in === "header" ? { in: "header", name: scheme.name, prefix: scheme.prefix ?? "" } : { in: "query", name: scheme.name };
     case "basic":
       return { in: "header", name: "authorization" };
-    case "none":
+    default:
       return null;
   }
 }
@@ -202,6 +204,10 @@ export function credentialValue(
   const placement = placementOf(credential.type === scheme.type ? scheme : ({ type: credential.type } as AuthScheme));
   if (!placement || (credential.type === "apiKey" && scheme.type !== "apiKey")) return null;
   const prefix = placement.in === "header" ? (placement.prefix ?? "") : "";
+  if (isGrantType(credential.type)) {
+    const token = (credential as GrantCredential).accessToken;
+    return token === undefined ? null : { in: placement.in, name: placement.name, value: prefix + token };
+  }
   switch (credential.type) {
     case "oauth2":
       return { in: placement.in, name: placement.name, value: prefix + credential.accessToken };
@@ -211,7 +217,7 @@ export function credentialValue(
       return { in: placement.in, name: placement.name, value: prefix + credential.apiKey };
     case "basic":
       return { in: "header", name: "authorization", value: basicAuthorization(credential.username, credential.password) };
-    case "none":
+    default:
       return null;
   }
 }

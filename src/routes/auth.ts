@@ -17,6 +17,8 @@ import { json } from "../core/http.js";
 import { type AgentPrincipal, requireAgent } from "../core/principal.js";
 import { type AuthScheme, type Credential, credentialProblem, modeId } from "../credentials/auth-schemes.js";
 import { credentialFromFields, fieldsOf, fieldsProblem } from "../credentials/fields.js";
+import { type GrantScheme, isGrantType } from "../credentials/grant-schemes.js";
+import { grantSecrets } from "../grants/index.js";
 import { completeAuthorization } from "../oauth/callback.js";
 import { startAuthorization } from "../oauth/start.js";
 import type { Toolkit } from "../toolkits/define.js";
@@ -134,7 +136,12 @@ export async function connectToolkit(
       );
     return startAuthorization(ctx, agent, toolkit, scheme, { ...body, config });
   }
-  const credential = credentialFor(toolkit, scheme, body.credentials);
+  const credential: Credential = isGrantType(scheme.type)
+    ? {
+        type: scheme.type,
+        secrets: grantSecrets(toolkit.slug, scheme as GrantScheme, body.credentials as Record<string, string> | undefined),
+      }
+    : credentialFor(toolkit, scheme, body.credentials);
   const problem = credentialProblem(scheme, credential);
   if (problem)
     throw new ToolsError("invalid_request", `credentials.${problem.field} ${problem.reason}. Check the value and send it again.`);
@@ -145,7 +152,8 @@ export async function connectToolkit(
     toolkit,
     label: body.label,
     remoteUser: account.remoteUser ?? body.remoteUser ?? "",
-    credential,
+    credential: account.credential ?? credential,
+    ...(account.credentialsExpireAt === undefined ? {} : { credentialsExpireAt: account.credentialsExpireAt }),
     params: { ...config, ...account.config },
   });
   return { connection: publicConnection(record) };

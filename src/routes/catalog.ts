@@ -124,7 +124,7 @@ function publicAuth(auth: AuthScheme) {
   };
   if (auth.type === "oauth2") return { ...about, scopes: auth.scopes, configured: !auth.unconfigured };
   // A mode whose deployer value is missing (Trello's app key) says so.
-  const configured = "unconfigured" in auth && auth.unconfigured ? { configured: false } : {};
+  const configured = (auth as { unconfigured?: string }).unconfigured ? { configured: false } : {};
   if (auth.type === "apiKey") return { ...about, ...(auth.in && auth.name ? { in: auth.in, name: auth.name } : {}), ...configured };
   return { ...about, ...configured };
 }
@@ -144,9 +144,13 @@ function publicInput(toolkit: Toolkit, input: ConnectionInput) {
   return { ...input, type: inputType(input), optional: filled || isOptional(input), filled };
 }
 
-/** Whether every mode of the toolkit has what its deployer gives (an OAuth client, a value such as Trello's key). */
+/**
+ * Whether the deployer has given what the toolkit's main ways to connect need: its OAuth client,
+ * and whatever its first mode needs (Trello's app key). A further way the deployer may add (a
+ * GitHub App beside GitHub's OAuth) shows as `configured: false` on its mode only.
+ */
 function isConfigured(toolkit: Toolkit): boolean {
-  return toolkit.authModes.every((mode) => mode.type === "none" || !mode.unconfigured);
+  return toolkit.authModes.every((mode, i) => (i > 0 && mode.type !== "oauth2") || !(mode as { unconfigured?: string }).unconfigured);
 }
 
 /** The tool as agents see it. */

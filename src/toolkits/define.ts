@@ -6,6 +6,7 @@ import { type AuthScheme, MODE_ID, modeId, type OAuth2Scheme, type ValueRule } f
 import { placementsDefinitionProblem } from "../credentials/placements.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
 import { baseUrlTemplateProblem, ORIGIN_PLACEHOLDER } from "../outbound/url-policy.js";
+import { assertGrantMode, grantEndpoints } from "./grant-modes.js";
 import { wholeHostPlaceholder } from "./host-input.js";
 import { assertInput, assertInputPlaces, type ConnectionInput } from "./inputs.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
@@ -295,6 +296,7 @@ function assertAuthModes(slug: string, modes: AuthScheme[], baseUrls: string[]):
       if (++oauth > 1) throw new TypeError(`Toolkit "${slug}": auth lists two OAuth 2 modes; a toolkit has at most one.`);
       assertOAuthEndpoints(slug, mode);
     }
+    assertGrantMode(slug, mode);
     assertValueRules(slug, mode);
     const placed = mode.type === "oauth2" || mode.type === "none" ? null : placementsDefinitionProblem(mode, baseUrls);
     if (placed) throw new TypeError(`Toolkit "${slug}": auth mode "${id}": ${placed}.`);
@@ -310,7 +312,9 @@ function assertAuthModes(slug: string, modes: AuthScheme[], baseUrls: string[]):
 function assertHostPlaceholders(slug: string, inputs: ConnectionInput[], baseUrls: string[], modes: AuthScheme[]): void {
   const hosts = new Set(inputs.filter((input) => input.type === "host").map((input) => input.name));
   const endpoints = modes.flatMap((mode) =>
-    mode.type === "oauth2" ? [mode.authorizationUrl, mode.tokenUrl, mode.refreshUrl, mode.revocationUrl, mode.userInfoUrl] : [],
+    mode.type === "oauth2"
+      ? [mode.authorizationUrl, mode.tokenUrl, mode.refreshUrl, mode.revocationUrl, mode.userInfoUrl]
+      : grantEndpoints(mode),
   );
   const wholeHosts = new Set<string>();
   for (const url of endpoints) {

@@ -10,6 +10,7 @@
  * template, a tool's request or what tools read from the connection's config.
  */
 import type { AuthScheme, ValueRule } from "../credentials/auth-schemes.js";
+import { type GrantScheme, isGrantType } from "../credentials/grant-schemes.js";
 import { originProblem } from "../outbound/origin-policy.js";
 import { fillBaseUrl } from "../outbound/url-policy.js";
 import { hostPatternProblem, matchesHostPattern } from "./host-input.js";
@@ -159,6 +160,8 @@ export function filledNames(scheme: AuthScheme): Map<string, "token" | "lookup">
     add(scheme.tokenConfig, "token");
     add(scheme.callbackConfig, "token");
   }
+  // A token grant's answer may name values too (Tableau's site id, Salesforce's instance).
+  if (isGrantType(scheme.type)) add((scheme as GrantScheme).tokenConfig, "token");
   if ("identify" in scheme && typeof scheme.identify === "object")
     for (const lookup of [scheme.identify].flat()) add(lookup.config, "lookup");
   return names;

@@ -66,6 +66,22 @@ const common = {
 };
 
 const fieldName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "must be letters, digits and _, starting with a letter");
+/** A value a person types for a grant mode (see `ExchangeField`). */
+const typedField = z.strictObject({
+  name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "must be letters, digits and _, starting with a letter"),
+  label: text,
+  secret: z.boolean().optional(),
+  optional: z.boolean().optional(),
+});
+
+/** What every token grant's scheme may say besides its request (see `GrantSchemeCommon`). */
+const grantCommon = {
+  placement: placement.optional(),
+  tokenConfig: z.record(text, valueRule).optional(),
+  identify: lookups.optional(),
+  ...common,
+};
+
 /** The OAuth 2 scheme's fields, without the client's id and secret (the catalog's providers leave them to the deployer). */
 export const oauth2Fields = {
   type: z.literal("oauth2"),
@@ -161,6 +177,60 @@ export const otherSchemes = [
   }),
   z.strictObject({ type: z.literal("basic"), identify: lookups.optional(), ...schemeValues, ...common }),
   z.strictObject({ type: z.literal("none"), ...common }),
+  z.strictObject({
+    type: z.literal("clientCredentials"),
+    tokenUrl: url,
+    client: z.enum(["typed", "deployer"]).optional(),
+    clientId: z.string().optional(),
+    clientSecret: z.string().optional(),
+    scopes: z.array(z.string()).optional(),
+    scopeSeparator: z.string().min(1).optional(),
+    audience: text.optional(),
+    tokenEndpointAuthMethod: z.enum(["client_secret_basic", "client_secret_post"]).optional(),
+    clientBasicEncoding: z.enum(["raw", "form"]).optional(),
+    grantType: text.optional(),
+    tokenParams: stringMap.optional(),
+    fields: z.array(typedField).optional(),
+    ...grantCommon,
+  }),
+  z.strictObject({
+    type: z.literal("tokenExchange"),
+    fields: z.array(typedField).min(1),
+    request: z.strictObject({
+      url: pathOrUrl,
+      method: z.enum(["POST", "PUT", "GET"]).optional(),
+      format: z.enum(["form", "json"]).optional(),
+      headers: stringMap.optional(),
+      body: z.unknown().optional(),
+    }),
+    token: text,
+    expiresIn: text.optional(),
+    expiresAt: text.optional(),
+    lifetime: z.number().int().positive().optional(),
+    ...grantCommon,
+  }),
+  // The deployer's issuer, private key and app id are optional here as the OAuth client is: the
+  // catalog's providers leave them to the deployer (without them the mode answers "not configured").
+  z.strictObject({
+    type: z.literal("jwtBearer"),
+    signer: z.enum(["serviceAccount", "deployer"]),
+    tokenUrl: url,
+    issuer: text.optional(),
+    privateKey: text.optional(),
+    audience: url.optional(),
+    scopes: z.array(z.string()).optional(),
+    subject: z.strictObject({ label: text, optional: z.boolean().optional() }).optional(),
+    assertionLifetime: z.number().int().min(1).max(3600).optional(),
+    ...grantCommon,
+  }),
+  z.strictObject({
+    type: z.literal("appInstallation"),
+    appId: text.optional(),
+    privateKey: text.optional(),
+    tokenUrl: pathOrUrl.optional(),
+    installUrl: url.optional(),
+    ...grantCommon,
+  }),
 ] as const;
 
 const schemeSchema = z.discriminatedUnion("type", [

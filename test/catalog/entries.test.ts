@@ -65,7 +65,7 @@ describe("search and POST /auth for a provider that is not configured", () => {
     };
     const search = await call("GET", "/search");
     const bySlug = Object.fromEntries(search.json.toolkits.map((t: { slug: string }) => [t.slug, t]));
-    expect(bySlug.github).toMatchObject({ configured: false, authSchemes: ["oauth2", "bearer"] });
+    expect(bySlug.github).toMatchObject({ configured: false, authSchemes: ["oauth2", "bearer", "appInstallation"] });
     expect(bySlug["brave-search"]).toMatchObject({ configured: true, authSchemes: ["apiKey"] });
     expectError(
       await call("POST", "/auth", { toolkit: "github" }),
@@ -77,7 +77,7 @@ describe("search and POST /auth for a provider that is not configured", () => {
       await call("POST", "/auth", { toolkit: "github", mode: "apiKey" }),
       400,
       "invalid_request",
-      'Toolkit "github" cannot connect with mode "apiKey"; its modes: oauth2, bearer.',
+      'Toolkit "github" cannot connect with mode "apiKey"; its modes: oauth2, bearer, appInstallation.',
     );
   });
 });

@@ -48,9 +48,14 @@ function configNames(provider: ProviderDefinition): Set<string> {
   const names = new Set((provider.inputs ?? []).map((input) => input.name));
   for (const mode of provider.auth) {
     if (mode.type === "oauth2") for (const name of Object.keys({ ...mode.tokenConfig, ...mode.callbackConfig })) names.add(name);
+    // A token grant's answer values, and the fields a person types for its request's templates.
+    if (mode.type === "clientCredentials" || mode.type === "tokenExchange") {
+      for (const name of Object.keys(mode.tokenConfig ?? {})) names.add(name);
+      for (const field of mode.fields ?? []) names.add(field.name);
+    }
     for (const lookup of lookups(mode)) for (const name of Object.keys(lookup.config ?? {})) names.add(name);
     // A credential's own fields, its further secrets and the deployer's values fill placement templates and path segments.
-    if (mode.type !== "oauth2" && mode.type !== "none") {
+    if (mode.type === "apiKey" || mode.type === "bearer" || mode.type === "basic") {
       for (const name of [...ownFieldNames(mode.type), ...(mode.fields ?? []), ...(mode.values ?? [])].map((f) =>
         typeof f === "string" ? f : f.name,
       ))

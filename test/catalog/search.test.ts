@@ -27,7 +27,7 @@ const TABLE: Row[] = [
   { query: "google sheets", first: ["google-sheets"] },
   { query: "google mail", first: ["gmail"] },
   { query: "google", top: ["gmail", "google-calendar", "google-drive", "google-sheets", "google-docs"], within: 5 },
-  { query: "microsoft", top: ["outlook", "onedrive", "microsoft-teams"], within: 3 },
+  { query: "microsoft", top: ["outlook", "onedrive", "microsoft-teams", "microsoft-graph"], within: 4 },
   { query: "twitter", first: ["x"] },
   { query: "tweet", first: ["x"] },
   { query: "zoho", first: ["zoho-crm"] },

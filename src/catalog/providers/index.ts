@@ -3,6 +3,7 @@
 import airtable from "./airtable.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
 import attio from "./attio.json" with { type: "json" };
+import auth0 from "./auth0.json" with { type: "json" };
 import bamboohr from "./bamboohr.json" with { type: "json" };
 import bitbucket from "./bitbucket.json" with { type: "json" };
 import box from "./box.json" with { type: "json" };
@@ -27,12 +28,14 @@ import googleDocs from "./google-docs.json" with { type: "json" };
 import googleDrive from "./google-drive.json" with { type: "json" };
 import googleSheets from "./google-sheets.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
+import ibmCloud from "./ibm-cloud.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
 import jira from "./jira.json" with { type: "json" };
 import linear from "./linear.json" with { type: "json" };
 import linkedin from "./linkedin.json" with { type: "json" };
 import mailchimp from "./mailchimp.json" with { type: "json" };
 import mattermost from "./mattermost.json" with { type: "json" };
+import microsoftGraph from "./microsoft-graph.json" with { type: "json" };
 import microsoftTeams from "./microsoft-teams.json" with { type: "json" };
 import miro from "./miro.json" with { type: "json" };
 import monday from "./monday.json" with { type: "json" };
@@ -41,6 +44,8 @@ import onedrive from "./onedrive.json" with { type: "json" };
 import openai from "./openai.json" with { type: "json" };
 import outlook from "./outlook.json" with { type: "json" };
 import pagerduty from "./pagerduty.json" with { type: "json" };
+import paypal from "./paypal.json" with { type: "json" };
+import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
 import reddit from "./reddit.json" with { type: "json" };
@@ -50,6 +55,7 @@ import sendgrid from "./sendgrid.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
+import tableau from "./tableau.json" with { type: "json" };
 import telegram from "./telegram.json" with { type: "json" };
 import todoist from "./todoist.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
@@ -67,6 +73,7 @@ export const providerFiles: unknown[] = [
   airtable,
   asana,
   attio,
+  auth0,
   bamboohr,
   bitbucket,
   box,
@@ -91,12 +98,14 @@ export const providerFiles: unknown[] = [
   googleDrive,
   googleSheets,
   hubspot,
+  ibmCloud,
   intercom,
   jira,
   linear,
   linkedin,
   mailchimp,
   mattermost,
+  microsoftGraph,
   microsoftTeams,
   miro,
   monday,
@@ -105,6 +114,8 @@ export const providerFiles: unknown[] = [
   openai,
   outlook,
   pagerduty,
+  paypal,
+  paypalSandbox,
   pipedrive,
   quickbooks,
   reddit,
@@ -114,6 +125,7 @@ export const providerFiles: unknown[] = [
   shopify,
   slack,
   stripe,
+  tableau,
   telegram,
   todoist,
   trello,

@@ -178,7 +178,7 @@ describe("GitHub OAuth app, end to end", () => {
     expect(res.json.toolkits[0]).toMatchObject({
       slug: "github",
       authScheme: "oauth2",
-      authSchemes: ["oauth2", "bearer"],
+      authSchemes: ["oauth2", "bearer", "appInstallation"],
       configured: true,
     });
     flow.assertNoLeaks([...tokens.keys(), flow.clientSecret, ...codes]);
