@@ -1,5 +1,5 @@
 /**
- * Origin inputs (CONTRACT §8, docs/guide/auth/origin-inputs.md): a connection names a whole origin,
+ * Origin inputs (docs/guide/auth/origin-inputs.md): a connection names a whole origin,
  * and that must never become a way into the deployer's network. The OWASP SSRF prevention cheat
  * sheet's address forms go through `POST /auth` and each is a 400 naming the input, while a real
  * listener on 127.0.0.1 counts the connections it gets (none). Names resolve through a real DNS
