@@ -8,7 +8,7 @@
  * are refused at the outbound connection with a JSON error, the listener untouched.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createToolsHandler, defineToolkit, issueApiKey, memoryStore, type ToolsHandler } from "../../src/index.js";
+import { createToolsHandler, defineTool, defineToolkit, issueApiKey, memoryStore, type ToolsHandler } from "../../src/index.js";
 import { createOutboundFetch } from "../../src/outbound/fetch.js";
 import { createGuardedFetch } from "../../src/outbound/guarded-fetch.js";
 import { type RawServer, startRawServer } from "../outbound/servers.js";
@@ -31,13 +31,13 @@ const selfHosted = defineToolkit({
   inputs: [{ name: "server", label: "Server URL", type: "origin" }],
   auth: { type: "bearer" },
   tools: [
-    {
+    defineTool({
       slug: "SELFHOSTED_ME",
       name: "Me",
       description: "The connection's own user.",
       inputParameters: { type: "object", properties: {} },
       run: async (_args, ctx) => (await ctx.fetch("/users/me")).json(),
-    },
+    }),
   ],
 });
 
