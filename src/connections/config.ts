@@ -100,7 +100,7 @@ function originOf(value: string): string {
 }
 
 /**
- * Applies the handler's address policy to the connection's origin inputs (CONTRACT §8), after
+ * Applies the handler's address policy to the connection's origin inputs, after
  * `checkConfig` checked their shape under the same policy (https only, no IP literal, a public
  * name): every address the name resolves to must be public. With `allowPrivateNetworks` nothing is
  * checked. Throws a 400 naming the input; never says which address a name resolved to.

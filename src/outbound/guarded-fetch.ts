@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP, type LookupFunction } from "node:net";
-import { Agent, type Dispatcher, fetch as undiciFetch } from "undici";
+import type { Dispatcher } from "undici";
 import { ToolsError } from "../core/errors.js";
 import { addressProblem } from "./origin-policy.js";
 
@@ -84,16 +84,18 @@ export function checkedLookup(lookup: AddressLookup): LookupFunction {
  * (`upstream_unreachable`) saying why, without the address.
  */
 export function createGuardedFetch(lookup: AddressLookup): typeof fetch {
-  let agent: Dispatcher | undefined;
+  // undici is loaded on first use, so that the handler's module loads on runtimes whose undici lacks an Agent.
+  let undici: Promise<{ agent: Dispatcher; fetch: typeof import("undici").fetch }> | undefined;
   return async function guardedFetch(input, init) {
     const url = new URL(input instanceof Request ? input.url : String(input));
     // A socket given an IP address never calls its lookup, so an IP host is checked here.
     const literal = unbracketed(url.hostname);
     const why = isIP(literal) === 0 ? undefined : addressProblem(literal);
     if (why) throw refusal(url.hostname, `is a non-public address (${why})`);
-    agent ??= new Agent({ connect: { lookup: checkedLookup(lookup) } });
+    undici ??= import("undici").then(({ Agent, fetch }) => ({ agent: new Agent({ connect: { lookup: checkedLookup(lookup) } }), fetch }));
+    const { agent, fetch } = await undici;
     try {
-      return (await undiciFetch(input as never, { ...(init as object), dispatcher: agent } as never)) as unknown as Response;
+      return (await fetch(input as never, { ...(init as object), dispatcher: agent } as never)) as unknown as Response;
     } catch (error) {
       const refused = findRefusal(error);
       throw refused ? refusal(refused.hostname, refused.why) : error;

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from "node:net";
 
 /**
- * Origin inputs (CONTRACT §8): a connection that names a whole origin (a self-managed GitLab, a
+ * Origin inputs (docs/guide/auth/origin-inputs.md): a connection that names a whole origin (a self-managed GitLab, a
  * Mattermost server) may point the proxy only at the public internet. This module holds the two
  * halves of the rule: the shape of the value (`originProblem`) and the addresses a name may
  * resolve to (`addressProblem`). Both are pure; the lookup and the pinned connection are in

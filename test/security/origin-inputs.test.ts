@@ -1,5 +1,5 @@
 /**
- * Origin inputs (CONTRACT §8, docs/guide/auth/origin-inputs.md): a connection names a whole origin,
+ * Origin inputs (docs/guide/auth/origin-inputs.md): a connection names a whole origin,
  * and that must never become a way into the deployer's network. The OWASP SSRF prevention cheat
  * sheet's address forms go through `POST /auth` and each is a 400 naming the input, while a real
  * listener on 127.0.0.1 counts the connections it gets (none). Names resolve through a real DNS
@@ -8,7 +8,7 @@
  * are refused at the outbound connection with a JSON error, the listener untouched.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createToolsHandler, defineToolkit, issueApiKey, memoryStore, type ToolsHandler } from "../../src/index.js";
+import { createToolsHandler, defineTool, defineToolkit, issueApiKey, memoryStore, type ToolsHandler } from "../../src/index.js";
 import { createOutboundFetch } from "../../src/outbound/fetch.js";
 import { createGuardedFetch } from "../../src/outbound/guarded-fetch.js";
 import { type RawServer, startRawServer } from "../outbound/servers.js";
@@ -30,7 +30,15 @@ const selfHosted = defineToolkit({
   baseUrl: "{server}/api/v4",
   inputs: [{ name: "server", label: "Server URL", type: "origin" }],
   auth: { type: "bearer" },
-  tools: [],
+  tools: [
+    defineTool({
+      slug: "SELFHOSTED_ME",
+      name: "Me",
+      description: "The connection's own user.",
+      inputParameters: { type: "object", properties: {} },
+      run: async (_args, ctx) => (await ctx.fetch("/users/me")).json(),
+    }),
+  ],
 });
 
 async function call(path: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -157,7 +165,7 @@ describe("POST /auth refuses every origin that is not a public https host", () =
 });
 
 describe("the address check is repeated at every outbound connection", () => {
-  it("a rebinding name (public when connected, 127.0.0.1 later) is refused on the proxy, passthrough and identify paths", async () => {
+  it("a rebinding name (public when connected, 127.0.0.1 later) is refused on the proxy, the passthrough and a tool's ctx.fetch", async () => {
     // The listener's port: were the check not repeated, the proxy would connect to the listener.
     const made = await connect(`https://rebind.origin-test.dev:${port()}`);
     expect(made.status).toBe(201);
@@ -172,7 +180,9 @@ describe("the address check is repeated at every outbound connection", () => {
       connection_id: connectionId,
     });
     const passed = await call("/passthrough/selfhosted/users/me", undefined, { "x-connection-id": connectionId });
-    for (const answer of [proxied, passed]) {
+    const executed = await call("/execute", { tool: "SELFHOSTED_ME", connection_id: connectionId });
+    expect(executed.json).toMatchObject({ successful: false, code: "upstream_unreachable" });
+    for (const answer of [proxied, passed, executed]) {
       expect(answer.text).toMatch(/non-public address/);
       expect(answer.text).toContain("allowPrivateNetworks");
       expect(answer.text).not.toContain("127.0.0.1");
