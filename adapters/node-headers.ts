@@ -17,11 +17,11 @@ const ASKED_MAX = 256;
  * requests, scan the list, and a platform `Headers` is built from it only when something asks for
  * more (iteration, `getSetCookie`, a change). Either way the answers are those of
  * `new Headers(rawHeaders as pairs)`: names compared without case, values trimmed of HTTP
- * whitespace, repeated lines joined with ", " (`set-cookie` too, and the names Node's own `req.headers`
- * keeps only the first of, such as `authorization`), `cookie` lines with "; " (as Node's `Headers`
- * joins them); a list `Headers` would
- * refuse (a value with a NUL, CR or LF) makes every call throw as building it does. HTTP/2
- * pseudo-headers (`:path`) are left out. `host`, when given, replaces every Host line (the bridge
+ * whitespace, repeated lines joined with ", " (`set-cookie` too, and the names Node's own
+ * `req.headers` keeps only the first of, such as `authorization`), `cookie` lines with "; " (as
+ * Node's `Headers` joins them); a list `Headers` would refuse (a name that is no token, a value
+ * with a NUL, which Node's parser lets through with `insecureHTTPParser`) makes every call throw
+ * as building it does. HTTP/2 pseudo-headers (`:path`) are left out. `host`, when given, replaces every Host line (the bridge
  * gives `localhost` for a Host that names no host). It passes for a `Headers` (`instanceof`).
  */
 export class NodeHeaders {
