@@ -1,12 +1,14 @@
 import type { IncomingMessage } from "node:http";
+import { NodeHeaders } from "./node-headers.js";
 
 /**
  * The handler's `Request` on Node, as @whatwg-node/server makes it (the bridge gives it this class
- * as its `fetchAPI.Request`). Its URL, method, signal and a whole body are kept as given and its
- * `headers` built when first asked for; a platform `Request`, whose constructor costs a small route
- * more than its own work (docs/benchmarks.md), is built only when something reads more (the body,
- * `clone()`, `cache`, ...), and then answers everything. It passes for a `Request`
- * (`instanceof Request`).
+ * as its `fetchAPI.Request`). Its URL, method, signal and a whole body are kept as given; its
+ * `headers` are Node's raw header list read in place (`NodeHeaders`) once the bridge gives it
+ * (`readHeadersFrom`), else built from `init.headers` when first asked for. A platform `Request`,
+ * whose constructor costs a small route more than its own work (docs/benchmarks.md), is built only
+ * when something reads more (the body, `clone()`, `cache`, ...), and then answers everything. It
+ * passes for a `Request` (`instanceof Request`).
  */
 export class BridgeRequest {
   // Private, behind getters: a public field would be set on an object whose prototype has only getters.
@@ -40,6 +42,16 @@ export class BridgeRequest {
     if (this.#standard) return this.#standard.headers;
     this.#headers ??= new Headers(this.#init.headers);
     return this.#headers;
+  }
+
+  /**
+   * Takes its headers from Node's raw header list, `host` replacing the Host lines, rather than
+   * from `init.headers` (Node's joined header object, which keeps only the first of a repeated
+   * `Authorization`, among others): `headers.get` then reads the list without a `Headers` built.
+   * Call it before anything reads `headers`.
+   */
+  readHeadersFrom(rawHeaders: readonly string[], host?: string): void {
+    this.#headers = new NodeHeaders(rawHeaders, host) as unknown as Headers;
   }
 
   get body(): ReadableStream<Uint8Array> | null {

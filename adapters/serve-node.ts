@@ -22,6 +22,8 @@ const INVALID_REQUEST = {
 };
 /** Methods a `Request` may not carry (the Fetch standard's forbidden methods; Node hands CONNECT to its own event). */
 const FORBIDDEN_METHOD = /^(CONNECT|TRACE|TRACK)$/i;
+/** The Host of a request whose Host header names no host and port. */
+const LOCALHOST = "localhost";
 const INTERNAL = { error: "The server failed to answer this request; try again later.", code: "internal" };
 
 /**
@@ -71,6 +73,7 @@ export function nodeBridge(tools: FetchHandler): NodeBridge {
     try {
       if (FORBIDDEN_METHOD.test(req.method ?? "")) throw new TypeError("a method no Request may carry");
       request = normalizeNodeRequest(view, FETCH_API, res, false);
+      (request as unknown as BridgeRequest).readHeadersFrom(req.rawHeaders, view.headers === req.headers ? undefined : LOCALHOST);
     } catch {
       fail(res, 400, INVALID_REQUEST); // or a URL the Host and path do not make
       return;
@@ -109,7 +112,7 @@ function answererOf(tools: FetchHandler): (request: Request) => Promise<Response
  */
 function nodeView(req: IncomingMessage, path: string): NodeRequest & AsyncIterable<Uint8Array> {
   const host = req.headers.host;
-  const headers = host && /^[A-Za-z0-9.:[\]-]+$/.test(host) ? req.headers : { ...req.headers, host: "localhost" };
+  const headers = host && /^[A-Za-z0-9.:[\]-]+$/.test(host) ? req.headers : { ...req.headers, host: LOCALHOST };
   return { method: req.method, headers, url: path, socket: req.socket, [Symbol.asyncIterator]: () => req[Symbol.asyncIterator]() };
 }
 

@@ -23,6 +23,14 @@ beforeAll(async () => {
         seen.text = await request.text();
         return new Response(null, { status: 204 });
       }
+      if (url.pathname === "/headers") {
+        const names = ["host", "authorization", "content-type", "cookie", "x-api-key", "x-dup"];
+        return Response.json({
+          get: names.map((name) => request.headers.get(name)),
+          all: [...request.headers],
+          body: await request.text(),
+        });
+      }
       return Response.json({ host: url.host, path: url.pathname + url.search });
     }),
   );
@@ -34,6 +42,19 @@ afterAll(() => new Promise((resolve) => server.close(resolve)));
 /** Resolves when `check` holds, checking every 10 ms. */
 async function until(check: () => boolean | Promise<boolean>): Promise<void> {
   while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/** Sends `request` as is over a socket and resolves to all that came back once the server closed. */
+function rawExchange(request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let received = "";
+    connect(port, "127.0.0.1", function (this: Socket) {
+      this.end(request);
+    })
+      .on("data", (chunk: Buffer) => (received += chunk.toString("latin1")))
+      .once("close", () => resolve(received))
+      .once("error", reject);
+  });
 }
 
 /** A raw GET with a Host header of our choosing, which fetch would not send. */
@@ -85,6 +106,34 @@ describe("toNodeHandler", () => {
     });
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body)).toEqual({ error: expect.any(String), code: "invalid_request" });
+  });
+
+  it("gives the handler the headers a Headers built from the lines sent gives, repeated lines joined (not only the first, as Node's req.headers keeps)", async () => {
+    const lines = [
+      "Authorization: Bearer one",
+      "authorization: Bearer two",
+      "Cookie: a=1",
+      "Cookie: b=2",
+      "X-Api-Key:  k  ",
+      "x-dup: 1",
+      "X-Dup: 2",
+    ];
+    const expected = new Headers(lines.map((line) => line.split(/:(.*)/s).slice(0, 2) as [string, string]));
+    for (const [method, extra, body] of [
+      ["GET", [], ""],
+      ["POST", ["Content-Type: text/plain", "content-type: application/json", "Content-Length: 2"], "{}"], // read whole first
+    ] as const) {
+      for (const host of ["example.test:8080", "evil.test/other"]) {
+        const sent = [`${method} /headers HTTP/1.1`, `Host: ${host}`, ...lines, ...extra, "Connection: close", "", body].join("\r\n");
+        const answer = JSON.parse((await rawExchange(sent)).split("\r\n\r\n")[1]!);
+        const seen = new Headers(expected);
+        seen.set("host", host.includes("/") ? "localhost" : host);
+        seen.set("connection", "close");
+        for (const line of extra) seen.append(...(line.split(/:(.*)/s).slice(0, 2) as [string, string]));
+        const names = ["host", "authorization", "content-type", "cookie", "x-api-key", "x-dup"];
+        expect(answer, `${method} ${host}`).toEqual({ get: names.map((name) => seen.get(name)), all: [...seen], body });
+      }
+    }
   });
 
   it("leaves the global Request and Response alone: fetch's answers are still instances of Response", async () => {
