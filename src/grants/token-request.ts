@@ -1,3 +1,4 @@
+import { fetchFor } from "../context/context.js";
 import { readPath } from "../oauth/values.js";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 import { GrantError, type GrantRequest } from "./grant.js";
@@ -24,7 +25,8 @@ export async function requestToken(
   call: TokenCall,
 ): Promise<unknown> {
   const { ctx, toolkit } = request;
-  const response = await ctx.fetch(call.url, {
+  // A token endpoint under a connection's origin goes through the address check, like every call to it.
+  const response = await fetchFor(ctx, toolkit)(call.url, {
     method: call.method ?? "POST",
     headers: call.headers,
     ...(call.body === undefined ? {} : { body: call.body }),
