@@ -77,7 +77,7 @@ describe.skipIf(missingBuild)(
       expect(refused.status).toBe(1);
       expect(refused.stderr).toContain('Toolkit "regional" needs --param region=VALUE: Data region (one of: us, eu, au).');
       const wrong = await cli(["auth", "regional", "--api-key", `k-${RUN}-1`, "--param", "region=mars"]);
-      expect(wrong.stderr).toContain("config.region is not valid: it must be one of: us, eu, au.");
+      expect(wrong.stderr).toContain("--param region is not valid: it must be one of: us, eu, au.");
     });
 
     it("--mode chooses the way, the key comes from stdin, --param the region", async () => {
