@@ -93,6 +93,12 @@ export const SELECTION = {
     "test/routes/errors.test.ts",
   ],
   "src/credentials/key-shape.ts": ["test/credentials/api-keys.test.ts", "test/routes/auth-keys.test.ts"],
+  // Several secrets and where each goes: the placements module, with the flows that place each.
+  "src/credentials/placements.ts": [
+    "test/credentials/placements.test.ts",
+    "test/catalog/flows/telegram.test.ts",
+    "test/catalog/flows/freshdesk.test.ts",
+  ],
   // The API key cache: what a revoked key may still do is its doing.
   "src/credentials/key-cache.ts": [
     "test/credentials/key-cache.test.ts",

@@ -3,26 +3,31 @@ import { ConnectionSchema, cursorParam, idParam, limitParam, plainText } from ".
 
 /** `POST /auth`, `GET /auth/:authorizationId` and the connection routes. */
 
-// Beside its own keys, a mode may take further secrets it declares (Datadog's `applicationKey`):
-// their names are checked against the mode when the connection is made.
-const extraField = z.string().max(4096);
-export const CredentialsSchema = z.union([
-  z.object({ apiKey: z.string().min(1).max(4096) }).catchall(extraField),
-  z.object({ token: z.string().min(1).max(8192) }).catchall(extraField),
-  z.object({ username: z.string().max(1024), password: z.string().max(4096) }).catchall(extraField),
-]);
+/**
+ * The values a person types to connect, by field name: the mode's `fields` in `GET /toolkit/{slug}`
+ * (`{ apiKey }`, `{ token }`, `{ username, password }`, or a newer mode's own). Each mode checks its
+ * own fields and their lengths.
+ */
+export const CredentialsSchema = z
+  .record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "must be a field name of the mode"), z.string().max(65536))
+  .refine((values) => Object.keys(values).length <= 16, "has more than 16 fields");
 
 export const AuthBodySchema = z.object({
   toolkit: idParam,
   label: plainText(200).min(1).optional(),
   returnUrl: plainText(2048).url().optional(),
   credentials: CredentialsSchema.optional().meta({
-    description: "For apiKey, bearer and basic toolkits: { apiKey }, { token } or { username, password }.",
+    description:
+      "The chosen way's fields (GET /toolkit/{slug} authModes[].fields): { apiKey }, { token }, { username, password }, or a newer way's own.",
   }),
   mode: z
-    .enum(["oauth2", "apiKey", "bearer", "basic"])
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, "must be a mode id of the toolkit (GET /toolkit/{slug} authModes[].mode)")
     .optional()
-    .meta({ description: "How to connect, for a toolkit with several ways (GitHub: oauth2, or bearer with a personal token)." }),
+    .meta({
+      description:
+        "How to connect, for a toolkit with several ways: a mode id of its authModes (GitHub: oauth2, or bearer with a personal token).",
+    }),
   config: z
     .record(z.string().regex(/^[A-Za-z0-9_]{1,64}$/, "must be a name of letters, digits or _"), z.string().max(253))
     .optional()

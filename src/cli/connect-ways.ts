@@ -8,12 +8,24 @@ import type { ToolkitDetails as Toolkit } from "../client/types.js";
 type Mode = Toolkit["authModes"][number];
 type Input = Toolkit["inputs"][number];
 
-/** The flags of `auth` that give each kind of credential, as a reader types them. */
-const CREDENTIAL_FLAGS: Record<string, string> = {
+/** The flags of `auth` that give the fields it has its own flag for; any other field is `--credential name=VALUE`. */
+const FIELD_FLAGS: Record<string, string> = {
   apiKey: "--api-key KEY",
-  bearer: "--token TOKEN",
-  basic: "--username NAME --password PASSWORD",
+  token: "--token TOKEN",
+  username: "--username NAME",
+  password: "--password PASSWORD",
 };
+
+/** The `auth` flag that gives a mode's field. */
+export function fieldFlag(field: { name: string }): string {
+  return FIELD_FLAGS[field.name] ?? `--credential ${field.name}=VALUE`;
+}
+
+/** Whether a label says no more than the mode's name ("API key" for an API key), letter case and spaces aside. */
+function sameWords(label: string, name: string): boolean {
+  const plain = (text: string) => text.toLowerCase().replace(/\s+/g, "");
+  return plain(label) === plain(name);
+}
 
 /** What each mode is called for people, and with its article. */
 const MODE_NAMES: Record<string, [string, string]> = {
@@ -26,10 +38,16 @@ const MODE_NAMES: Record<string, [string, string]> = {
 
 /** The `auth` command that connects `slug` with `mode`, with the `--param` each input needs. */
 export function authCommand(slug: string, mode: Mode, inputs: readonly Input[]): string {
-  const params = inputs.map((input) => ` --param ${input.name}=${input.example ?? "VALUE"}`).join("");
-  if (mode.type === "oauth2") return `tools-proxy auth ${slug}${params} --open`;
-  const flags = CREDENTIAL_FLAGS[mode.type];
-  return flags ? `tools-proxy auth ${slug}${params} ${flags}` : "execute its tools directly, no connection needed";
+  const params = inputs
+    .filter((input) => !input.optional && !input.filled)
+    .map((input) => ` --param ${input.name}=${input.example ?? input.values?.[0] ?? "VALUE"}`)
+    .join("");
+  // A mode whose id is not its type is chosen by name; the others the server finds from the fields.
+  const chosen = mode.mode !== mode.type ? ` --mode ${mode.mode}` : "";
+  if (mode.type === "oauth2") return `tools-proxy auth ${slug}${chosen}${params} --open`;
+  if (mode.type === "none") return "execute its tools directly, no connection needed";
+  const flags = mode.fields.map((field) => ` ${fieldFlag(field)}`).join("");
+  return flags ? `tools-proxy auth ${slug}${chosen}${params}${flags}` : `tools-proxy auth ${slug}${chosen}${params} --link`;
 }
 
 /**
@@ -39,7 +57,7 @@ export function authCommand(slug: string, mode: Mode, inputs: readonly Input[]):
 export function describeModes(toolkit: Pick<Toolkit, "slug" | "authModes" | "inputs">): string[] {
   return toolkit.authModes.map((mode) => {
     const name = MODE_NAMES[mode.type]?.[0] ?? mode.type;
-    const what = mode.label && mode.label.toLowerCase() !== name.toLowerCase() ? `${name} (${mode.label})` : name;
+    const what = mode.label && !sameWords(mode.label, name) ? `${name} (${mode.label})` : name;
     const facts = [
       ...(mode.type === "oauth2" ? [mode.configured === false ? "not configured on this server" : "configured"] : []),
       ...(mode.helpUrl ? [`get it at ${mode.helpUrl}`] : []),
@@ -68,7 +86,8 @@ export function otherWaysToConnect(toolkit: Pick<Toolkit, "slug" | "authModes" |
   const others = toolkit.authModes.filter((mode) => mode.type !== "oauth2" && mode.type !== "none");
   if (others.length === 0) return null;
   const ways = others.map((mode) => {
-    const what = `${MODE_NAMES[mode.type]?.[1] ?? mode.type}${mode.label ? ` (${mode.label})` : ""}`;
+    const name = MODE_NAMES[mode.type] ?? [mode.type, mode.type];
+    const what = `${name[1]}${mode.label && !sameWords(mode.label, name[0]) ? ` (${mode.label})` : ""}`;
     return `with ${what}: ${authCommand(toolkit.slug, mode, toolkit.inputs)}`;
   });
   return `Or connect ${ways.join("; or ")}.`;

@@ -1,7 +1,7 @@
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import type { AgentPrincipal } from "../core/principal.js";
-import type { AuthScheme } from "../credentials/auth-schemes.js";
+import { type AuthScheme, modeId } from "../credentials/auth-schemes.js";
 import { isAllowedReturnUrl, redirectUri, storePendingAuthorization } from "../oauth/start.js";
 import type { AuthorizationRecord } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
@@ -13,8 +13,8 @@ export const CONNECT_LINK_TTL_MS = 30 * 60 * 1000;
 /** What a connect link's authorization keeps encrypted (with its id as associated data). */
 export interface ConnectSecrets {
   connect: {
-    /** The scheme the person fills in. */
-    mode: AuthScheme["type"];
+    /** The mode id of the scheme the person fills in (links made before mode ids hold its type, the same for those). */
+    mode: string;
     /** Inputs the agent already gave; the page asks for the others. */
     config: Record<string, string>;
     remoteUser?: string;
@@ -68,7 +68,7 @@ export async function startConnectLink(
     throw new ToolsError("invalid_request", "returnUrl must be on this app's origin or one of its allowedReturnOrigins.");
   }
   const secrets: ConnectSecrets = {
-    connect: { mode: scheme.type, config: request.config, ...(request.remoteUser ? { remoteUser: request.remoteUser } : {}) },
+    connect: { mode: modeId(scheme), config: request.config, ...(request.remoteUser ? { remoteUser: request.remoteUser } : {}) },
   };
   const { id, state, expiresAt } = await storePendingAuthorization(ctx, agent, toolkit, request, secrets, CONNECT_LINK_TTL_MS);
   return { authorizationId: id, authorizationUrl: connectPageUrl(ctx, `${id}.${state}`), expiresAt: expiresAt.toISOString() };
@@ -95,7 +95,7 @@ export async function openConnectLink(ctx: HandlerContext, token: string): Promi
   // An OAuth authorization's state opens no page: it belongs to the provider's redirect.
   if (!secrets.connect) return "unknown";
   const toolkit = await ctx.registry.get(authorization.toolkit);
-  const scheme = toolkit?.authModes.find((m) => m.type === secrets.connect!.mode);
+  const scheme = toolkit?.authModes.find((m) => modeId(m) === secrets.connect!.mode);
   if (!toolkit || !scheme) return "unknown";
   return { authorization, state, toolkit, scheme, config: secrets.connect.config, remoteUser: secrets.connect.remoteUser };
 }

@@ -1,61 +1,12 @@
 import { CATALOG_ICON_PREFIX } from "../catalog/icons.js";
-import { describeRule, neededInputs } from "../connections/config.js";
-import type { ConnectTextName } from "../context/connect-page.js";
 import type { HandlerContext } from "../context/context.js";
 import { randomBytes, toBase64 } from "../util/encoding.js";
+import { fieldRow, formFields } from "./form-fields.js";
 import type { OpenLink } from "./link.js";
+import { html, text } from "./words.js";
 
-/** One field of the connect form. */
-export interface FormField {
-  /** The form field's name: `apiKey`, `token`, `username`, `password`, or `input.<config name>`. */
-  name: string;
-  label: string;
-  /** Longest accepted value, in characters. */
-  max: number;
-  secret: boolean;
-  hint?: string;
-  autocomplete: string;
-}
-
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-const html = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-
-/** A text of the page with `{toolkit}`, `{app}` and the given words filled in. */
-export function text(ctx: HandlerContext, name: ConnectTextName, words: Record<string, string> = {}): string {
-  const all: Record<string, string> = { app: ctx.connectPage.appName, ...words };
-  return ctx.connectPage.texts[name].replace(/\{(\w+)\}/g, (whole, key: string) => all[key] ?? whole);
-}
-
-/** What the form asks for this link: the scheme's credential, then the inputs not given yet. */
-export function formFields(ctx: HandlerContext, link: OpenLink): FormField[] {
-  const t = (name: ConnectTextName) => text(ctx, name, { toolkit: link.toolkit.name });
-  const fields: FormField[] = [];
-  switch (link.scheme.type) {
-    case "apiKey":
-      fields.push({ name: "apiKey", label: t("apiKey"), max: 4096, secret: true, autocomplete: "off" });
-      break;
-    case "bearer":
-      fields.push({ name: "token", label: t("token"), max: 8192, secret: true, autocomplete: "off" });
-      break;
-    case "basic":
-      fields.push({ name: "username", label: t("username"), max: 1024, secret: false, autocomplete: "username" });
-      fields.push({ name: "password", label: t("password"), max: 4096, secret: true, autocomplete: "current-password" });
-      break;
-  }
-  // The mode's further secrets (Datadog's application key), each a field of the credential.
-  if ("fields" in link.scheme) {
-    for (const field of link.scheme.fields ?? []) {
-      fields.push({ name: field.name, label: field.label, max: 4096, secret: field.secret !== false, autocomplete: "off" });
-    }
-  }
-  for (const { name, input } of neededInputs(link.toolkit, link.scheme)) {
-    if (link.config[name] !== undefined) continue;
-    const hint = [input?.description, `${describeRule(input)}.`].filter(Boolean).join(" ");
-    const max = input?.type === "host" ? 253 : 63;
-    fields.push({ name: `input.${name}`, label: input?.label ?? name, max, secret: false, hint, autocomplete: "off" });
-  }
-  return fields;
-}
+export { type FormField, formFields } from "./form-fields.js";
+export { text } from "./words.js";
 
 /** The connect form, with an error from the last try and the non-secret values typed before. */
 export function formPage(
@@ -68,12 +19,7 @@ export function formPage(
   const words = { toolkit: toolkit.name };
   const fields = formFields(ctx, link);
   const scheme = link.scheme;
-  const rows = fields.map((field) => {
-    const id = `f-${field.name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
-    const value = field.secret ? "" : (options.values?.[field.name] ?? "");
-    const hint = field.hint ? `<p class="hint" id="${id}-hint">${html(field.hint)}</p>` : "";
-    return `<div class="field"><label for="${id}">${html(field.label)}</label>${hint}<input id="${id}" name="${html(field.name)}" type="${field.secret ? "password" : "text"}" required maxlength="${field.max}" autocomplete="${field.autocomplete}" spellcheck="false" autocapitalize="off"${field.hint ? ` aria-describedby="${id}-hint"` : ""}${options.error ? ' aria-invalid="true"' : ""} value="${html(value)}"></div>`;
-  });
+  const rows = fields.map((field) => fieldRow(ctx, field, options.values?.[field.name], options.error !== undefined));
   const given = Object.entries(link.config).map(
     ([name, value]) =>
       `<p class="given">${html(toolkit.inputs.find((i) => i.name === name)?.label ?? name)}: <strong>${html(value)}</strong></p>`,
@@ -180,7 +126,9 @@ a{color:var(--link)}
 label{display:block;font-weight:600;margin-bottom:.25rem}
 .hint{color:var(--muted);font-size:.875rem;margin:0 0 .375rem}
 input{width:100%;font:inherit;padding:.625rem .75rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
-input:focus-visible,button:focus-visible,a:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+select{width:100%;font:inherit;padding:.625rem .75rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
+.optional{font-weight:400;color:var(--muted)}
+input:focus-visible,select:focus-visible,button:focus-visible,a:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 button{font:inherit;font-weight:600;width:100%;padding:.75rem 1rem;border:0;border-radius:6px;background:var(--accent);color:#fff;cursor:pointer}
 .error{background:var(--error-bg);color:var(--error-fg);border-radius:6px;padding:.25rem 1rem;margin:1rem 0}
 .given{margin:.5rem 0}`;

@@ -2,7 +2,8 @@ import { checkConfig } from "../connections/config.js";
 import { createConnection } from "../connections/create.js";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
-import { type AuthScheme, type Credential, credentialProblem, type OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { credentialProblem, type OAuth2Scheme } from "../credentials/auth-schemes.js";
+import { credentialFromFields } from "../credentials/fields.js";
 import { isAllowedReturnUrl, startAuthorization } from "../oauth/start.js";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 import { sha256Hex } from "../util/encoding.js";
@@ -70,7 +71,7 @@ async function connect(ctx: HandlerContext, link: OpenLink, fields: FormField[],
   for (const field of fields) {
     const value = values[field.name]!;
     const words = { field: field.label.toLowerCase(), max: String(field.max) };
-    if (value === "") throw new FormProblem(text(ctx, "required", words));
+    if (value === "" && !field.optional) throw new FormProblem(text(ctx, "required", words));
     if (value.length > field.max) throw new FormProblem(text(ctx, "tooLong", words));
     if (/[\x00-\x1f\x7f]/.test(value)) throw new FormProblem(text(ctx, "lineBreak", words));
   }
@@ -80,7 +81,7 @@ async function connect(ctx: HandlerContext, link: OpenLink, fields: FormField[],
   const { toolkit, scheme } = link;
   const config = checkConfig(toolkit, scheme, { ...link.config, ...typed });
   if (scheme.type === "oauth2") return continueToProvider(ctx, link, scheme, config);
-  const credential = withFields(scheme, toCredential(scheme.type, values), values);
+  const credential = credentialFromFields(scheme, values);
   const problem = credential && credentialProblem(scheme, credential);
   if (problem) {
     const label = fields.find((f) => f.name === problem.field)?.label ?? problem.field;
@@ -157,26 +158,6 @@ async function continueToProvider(
       "x-content-type-options": "nosniff",
     },
   });
-}
-
-function toCredential(type: string, values: Record<string, string>): Credential | null {
-  switch (type) {
-    case "apiKey":
-      return { type: "apiKey", apiKey: values.apiKey! };
-    case "bearer":
-      return { type: "bearer", token: values.token! };
-    case "basic":
-      return { type: "basic", username: values.username!, password: values.password! };
-    default:
-      return null;
-  }
-}
-
-/** The credential with the mode's further secrets from the form (each a required field of it). */
-function withFields(scheme: AuthScheme, credential: Credential | null, values: Record<string, string>): Credential | null {
-  if (!credential || credential.type === "oauth2" || credential.type === "none" || !("fields" in scheme) || !scheme.fields?.length)
-    return credential;
-  return { ...credential, fields: Object.fromEntries(scheme.fields.map((field) => [field.name, values[field.name] ?? ""])) };
 }
 
 function closedPage(ctx: HandlerContext, why: ClosedLink): Response {

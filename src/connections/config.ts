@@ -1,23 +1,14 @@
 import { ToolsError } from "../core/errors.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
-import { type ConnectionInput, inputValueFits, type Toolkit } from "../toolkits/define.js";
+import type { ConnectionInput, Toolkit } from "../toolkits/define.js";
+import { describeRule, filledNames, inputType, inputValueProblem, isOptional, placeholdersOf } from "../toolkits/inputs.js";
 
 /** What a config value may be: one DNS label, so that a templated host can never point elsewhere. */
 export const CONFIG_VALUE = /^[A-Za-z0-9-]{1,63}$/;
 
-const PLACEHOLDER = /\{([A-Za-z0-9_]+)\}/g;
-
 /** The config names the provider fills itself with this scheme (from its token answer, callback or account lookups). */
 export function providedNames(scheme: AuthScheme): Set<string> {
-  const names = new Set<string>();
-  const add = (rules: Record<string, unknown> | undefined) => {
-    for (const name of Object.keys(rules ?? {})) names.add(name);
-  };
-  if (scheme.type === "oauth2") {
-    add(scheme.tokenConfig);
-    add(scheme.callbackConfig);
-  }
-  if (scheme.type !== "none" && typeof scheme.identify === "object") for (const lookup of [scheme.identify].flat()) add(lookup.config);
+  const names = new Set(filledNames(scheme).keys());
   // A base URL path segment the credential fills (Telegram's `bot{token}`) is not an input.
   if (scheme.type !== "oauth2" && scheme.type !== "none") for (const p of scheme.placements ?? []) if (p.in === "path") names.add(p.name);
   return names;
@@ -27,11 +18,11 @@ export function providedNames(scheme: AuthScheme): Set<string> {
 function placeholders(toolkit: Toolkit, scheme: AuthScheme): Set<string> {
   const urls = [...toolkit.baseUrls];
   if (scheme.type === "oauth2") urls.push(scheme.authorizationUrl, scheme.tokenUrl, scheme.refreshUrl ?? "", scheme.revocationUrl ?? "");
-  return new Set(urls.flatMap((url) => [...url.matchAll(PLACEHOLDER)].map((m) => m[1]!)));
+  return new Set(urls.flatMap(placeholdersOf));
 }
 
 /**
- * The inputs a connection with this scheme needs from the caller, in the toolkit's order: its
+ * The inputs a connection with this scheme takes from the caller, in the toolkit's order: its
  * declared inputs, then URL placeholders, without those the provider fills itself.
  */
 export function neededInputs(toolkit: Toolkit, scheme: AuthScheme): Array<{ name: string; input: ConnectionInput | undefined }> {
@@ -41,38 +32,50 @@ export function neededInputs(toolkit: Toolkit, scheme: AuthScheme): Array<{ name
   return [...names].map((name) => ({ name, input: inputs.get(name) }));
 }
 
+/** Whether a value left out is no error: the input is optional or has a default. */
+const mayBeLeftOut = (input: ConnectionInput | undefined) => input !== undefined && isOptional(input);
+
 /**
- * Checks the config a caller sends with `POST /auth` against what the toolkit needs with this
+ * Checks the config a caller sends with `POST /auth` against what the toolkit takes with this
  * scheme: every declared input and every URL placeholder the provider does not fill itself, each
- * one DNS label (a `host` input: one of its hosts) matching its input's pattern, and nothing else.
- * Errors name the input and its rule. Returns the config to keep: an input left out gets its
- * `default`, and a host is lower-cased. `partial` lets inputs without a default be missing (a
- * connect page asks for them), but not wrong or unknown.
+ * following its input's rule (`inputValueProblem`; an undeclared placeholder: one DNS label), and
+ * nothing else. Errors name the input and its rule (an enum's: its values). Returns the config to
+ * keep: an input left out gets its `default` (an optional one without a default stays out), and a
+ * host is lower-cased. `partial` lets inputs without a default be missing (a connect page asks
+ * for them), but not wrong or unknown; with `defaults: false`, defaults are not applied yet (the
+ * page offers them as the choice made).
  */
 export function checkConfig(
   toolkit: Toolkit,
   scheme: AuthScheme,
   config: Record<string, string>,
-  options: { partial?: boolean } = {},
+  options: { partial?: boolean; defaults?: boolean } = {},
 ): Record<string, string> {
   // An input the provider fills itself with this scheme (Mailchimp's data centre, read by its
   // OAuth lookup) is not asked for; with another scheme (an API key) it is.
   const wanted = neededInputs(toolkit, scheme);
   const needed = new Set(wanted.map((w) => w.name));
+  const inHeaders = new Set(Object.values(toolkit.headers).flatMap(placeholdersOf));
   const checked: Record<string, string> = {};
   for (const { name, input } of wanted) {
     const given = config[name];
-    const rule = describeRule(input);
-    if ((given === undefined || given === "") && input?.default === undefined) {
-      if (options.partial) continue;
-      const what = input ? `${input.label} (${rule})` : rule;
-      throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" needs "config": { "${name}": "..." }: ${what}.`);
+    if (given === undefined || given === "") {
+      if (input?.default !== undefined && options.defaults !== false) checked[name] = input.default;
+      else if (!mayBeLeftOut(input) && !options.partial) {
+        const rule = describeRule(input);
+        const what = input ? `${input.label} (${rule})` : rule;
+        throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" needs "config": { "${name}": "..." }: ${what}.`);
+      }
+      continue;
     }
-    const value = given === undefined || given === "" ? input!.default! : input?.type === "host" ? given.toLowerCase() : given;
-    if (!(input ? inputValueFits(input, value) : CONFIG_VALUE.test(value))) {
-      throw new ToolsError("invalid_request", `config.${name} is not valid: it must be ${rule}. Fix it and send the request again.`);
-    }
-    checked[name] = value;
+    const problem = input
+      ? inputValueProblem(input, given, { inHeader: inHeaders.has(name) })
+      : CONFIG_VALUE.test(given)
+        ? null
+        : `must be ${describeRule(undefined)}`;
+    if (problem !== null)
+      throw new ToolsError("invalid_request", `config.${name} is not valid: it ${problem}. Fix it and send the request again.`);
+    checked[name] = input && inputType(input) === "host" ? given.toLowerCase() : given;
   }
   for (const name of Object.keys(config)) {
     if (!needed.has(name)) {
@@ -88,17 +91,7 @@ export function checkConfig(
 
 /** Whether `POST /auth` must ask for inputs before it can start OAuth: some needed input has neither a value nor a default. */
 export function missingInputs(toolkit: Toolkit, scheme: AuthScheme, config: Record<string, string>): boolean {
-  return neededInputs(toolkit, scheme).some(({ name, input }) => !config[name] && input?.default === undefined);
+  return neededInputs(toolkit, scheme).some(({ name, input }) => !config[name] && !mayBeLeftOut(input));
 }
 
-/** The rule an input's value follows, in words, e.g. for a page's hint. */
-export function describeRule(input: ConnectionInput | undefined): string {
-  if (input?.type === "host") {
-    const fallback = input.default === undefined ? "" : ` (default ${input.default})`;
-    return `one of these hosts, * being one DNS label: ${(input.hosts ?? []).join(", ")}${fallback}`;
-  }
-  const label = "one DNS label: letters, digits and -, at most 63 characters";
-  const pattern = input?.pattern ? `, matching ${input.pattern}` : "";
-  const example = input?.example ? `, e.g. "${input.example}"` : "";
-  return `${label}${pattern}${example}`;
-}
+export { describeRule } from "../toolkits/inputs.js";

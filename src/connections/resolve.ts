@@ -4,6 +4,7 @@ import { canSee } from "../core/principal.js";
 import { eachConnectionPage } from "../store/paging.js";
 import type { ConnectionRecord, Principal } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
+import { withInputDefaults } from "../toolkits/inputs.js";
 
 /**
  * The connection with this id if the caller may see it: an agent sees its own; a service key
@@ -44,11 +45,11 @@ export async function resolveConnection(
           `Reconnect with POST ${ctx.basePath}/auth {"toolkit":"${toolkit.slug}"}.`,
       );
     }
-    return connection;
+    return withDefaults(toolkit, connection);
   }
   if (toolkit.auth.type === "none") return null;
   const active = await activeConnections(ctx, { workspaceId: principal.workspaceId, agentId: principal.agentId, toolkit: toolkit.slug });
-  if (active.length === 1) return active[0]!;
+  if (active.length === 1) return withDefaults(toolkit, active[0]!);
   if (active.length === 0) {
     throw new ToolsError(
       "connection_required",
@@ -64,6 +65,12 @@ export async function resolveConnection(
     "connection_ambiguous",
     `Several active connections to "${toolkit.slug}": ${list}. Pass connection_id to choose one.`,
   );
+}
+
+/** The connection with its toolkit's input defaults in its config, for one call (see `withInputDefaults`). */
+function withDefaults(toolkit: Toolkit, connection: ConnectionRecord): ConnectionRecord {
+  const params = withInputDefaults(toolkit.inputs, connection.params);
+  return params === connection.params ? connection : { ...connection, params };
 }
 
 /** How many connections an ambiguity error names; past it, the message says there are more. */

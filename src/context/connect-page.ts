@@ -23,6 +23,7 @@ export const DEFAULT_CONNECT_TEXTS = {
   required: "Enter the {field}.",
   tooLong: "The {field} is too long: at most {max} characters.",
   lineBreak: "The {field} contains a line break or a control character. Paste it again without them.",
+  optional: "optional",
 };
 
 /** The name of one replaceable text. */

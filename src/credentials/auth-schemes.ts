@@ -52,6 +52,11 @@ export interface RevocationRequest {
 
 /** What every scheme may say about itself, for people choosing and connecting it. */
 interface SchemeCommon {
+  /**
+   * This way of connecting's id within its toolkit, what `POST /auth { mode }` takes (default: its
+   * `type`). Needed only when a toolkit has two ways of one type, e.g. `"apiKey"` and `"legacyKey"`.
+   */
+  mode?: string;
   /** How this way of connecting is called, e.g. "Personal access token". */
   label?: string;
   /** Where the provider explains or shows this credential (a connect page links to it). */
@@ -189,6 +194,14 @@ export interface NoneScheme extends SchemeCommon {
 export type AuthScheme = OAuth2Scheme | ApiKeyScheme | BearerScheme | BasicScheme | NoneScheme;
 export type AuthSchemeType = AuthScheme["type"];
 
+/** What a mode id may be: a letter, then letters, digits, `_` or `-` (at most 64). */
+export const MODE_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+/** A scheme's mode id within its toolkit: its `mode`, else its `type`. */
+export function modeId(scheme: Pick<AuthScheme, "type" | "mode">): string {
+  return scheme.mode ?? scheme.type;
+}
+
 /** Declares OAuth 2 (authorization code + PKCE) for a toolkit. */
 export function oauth2(options: Omit<OAuth2Scheme, "type" | "scopes"> & { scopes?: string[] }): OAuth2Scheme {
   return { type: "oauth2", ...options, scopes: options.scopes ?? [] };
@@ -214,8 +227,14 @@ export function none(): NoneScheme {
   return { type: "none" };
 }
 
-/** The decrypted credential of a connection, by scheme. */
-export type Credential =
+/**
+ * The decrypted credential of a connection, by scheme. `mode` is the mode id it was made with when
+ * that is not its `type` (a toolkit with two ways of one type), so that the same way sends it.
+ */
+export type Credential = CredentialOfType & { mode?: string };
+
+/** A credential's secrets, by scheme type. */
+export type CredentialOfType =
   | {
       type: "oauth2";
       accessToken: string;

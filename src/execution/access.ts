@@ -53,7 +53,7 @@ export async function accessConnection(
  * with an error that quotes the value.
  */
 function assertSendable(toolkit: Toolkit, connection: ConnectionRecord, credential: Credential): void {
-  const problem = credentialProblem(schemeFor(toolkit, credential.type), credential);
+  const problem = credentialProblem(schemeFor(toolkit, credential.type, credential.mode), credential);
   if (!problem) return;
   throw new ToolsError(
     "connection_required",
@@ -78,7 +78,7 @@ export function outboundFetchFor(
     fetch: ctx.fetch,
     toolkit: {
       baseUrls: toolkit.baseUrls,
-      auth: schemeFor(toolkit, access.credential?.type),
+      auth: schemeFor(toolkit, access.credential?.type, access.credential?.mode),
       headers: fillHeaders(toolkit.headers, connection?.params ?? {}),
       rateLimit: toolkit.rateLimit,
     },

@@ -1,8 +1,8 @@
 import type { HandlerContext } from "../context/context.js";
 import type { AccountLookup, AuthScheme, Credential, ValueRule } from "../credentials/auth-schemes.js";
 import { fillPathPlacements } from "../credentials/placements.js";
-import { applyCredentialQuery, buildUpstreamHeaders, credentialValues } from "../outbound/headers.js";
 import { fillWholeHosts } from "../outbound/fetch.js";
+import { applyCredentialQuery, buildUpstreamHeaders, credentialValues } from "../outbound/headers.js";
 import { fillBaseUrl } from "../outbound/url-policy.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { matchesHostPattern } from "../toolkits/host-input.js";

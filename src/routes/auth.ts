@@ -15,8 +15,8 @@ import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
 import { type AgentPrincipal, requireAgent } from "../core/principal.js";
-import { type AuthScheme, type Credential, credentialProblem } from "../credentials/auth-schemes.js";
-import { ownFieldNames } from "../credentials/placements.js";
+import { type AuthScheme, type Credential, credentialProblem, modeId } from "../credentials/auth-schemes.js";
+import { credentialFromFields, fieldsOf, fieldsProblem } from "../credentials/fields.js";
 import { completeAuthorization } from "../oauth/callback.js";
 import { startAuthorization } from "../oauth/start.js";
 import type { Toolkit } from "../toolkits/define.js";
@@ -82,9 +82,8 @@ export const authRoutes = [
 /**
  * Connects a toolkit for an agent, as `POST /auth` does (and the MCP server's connect tool): an
  * OAuth toolkit gets a started authorization (`{ authorizationId, authorizationUrl, expiresAt }`),
- * an apiKey, bearer or basic toolkit without `credentials` (or an OAuth toolkit whose inputs are
- * missing) a connect link in the same shape, and
- * with `credentials` the connection made at once (`{ connection }`). Throws the 400 or 404 that
+ * a mode with fields a person types (`fieldsOf`) without `credentials` (or an OAuth toolkit whose
+ * inputs are missing) a connect link in the same shape, and with `credentials` the connection made at once (`{ connection }`). Throws the 400 or 404 that
  * the route answers.
  */
 export async function connectToolkit(
@@ -94,13 +93,15 @@ export async function connectToolkit(
 ): Promise<z.output<typeof AuthorizationStartedSchema> | z.output<typeof ConnectionCreatedSchema>> {
   const toolkit = await requireToolkit(ctx.registry, body.toolkit, ctx.basePath);
   const scheme = chooseMode(toolkit, body.mode, body.credentials);
+  // A mode whose deployer value is unset (Trello's TOOLS_PROXY_TRELLO_KEY) says which variable to set.
   if (scheme.type !== "oauth2" && "unconfigured" in scheme && scheme.unconfigured)
     throw new ToolsError("invalid_request", scheme.unconfigured);
   const given = body.config ?? body.params ?? {};
   // A credential a person types, without credentials in the request: a connect link, where the
   // person also gives any inputs still missing.
-  if (!body.credentials && (scheme.type === "apiKey" || scheme.type === "bearer" || scheme.type === "basic")) {
-    const config = checkConfig(toolkit, scheme, given, { partial: true });
+  // Defaults are not applied yet: the page shows each as the choice made, which the person may change.
+  if (!body.credentials && fieldsOf(scheme).length > 0) {
+    const config = checkConfig(toolkit, scheme, given, { partial: true, defaults: false });
     return startConnectLink(ctx, agent, toolkit, scheme, {
       label: body.label,
       returnUrl: body.returnUrl,
@@ -110,7 +111,7 @@ export async function connectToolkit(
   }
   if (scheme.type === "oauth2" && !body.credentials) {
     if (missingInputs(toolkit, scheme, given)) {
-      const config = checkConfig(toolkit, scheme, given, { partial: true });
+      const config = checkConfig(toolkit, scheme, given, { partial: true, defaults: false });
       return startConnectLink(ctx, agent, toolkit, scheme, { label: body.label, returnUrl: body.returnUrl, config });
     }
   }
@@ -123,7 +124,7 @@ export async function connectToolkit(
       );
     return startAuthorization(ctx, agent, toolkit, scheme, { ...body, config });
   }
-  const credential = withFields(scheme, toolkit.slug, toCredential(scheme.type, toolkit.slug, body.credentials), body.credentials);
+  const credential = credentialFor(toolkit, scheme, body.credentials);
   const problem = credentialProblem(scheme, credential);
   if (problem)
     throw new ToolsError("invalid_request", `credentials.${problem.field} ${problem.reason}. Check the value and send it again.`);
@@ -142,69 +143,42 @@ export async function connectToolkit(
 
 type CredentialsInput = z.output<typeof CredentialsSchema> | undefined;
 
-/**
- * The credential with the scheme's extra fields taken from the request (Datadog's
- * `applicationKey`). A key that is neither the scheme's own nor one of its fields is refused by
- * name, never echoing its value; a missing field is named too.
- */
-function withFields(scheme: AuthScheme, toolkit: string, credential: Credential, input: CredentialsInput): Credential {
-  if (credential.type !== "apiKey" && credential.type !== "bearer" && credential.type !== "basic") return credential;
-  const declared = "fields" in scheme ? (scheme.fields ?? []) : [];
-  const own = ownFieldNames(credential.type);
-  const given = (input ?? {}) as Record<string, unknown>;
-  const unknown = Object.keys(given).find((key) => !own.includes(key) && !declared.some((field) => field.name === key));
-  if (unknown !== undefined) {
-    const keys = [...own, ...declared.map((field) => field.name)].join(", ");
+/** The credential the request's `credentials` make for this way to connect, or the 400 naming what is wrong. */
+function credentialFor(toolkit: Toolkit, scheme: AuthScheme, input: CredentialsInput): Credential {
+  const fields = fieldsOf(scheme);
+  if (fields.length === 0)
+    throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" needs no connection: execute its tools directly.`);
+  const shape = `{ ${fields.map((f) => `"${f.name}": "..."`).join(", ")} }`;
+  const problem = input ? fieldsProblem(scheme, input) : "credentials are missing";
+  if (problem)
     throw new ToolsError(
       "invalid_request",
-      `credentials.${unknown.replace(/[^A-Za-z0-9_]/g, "?").slice(0, 64)} is not a field of toolkit "${toolkit}"'s ${credential.type} mode; its fields: ${keys}.`,
+      `Toolkit "${toolkit.slug}" connects with mode "${modeId(scheme)}" here: ${problem}. Send "credentials": ${shape}.`,
     );
-  }
-  if (declared.length === 0) return credential;
-  const fields: Record<string, string> = {};
-  for (const field of declared) {
-    const value = given[field.name];
-    if (typeof value !== "string" || value === "") {
-      throw new ToolsError("invalid_request", `credentials.${field.name} (${field.label}) is missing; send it with the other credentials.`);
-    }
-    fields[field.name] = value;
-  }
-  return { ...credential, fields };
-}
-
-function toCredential(type: string, toolkit: string, input: CredentialsInput): Credential {
-  const missing = (shape: string) =>
-    new ToolsError("invalid_request", `Toolkit "${toolkit}" connects with ${type} credentials: send "credentials": ${shape}.`);
-  switch (type) {
-    case "apiKey":
-      if (!input || !("apiKey" in input)) throw missing('{ "apiKey": "..." }');
-      return { type: "apiKey", apiKey: input.apiKey };
-    case "bearer":
-      if (!input || !("token" in input)) throw missing('{ "token": "..." }');
-      return { type: "bearer", token: input.token };
-    case "basic":
-      if (!input || !("username" in input)) throw missing('{ "username": "...", "password": "..." }');
-      return { type: "basic", username: input.username, password: input.password };
-    default:
-      throw new ToolsError("invalid_request", `Toolkit "${toolkit}" needs no connection: execute its tools directly.`);
-  }
+  return credentialFromFields(scheme, input!)!;
 }
 
 /**
- * The way to connect: the mode asked for, else the first that fits the request (with credentials,
- * the mode of their kind, `{ token }` a bearer mode even where a basic mode comes first, else the
- * first mode taking credentials; without, the toolkit's first).
+ * The way to connect: the mode asked for (by its id), else the first that fits the request (with
+ * credentials, the first mode whose fields are exactly their keys, `{ token }` a bearer mode even
+ * where a basic mode comes first, else the first mode taking credentials; without, the toolkit's first).
  */
 function chooseMode(toolkit: Toolkit, mode: string | undefined, credentials: CredentialsInput): AuthScheme {
   if (mode) {
-    const chosen = toolkit.authModes.find((m) => m.type === mode);
+    const chosen = toolkit.authModes.find((m) => modeId(m) === mode);
     if (chosen) return chosen;
-    const modes = toolkit.authModes.map((m) => m.type).join(", ");
+    const modes = toolkit.authModes.map(modeId).join(", ");
     throw new ToolsError("invalid_request", `Toolkit "${toolkit.slug}" cannot connect with mode "${mode}"; its modes: ${modes}.`);
   }
   if (credentials) {
-    const kind = "apiKey" in credentials ? "apiKey" : "token" in credentials ? "bearer" : "basic";
-    return toolkit.authModes.find((m) => m.type === kind) ?? toolkit.authModes.find((m) => m.type !== "oauth2") ?? toolkit.auth;
+    const keys = Object.keys(credentials);
+    const fits = (m: AuthScheme) => {
+      const fields = fieldsOf(m);
+      return (
+        fields.length > 0 && keys.every((k) => fields.some((f) => f.name === k)) && fields.every((f) => f.optional || keys.includes(f.name))
+      );
+    };
+    return toolkit.authModes.find(fits) ?? toolkit.authModes.find((m) => fieldsOf(m).length > 0) ?? toolkit.auth;
   }
   return toolkit.auth;
 }

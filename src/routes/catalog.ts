@@ -12,8 +12,10 @@ import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
 import type { Principal } from "../core/principal.js";
-import type { AuthScheme } from "../credentials/auth-schemes.js";
-import type { Tool, Toolkit } from "../toolkits/define.js";
+import { type AuthScheme, modeId } from "../credentials/auth-schemes.js";
+import { fieldsOf, publicFields } from "../credentials/fields.js";
+import type { ConnectionInput, Tool, Toolkit } from "../toolkits/define.js";
+import { inputType, isFilled, isOptional } from "../toolkits/inputs.js";
 import { requireToolkit } from "../toolkits/registry.js";
 import { rank, searchToolkits } from "../toolkits/search.js";
 import { iconUrl } from "./icons.js";
@@ -80,7 +82,7 @@ export const catalogRoutes = [
         authScheme: toolkit.auth.type,
         auth: publicAuth(toolkit.auth),
         authModes: toolkit.authModes.map(publicAuth),
-        inputs: toolkit.inputs.map((input) => ({ ...input, type: input.type ?? "label", optional: input.default !== undefined })),
+        inputs: toolkit.inputs.map((input) => publicInput(toolkit, input)),
         categories: toolkit.categories,
         ...(toolkit.docsUrl ? { docsUrl: toolkit.docsUrl } : {}),
         baseUrls: toolkit.baseUrls,
@@ -108,15 +110,39 @@ export const catalogRoutes = [
   }),
 ];
 
-/** What a caller may know of a toolkit's auth scheme: its type and where a key goes, never a client id or secret. */
+/**
+ * What a caller may know of a way to connect: its mode id, type, label and the fields a person
+ * types, and where a key goes; never a client id or secret.
+ */
 function publicAuth(auth: AuthScheme) {
-  const about = { ...(auth.label ? { label: auth.label } : {}), ...(auth.helpUrl ? { helpUrl: auth.helpUrl } : {}) };
+  const about = {
+    mode: modeId(auth),
+    type: auth.type,
+    label: auth.label ?? fallbackLabel(auth),
+    ...(auth.helpUrl ? { helpUrl: auth.helpUrl } : {}),
+    fields: publicFields(auth),
+  };
   if (auth.type === "apiKey") {
     const place = auth.in && auth.name ? { in: auth.in, name: auth.name } : {};
-    return { type: auth.type, ...place, ...(auth.unconfigured ? { configured: false } : {}), ...about };
+    return { ...about, ...place, ...(auth.unconfigured ? { configured: false } : {}) };
   }
-  if (auth.type === "oauth2") return { type: auth.type, scopes: auth.scopes, configured: !auth.unconfigured, ...about };
-  return { type: auth.type, ...about };
+  if (auth.type === "oauth2") return { ...about, scopes: auth.scopes, configured: !auth.unconfigured };
+  return about;
+}
+
+/** A label for a way that has none: "OAuth 2", or its fields' labels ("API key", "Username and password"). */
+function fallbackLabel(auth: AuthScheme): string {
+  if (auth.type === "oauth2") return "OAuth 2";
+  const labels = fieldsOf(auth).map((f) => f.label);
+  if (labels.length === 0) return "No credential";
+  const joined = labels.length > 1 ? `${labels.slice(0, -1).join(", ")} and ${labels.at(-1)!.toLowerCase()}` : labels[0]!;
+  return joined;
+}
+
+/** An input as callers see it: its kind, whether it may be left out, and whether the provider fills it. */
+function publicInput(toolkit: Toolkit, input: ConnectionInput) {
+  const filled = input.from !== undefined || isFilled(input, toolkit.authModes);
+  return { ...input, type: inputType(input), optional: filled || isOptional(input), filled };
 }
 
 /** Whether every mode of the toolkit has what its deployer gives (an OAuth client, a value such as Trello's key). */

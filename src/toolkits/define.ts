@@ -2,15 +2,18 @@ import { z } from "zod";
 import { STAGED_FILE_FORMAT, STAGING_KEY_PATTERN } from "../api/staged-file.js";
 import type { Awaitable, Principal } from "../core/principal.js";
 import { type RateLimitHeaders, rateLimitHeadersSchema } from "../core/rate-limit-headers.js";
-import type { AuthScheme, OAuth2Scheme, ValueRule } from "../credentials/auth-schemes.js";
+import { type AuthScheme, MODE_ID, modeId, type OAuth2Scheme, type ValueRule } from "../credentials/auth-schemes.js";
 import { placementsDefinitionProblem } from "../credentials/placements.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
 import { baseUrlTemplateProblem } from "../outbound/url-policy.js";
-import { hostPatternProblem, matchesHostPattern, wholeHostPlaceholder } from "./host-input.js";
+import { wholeHostPlaceholder } from "./host-input.js";
+import { assertInput, assertInputPlaces, type ConnectionInput } from "./inputs.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
 import { linearPattern } from "./patterns.js";
 import { argumentsSchema, inputParametersOf, type JsonSchema, type StandardOutput, type StandardSchemaV1 } from "./schemas.js";
 
+export type { ConnectionInput, InputType } from "./inputs.js";
+export { inputValueFits } from "./inputs.js";
 export type { JsonSchema, StandardSchemaV1 } from "./schemas.js";
 
 /** Hints for agents about what a tool does, after MCP's tool annotations. */
@@ -127,31 +130,6 @@ export interface Tool extends ToolDefinition {
   inputParameters: JsonSchema;
 }
 
-/**
- * A value a connection needs before it can be made (a shop, a subdomain, a tenant, a region),
- * sent as `POST /auth { config: { name: value } }` and used in the toolkit's URL templates as
- * `{name}`. Values are one DNS label (letters, digits, `-`), and must also match `pattern`.
- */
-export interface ConnectionInput {
-  name: string;
-  /** What a person is asked, e.g. "Shop name". */
-  label: string;
-  description?: string;
-  /** A regular expression the whole value must match, e.g. `^[a-z0-9][a-z0-9-]*$`. */
-  pattern?: string;
-  example?: string;
-  /**
-   * `label` (the default): one DNS label, filling a URL template's subdomain or path segment.
-   * `host`: a whole host name, one of `hosts`; it fills an OAuth endpoint written
-   * `https://{name}/...` (Salesforce's login host: production, a sandbox or a My Domain).
-   */
-  type?: "label" | "host";
-  /** For a `host` input: the hosts a connection may name, a `*` label standing for one DNS label (`*.my.salesforce.com`). */
-  hosts?: string[];
-  /** The value a connection that leaves the input out gets; such an input is optional. */
-  default?: string;
-}
-
 /** A toolkit as written with `defineToolkit`. */
 export interface ToolkitDefinition {
   slug: string;
@@ -258,8 +236,14 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
   for (const base of baseUrls) assertBaseUrl(definition.slug, base, hostInputs);
   const authModes = [definition.auth].flat();
   assertAuthModes(definition.slug, authModes, baseUrls);
-  for (const input of definition.inputs ?? []) assertInput(definition.slug, input);
+  const names = new Set<string>();
+  for (const input of definition.inputs ?? []) {
+    assertInput(definition.slug, input);
+    if (names.has(input.name)) throw new TypeError(`Toolkit "${definition.slug}" declares input "${input.name}" twice.`);
+    names.add(input.name);
+  }
   assertHostPlaceholders(definition.slug, definition.inputs ?? [], baseUrls, authModes);
+  assertInputPlaces(definition.slug, definition.inputs ?? [], baseUrls, authModes);
   if (definition.retries) assertRetries(definition.slug, definition.retries);
   const rateLimit = definition.rateLimit && parseRateLimit(definition.slug, definition.rateLimit);
   const tools = definition.tools.map((tool) => defineTool(tool));
@@ -291,50 +275,31 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
 
 function assertAuthModes(slug: string, modes: AuthScheme[], baseUrls: string[]): void {
   if (modes.length === 0) throw new TypeError(`Toolkit "${slug}": auth must name at least one way to connect.`);
-  const types = new Set<string>();
+  const ids = new Set<string>();
+  let oauth = 0;
   for (const mode of modes) {
-    if (types.has(mode.type)) throw new TypeError(`Toolkit "${slug}": auth lists the mode "${mode.type}" twice; keep one.`);
-    types.add(mode.type);
-    if (mode.type === "oauth2") assertOAuthEndpoints(slug, mode);
+    const id = modeId(mode);
+    if (!MODE_ID.test(id)) {
+      throw new TypeError(
+        `Toolkit "${slug}": mode id "${id}" is invalid: start with a letter, then letters, digits, "_" or "-" (at most 64).`,
+      );
+    }
+    if (ids.has(id)) {
+      const hint = mode.mode === undefined ? `give one a "mode" id of its own (e.g. "${mode.type}2")` : "give each its own";
+      throw new TypeError(`Toolkit "${slug}": auth lists the mode "${id}" twice; ${hint}.`);
+    }
+    ids.add(id);
+    if (mode.type === "oauth2") {
+      // The OAuth callback, refresh and revocation use the toolkit's one OAuth 2 mode.
+      if (++oauth > 1) throw new TypeError(`Toolkit "${slug}": auth lists two OAuth 2 modes; a toolkit has at most one.`);
+      assertOAuthEndpoints(slug, mode);
+    }
     assertValueRules(slug, mode);
     const placed = mode.type === "oauth2" || mode.type === "none" ? null : placementsDefinitionProblem(mode, baseUrls);
     if (placed) throw new TypeError(`Toolkit "${slug}": auth mode "${mode.type}": ${placed}.`);
   }
-  if (types.has("none") && modes.length > 1) throw new TypeError(`Toolkit "${slug}": auth "none" cannot be one of several modes.`);
-}
-
-const INPUT_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
-
-function assertInput(slug: string, input: ConnectionInput): void {
-  if (!INPUT_NAME.test(input.name)) {
-    throw new TypeError(`Toolkit "${slug}": input name "${input.name}" is invalid: use letters, digits and "_" (at most 64).`);
-  }
-  const where = `Toolkit "${slug}": input "${input.name}"`;
-  if (input.type === "host") {
-    if (!input.hosts?.length) throw new TypeError(`${where} is a host input: list the hosts it may name in hosts.`);
-    for (const pattern of input.hosts) {
-      const problem = hostPatternProblem(pattern);
-      if (problem) throw new TypeError(`${where}: host "${pattern}" ${problem}.`);
-    }
-  } else if (input.hosts !== undefined) {
-    throw new TypeError(`${where} has hosts but is not of type "host"; remove hosts or set type "host".`);
-  }
-  if (input.pattern !== undefined) {
-    try {
-      linearPattern(input.pattern);
-    } catch (error) {
-      throw new TypeError(`Toolkit "${slug}": input "${input.name}": ${(error as Error).message}.`, { cause: error });
-    }
-  }
-  if (input.default !== undefined && !inputValueFits(input, input.default)) {
-    throw new TypeError(`${where}: its default "${input.default}" does not follow the input's own rule.`);
-  }
-}
-
-/** Whether a value follows an input's rule: one DNS label (or, for a host input, one of its hosts) matching its pattern. */
-export function inputValueFits(input: ConnectionInput, value: string): boolean {
-  const shape = input.type === "host" ? matchesHostPattern(value.toLowerCase(), input.hosts ?? []) : /^[A-Za-z0-9-]{1,63}$/.test(value);
-  return shape && (input.pattern === undefined || linearPattern(input.pattern).test(value));
+  if (modes.some((mode) => mode.type === "none") && modes.length > 1)
+    throw new TypeError(`Toolkit "${slug}": auth "none" cannot be one of several modes.`);
 }
 
 /**
@@ -386,7 +351,7 @@ function assertValueRules(slug: string, mode: AuthScheme): void {
       try {
         linearPattern(rule.pattern);
       } catch (error) {
-        throw new TypeError(`Toolkit "${slug}": auth "${mode.type}" ${where}.${name}: ${(error as Error).message}.`, { cause: error });
+        throw new TypeError(`Toolkit "${slug}": auth "${modeId(mode)}" ${where}.${name}: ${(error as Error).message}.`, { cause: error });
       }
     }
   }
@@ -430,11 +395,16 @@ function assertBaseUrl(slug: string, template: string, hostInputs: ReadonlySet<s
 }
 
 /**
- * The scheme a connection uses: the toolkit's mode of its credential's type (a GitHub connection
- * made with a personal token uses the bearer mode), else the toolkit's first.
+ * The scheme a connection uses: the toolkit's mode of the id its credential names (`mode`), else
+ * of its credential's type (a GitHub connection made with a personal token uses the bearer mode),
+ * else the toolkit's first.
  */
-export function schemeFor(toolkit: Pick<Toolkit, "auth" | "authModes">, type: AuthScheme["type"] | undefined): AuthScheme {
-  return toolkit.authModes.find((mode) => mode.type === type) ?? toolkit.auth;
+export function schemeFor(toolkit: Pick<Toolkit, "auth" | "authModes">, type: AuthScheme["type"] | undefined, mode?: string): AuthScheme {
+  return (
+    (mode === undefined ? undefined : toolkit.authModes.find((m) => modeId(m) === mode && m.type === type)) ??
+    toolkit.authModes.find((m) => m.type === type) ??
+    toolkit.auth
+  );
 }
 
 /** The toolkit's OAuth 2 mode, if it has one. */

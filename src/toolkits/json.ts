@@ -55,7 +55,15 @@ const lookup = z.strictObject({
   config: z.record(text, valueRule).optional(),
 });
 const lookups = z.union([lookup, z.array(lookup).min(1)]);
-const common = { label: text.optional(), helpUrl: url.optional(), sources: z.array(url).optional() };
+const common = {
+  mode: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, "must start with a letter, then letters, digits, _ or - (at most 64)")
+    .optional(),
+  label: text.optional(),
+  helpUrl: url.optional(),
+  sources: z.array(url).optional(),
+};
 
 const fieldName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "must be letters, digits and _, starting with a letter");
 /** The OAuth 2 scheme's fields, without the client's id and secret (the catalog's providers leave them to the deployer). */
@@ -171,9 +179,13 @@ export const inputSchema = z.strictObject({
   description: z.string().optional(),
   pattern: text.optional(),
   example: z.string().optional(),
-  type: z.enum(["label", "host"]).optional(),
+  type: z.enum(["label", "host", "origin", "enum", "text"]).optional(),
   hosts: z.array(text).min(1).optional(),
+  values: z.array(text).min(1).optional(),
+  maxLength: z.number().int().min(1).max(1024).optional(),
+  optional: z.boolean().optional(),
   default: text.optional(),
+  from: z.enum(["token", "lookup"]).optional(),
 });
 
 const STYLES_BY_PLACE = {

@@ -127,6 +127,12 @@ describe.each(slugs)("catalog provider %s", (slug) => {
       .flatMap(([value]) => value.split(" "))
       .map((url) => url.slice("https://".length).split("/")[0]!);
     for (const input of provider.inputs ?? []) {
+      if (input.type === "enum") {
+        // A fixed list (Intercom's regional hosts): labels only, and only where the placeholder leads the host.
+        for (const value of input.values ?? []) expect(value, input.name).toMatch(/^[a-z0-9-]+(\.[a-z0-9-]+)*$/);
+        for (const host of hosts.filter((h) => h.includes(`{${input.name}}`))) expect(host.startsWith(`{${input.name}}.`), host).toBe(true);
+        continue;
+      }
       expect(input.pattern, `input ${input.name} needs a pattern`).toBeDefined();
       const pattern = new RegExp(input.pattern!);
       if (input.example !== undefined) expect(input.example).toMatch(pattern);

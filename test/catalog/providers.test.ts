@@ -138,6 +138,7 @@ describe.each(jsonFiles)("%s", (file) => {
   it("gives each connection input a pattern (a host input: its hosts) that its example and default follow", () => {
     for (const input of provider.inputs ?? []) {
       if (input.type === "host") expect(input.hosts?.length, input.name).toBeGreaterThan(0);
+      else if (input.type === "enum") expect(input.values?.length, input.name).toBeGreaterThan(0);
       else expect(input.pattern, input.name).toBeDefined();
       for (const value of [input.example, input.default]) if (value !== undefined) expect(inputValueFits(input, value), value).toBe(true);
     }

@@ -50,7 +50,8 @@ describe("POST /auth: the credentials' kind chooses the mode", () => {
     const result = await connect({ token: "forge-token" }, "basic");
     expect(result.status).toBe(400);
     expect(result.body.error).toBe(
-      'Toolkit "forge" connects with basic credentials: send "credentials": { "username": "...", "password": "..." }.',
+      'Toolkit "forge" connects with mode "basic" here: credentials.token is not a field of this way to connect (its fields: username, password). ' +
+        'Send "credentials": { "username": "...", "password": "..." }.',
     );
   });
 });

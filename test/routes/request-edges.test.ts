@@ -210,9 +210,16 @@ describe("what a caller needs to know", () => {
   it("a toolkit's details say where /proxy may go and how it authenticates, and nothing secret", async () => {
     const notes = (await h.call("GET", "/toolkit/notes", { key })).json;
     expect(notes).toMatchObject({ authScheme: "bearer", auth: { type: "bearer" }, baseUrls: [`${h.upstream.origin}/v1`] });
-    expect((await h.call("GET", "/toolkit/acmeq", { key })).json.auth).toEqual({ type: "apiKey", in: "query", name: "api_key" });
+    expect((await h.call("GET", "/toolkit/acmeq", { key })).json.auth).toEqual({
+      mode: "apiKey",
+      type: "apiKey",
+      label: "API key",
+      in: "query",
+      name: "api_key",
+      fields: [{ name: "apiKey", label: "API key", secret: true, optional: false }],
+    });
     const mail = (await h.call("GET", "/toolkit/mail", { key })).json;
-    expect(mail.auth).toEqual({ type: "oauth2", scopes: ["mail.read"], configured: true });
+    expect(mail.auth).toEqual({ mode: "oauth2", type: "oauth2", label: "OAuth 2", scopes: ["mail.read"], configured: true, fields: [] });
     expect(JSON.stringify(mail)).not.toContain("mail-client");
     expect((await h.call("GET", "/toolkit/tenant", { key })).json.baseUrls).toEqual([`${h.upstream.origin}/t/{tenant}`]);
   });

@@ -1,6 +1,7 @@
 /**
- * `auth <toolkit>`: connects a toolkit. API-key, bearer and basic toolkits connect at once from
- * the credential (an option, stdin, or a prompt that hides it); OAuth toolkits print the
+ * `auth <toolkit>`: connects a toolkit. A way to connect with fields (an API key, a token, a user
+ * name and password, or a newer way's own) connects at once from them (options, stdin for one
+ * secret, or prompts that hide secrets; see `connect-values.ts`); OAuth toolkits print the
  * authorization URL (and open it with --open), then wait with a spinner until the connection is
  * made, failed or expired. With --link any toolkit does the same with a connect link, whose page
  * asks the person for the credential. `auth status <id>` checks (or waits for) an authorization.
@@ -8,14 +9,15 @@
 import type { Command } from "commander";
 import type { ToolsClient } from "../../client/client.js";
 import { isToolsClientError, ToolsClientError } from "../../client/errors.js";
-import type { ConnectRequest, FinishedAuthorization } from "../../client/types.js";
+import type { FinishedAuthorization } from "../../client/types.js";
 import { openInBrowser } from "../browser.js";
 import { agentOption, collect, jsonOption, usageError, wholeNumber, withExamples } from "../command.js";
-import { otherWaysToConnect } from "../connect-ways.js";
+import { askInputs, chooseMode, readFields } from "../connect-values.js";
+import { fieldFlag, otherWaysToConnect } from "../connect-ways.js";
 import { CliError, EXIT } from "../errors.js";
 import { note, out, paint, printJson } from "../output.js";
 import { startSpinner } from "../progress.js";
-import { canPrompt, promptVisible, readSecret } from "../prompt.js";
+
 import { interruptSignal, openClient } from "../session.js";
 
 interface StartOptions {
@@ -25,6 +27,8 @@ interface StartOptions {
   token?: string;
   username?: string;
   password?: string;
+  credential?: string[];
+  mode?: string;
   open?: boolean;
   link?: boolean;
   wait: boolean;
@@ -47,6 +51,8 @@ export function registerAuth(program: Command): void {
     .option("--token <token>", "for a bearer toolkit: the token (else read from stdin, or asked for without echo)")
     .option("--username <name>", "for a basic toolkit: the user name (the password from --password, stdin, or a hidden prompt)")
     .option("--password <password>", "for a basic toolkit: the password")
+    .option("--credential <name=value>", "a field of the way to connect that has no flag of its own (repeatable)", collect)
+    .option("--mode <id>", "the way to connect, for a toolkit with several (see `tools-proxy toolkit <slug>`)")
     .option("--link", "make a connect link instead: a person types the credential on a page of the server, never here")
     .option("--open", "OAuth or --link: open the URL in the browser ($BROWSER, open, xdg-open)")
     .option("--no-wait", "OAuth or --link: print the URL and exit instead of waiting")
@@ -57,20 +63,31 @@ export function registerAuth(program: Command): void {
       const interval = wholeNumber(start, "--interval", opts.interval, 100, 60_000);
       const { client } = openClient(opts);
       const signal = interruptSignal();
-      const given = await credentialsFromOptions(start, opts);
-      if (given && opts.link)
-        throw usageError(start, "--link asks for the credential in the browser: leave out --api-key, --token and --username.");
-      const credentials = opts.link ? null : (given ?? (await credentialsForScheme(client, toolkit, opts, signal)));
-      if (credentials) {
-        const { connection } = await client.connect(
-          { toolkit, label: opts.label, config: params(start, opts.param), credentials },
-          { signal },
+      const given = credentialFlags(start, opts);
+      if (Object.keys(given).length && opts.link)
+        throw usageError(
+          start,
+          "--link asks for the credential in the browser: leave out --api-key, --token, --username and --credential.",
         );
-        if (opts.json) return printJson({ connection });
-        return out(`Connected ${connection.toolkit}: ${connection.id} (${connection.status})`);
+      let config = params(start, opts.param);
+      if (!opts.link) {
+        const details = await client.getToolkit(toolkit, { limit: 1 }, { signal });
+        const mode = chooseMode(details, opts.mode, Object.keys(given));
+        if (mode.type === "none") throw new CliError(`${details.name} needs no connection: execute its tools directly.`);
+        config = await askInputs(details.inputs, config ?? {});
+        if (!Object.keys(config).length) config = undefined;
+        if (mode.fields.length > 0) {
+          const credentials = await readFields(details, mode, given, fieldFlag);
+          const { connection } = await client.connect(
+            { toolkit, label: opts.label, config, credentials, ...(opts.mode ? { mode: mode.mode } : {}) },
+            { signal },
+          );
+          if (opts.json) return printJson({ connection });
+          return out(`Connected ${connection.toolkit}: ${connection.id} (${connection.status})`);
+        }
       }
       const started = await client
-        .startAuthorization({ toolkit, label: opts.label, config: params(start, opts.param) }, { signal })
+        .startAuthorization({ toolkit, label: opts.label, config, ...(opts.mode ? { mode: opts.mode } : {}) }, { signal })
         .catch(async (error: unknown) => {
           throw await withOtherWays(client, toolkit, error, signal);
         });
@@ -118,47 +135,16 @@ export function registerAuth(program: Command): void {
   withExamples(auth, "tools-proxy auth github --open", "tools-proxy auth demo --api-key demo-key");
 }
 
-/** The credentials given as options, or null when none was. */
-async function credentialsFromOptions(command: Command, opts: StartOptions): Promise<ConnectRequest["credentials"] | null> {
-  const given = [opts.apiKey !== undefined, opts.token !== undefined, opts.username !== undefined || opts.password !== undefined].filter(
-    Boolean,
-  ).length;
-  if (given > 1) throw usageError(command, "give one of --api-key, --token, or --username with --password.");
-  if (opts.apiKey !== undefined) return { apiKey: opts.apiKey };
-  if (opts.token !== undefined) return { token: opts.token };
-  if (opts.username === undefined && opts.password !== undefined) throw usageError(command, "--password needs --username.");
-  if (opts.username !== undefined)
-    return { username: opts.username, password: opts.password ?? (await readSecret("the password", "Password: ")) };
-  return null;
-}
-
-/** For a toolkit connected with a credential, reads it (stdin or a hidden prompt); null for OAuth. */
-async function credentialsForScheme(
-  client: ToolsClient,
-  toolkit: string,
-  opts: StartOptions,
-  signal: AbortSignal,
-): Promise<ConnectRequest["credentials"] | null> {
-  const { authScheme, name } = await client.getToolkit(toolkit, { limit: 1 }, { signal });
-  switch (authScheme) {
-    case "oauth2":
-      return null;
-    case "apiKey":
-      return { apiKey: await readSecret(`the API key for ${name}`, `API key for ${name}: `) };
-    case "bearer":
-      return { token: await readSecret(`the token for ${name}`, `Token for ${name}: `) };
-    case "basic": {
-      if (!canPrompt())
-        throw new CliError(
-          `${name} connects with a user name and password: pass --username, and the password on stdin or with --password.`,
-          EXIT.usage,
-        );
-      const username = await promptVisible(`User name for ${name}: `);
-      return { username, password: opts.password ?? (await readSecret("the password", "Password: ")) };
-    }
-    default:
-      throw new CliError(`${name} needs no connection: execute its tools directly.`);
-  }
+/** The fields given as flags, by field name: `--api-key`, `--token`, `--username`, `--password` and each `--credential name=value`. */
+function credentialFlags(command: Command, opts: StartOptions): Record<string, string> {
+  const given: Record<string, string> = {
+    ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}),
+    ...(opts.token !== undefined ? { token: opts.token } : {}),
+    ...(opts.username !== undefined ? { username: opts.username } : {}),
+    ...(opts.password !== undefined ? { password: opts.password } : {}),
+  };
+  for (const [name, value] of Object.entries(pairs(command, "--credential", opts.credential) ?? {})) given[name] = value;
+  return given;
 }
 
 /**
@@ -184,12 +170,17 @@ function isConnectPage(url: string): boolean {
 }
 
 /** `--param name=value` pairs as an object. */
-function params(command: Command, pairs: string[] = []): Record<string, string> | undefined {
-  if (!pairs.length) return undefined;
+function params(command: Command, given: string[] = []): Record<string, string> | undefined {
+  return pairs(command, "--param", given);
+}
+
+/** `name=value` pairs of a repeatable option as an object, or undefined when there are none. */
+function pairs(command: Command, flag: string, given: string[] = []): Record<string, string> | undefined {
+  if (!given.length) return undefined;
   return Object.fromEntries(
-    pairs.map((pair) => {
+    given.map((pair) => {
       const at = pair.indexOf("=");
-      if (at < 1) throw usageError(command, `--param takes name=value, not "${pair}".`);
+      if (at < 1) throw usageError(command, `${flag} takes name=value, not "${pair}".`);
       return [pair.slice(0, at), pair.slice(at + 1)];
     }),
   );

@@ -103,7 +103,7 @@ describe("Datadog (an API key and an application key in two headers, a site), en
   });
 
   it.each([
-    ["a missing application key", { apiKey: API_KEY }, /^credentials\.applicationKey \(Application key\) is missing/],
+    ["a missing application key", { apiKey: API_KEY }, /credentials\.applicationKey \(Application key\) is missing/],
     [
       "a line break in the application key",
       { apiKey: API_KEY, applicationKey: `${APP_KEY}\r\nx-evil: 1` },
@@ -117,7 +117,7 @@ describe("Datadog (an API key and an application key in two headers, a site), en
     [
       "a field the mode does not take",
       { apiKey: API_KEY, applicationKey: APP_KEY, secretOther: "zzzzzzzzzz" },
-      /^credentials\.secretOther is not a field/,
+      /credentials\.secretOther is not a field/,
     ],
   ])("refuses %s with a 400 naming the field, echoing nothing", async (_, credentials, message) => {
     const before = flow.requests.length;

@@ -142,12 +142,12 @@ const PATTERN = "^(common|organizations|consumers|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-
 describe("Outlook through the Microsoft identity platform, end to end", () => {
   let connectionId: string;
 
-  it("a malformed tenant is a 400 naming the input and its pattern (a missing one a connect link), before any request leaves", async () => {
+  it("a malformed tenant is a 400 naming the input and its pattern (a missing one its default, common), before any request leaves", async () => {
     const before = flow.requests.length;
-    // Missing, it is asked on a connect page (test/connect-link/flow.test.ts).
+    // Missing, it takes its default: the sign-in starts at the common endpoint.
     const missing = await flow.call("POST", "/auth", { toolkit: "outlook" });
     expect(missing.status).toBe(200);
-    expect(missing.json.authorizationUrl).toContain("/proxy/tools/connect/auth_");
+    expect(new URL(missing.json.authorizationUrl).pathname).toBe("/common/oauth2/v2.0/authorize");
     for (const tenant of ["evil.com", "a.b", "evil.com/", "contoso", "common/../x"]) {
       const res = await flow.call("POST", "/auth", { toolkit: "outlook", config: { tenant } });
       expect(res.status, tenant).toBe(400);
