@@ -125,6 +125,7 @@ describe("placementProblem", () => {
     }
     expect(placementProblem(telegram, { type: "bearer", token: "a/b" })?.reason).toMatch(/^must be one URL path segment/);
     expect(placementProblem(telegram, { type: "bearer", token: "-._~!$&'()*+,;=:@Az09" })).toBeNull();
+    for (const dotted of [".a", "a.", "a..b"]) expect(placementProblem(telegram, { type: "bearer", token: dotted }), dotted).toBeNull();
   });
 });
 
@@ -168,6 +169,7 @@ describe("placementsDefinitionProblem", () => {
       "path placement {token} is not a placeholder in the path of a base URL",
     );
     expect(placementsDefinitionProblem(telegram, ["https://{token}.example.com/x"])).toMatch(/not a placeholder in the path/);
+    expect(placementsDefinitionProblem(telegram, ["https://x{token}.example.com/y"])).toMatch(/not a placeholder in the path/);
     expect(placementsDefinitionProblem(telegram, ["https://{token}.example.com", "https://a.example.com/x/{token}"])).toBeNull();
   });
 });
