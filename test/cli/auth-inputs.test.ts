@@ -70,6 +70,7 @@ describe.skipIf(missingBuild)(
       expect(shown.stdout).toContain(
         "API key (Key in the query): tools-proxy auth regional --mode queryKey --param region=us --api-key KEY\n",
       );
+      expect(shown.stdout).toMatch(/\ninputs +--param region=\.\.\. \(Data region: one of us, eu, au\)\n/);
     });
 
     it("off a terminal nothing is asked: the server's 400 names the input and its values", async () => {

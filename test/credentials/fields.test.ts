@@ -70,16 +70,16 @@ describe("fieldsProblem", () => {
 
 describe("credentialFromFields", () => {
   it("makes each type's credential, with the mode id only when it is not the type", () => {
-    expect(credentialFromFields(key, { apiKey: "k" })).toEqual({ type: "apiKey", apiKey: "k" });
-    expect(credentialFromFields(bearer(), { token: "t" })).toEqual({ type: "bearer", token: "t" });
-    expect(credentialFromFields(basic(), { username: "u", password: "p" })).toEqual({ type: "basic", username: "u", password: "p" });
-    expect(credentialFromFields(basic(), { username: "u" })).toEqual({ type: "basic", username: "u", password: "" });
-    expect(credentialFromFields(apiKey({ in: "query", name: "k", mode: "queryKey" }), { apiKey: "k" })).toEqual({
+    expect(credentialFromFields(key, { apiKey: "k" })).toStrictEqual({ type: "apiKey", apiKey: "k" });
+    expect(credentialFromFields(bearer(), { token: "t" })).toStrictEqual({ type: "bearer", token: "t" });
+    expect(credentialFromFields(basic(), { username: "u", password: "p" })).toStrictEqual({ type: "basic", username: "u", password: "p" });
+    expect(credentialFromFields(basic(), { username: "u" })).toStrictEqual({ type: "basic", username: "u", password: "" });
+    expect(credentialFromFields(apiKey({ in: "query", name: "k", mode: "queryKey" }), { apiKey: "k" })).toStrictEqual({
       type: "apiKey",
       apiKey: "k",
       mode: "queryKey",
     });
-    expect(credentialFromFields(bearer({ mode: "bearer" }), { token: "t" })).toEqual({ type: "bearer", token: "t" });
+    expect(credentialFromFields(bearer({ mode: "bearer" }), { token: "t" })).toStrictEqual({ type: "bearer", token: "t" });
     expect(credentialFromFields(oauth, {})).toBeNull();
     expect(credentialFromFields(none(), {})).toBeNull();
   });
