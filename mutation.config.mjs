@@ -103,6 +103,12 @@ export const SELECTION = {
     "test/routes/errors.test.ts",
   ],
   "src/credentials/key-shape.ts": ["test/credentials/api-keys.test.ts", "test/routes/auth-keys.test.ts"],
+  // Several secrets and where each goes: the placements module, with the flows that place each.
+  "src/credentials/placements.ts": [
+    "test/credentials/placements.test.ts",
+    "test/catalog/flows/telegram.test.ts",
+    "test/catalog/flows/freshdesk.test.ts",
+  ],
   // The API key cache: what a revoked key may still do is its doing.
   "src/credentials/key-cache.ts": [
     "test/credentials/key-cache.test.ts",
@@ -143,6 +149,18 @@ export const SELECTION = {
   "src/oauth/client.ts": ["test/oauth/oauth-client-options.test.ts", "test/oauth/client-basic.test.ts"],
   "src/execution/access.ts": [...OAUTH, ...OUTBOUND],
   "src/connections/config.ts": ["test/connections/config-inputs.test.ts", "test/toolkits/host-input.test.ts"],
+  // The fields of each way to connect, and the input kinds: their units, then POST /auth and the connect page.
+  "src/credentials/fields.ts": [
+    "test/credentials/fields.test.ts",
+    "test/routes/auth-modes.test.ts",
+    "test/routes/auth-connections.test.ts",
+  ],
+  "src/toolkits/inputs.ts": [
+    "test/toolkits/inputs.test.ts",
+    "test/toolkits/host-input.test.ts",
+    "test/connections/config-inputs.test.ts",
+    "test/routes/auth-modes.test.ts",
+  ],
   "src/openapi/security.ts": ["test/openapi/security-schemes.test.ts"],
   "src/connect-link/link.ts": ["test/connect-link/link-lifecycle.test.ts", ...CONNECT],
   "src/connect-link/verify.ts": ["test/connect-link/verify-outcomes.test.ts", "test/connect-link/flow.test.ts"],

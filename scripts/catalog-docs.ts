@@ -91,6 +91,7 @@ function providerSection(provider: ProviderDefinition): string[] {
         input.description ? sentence(markdown(input.description)) : "",
         input.example ? `Example: \`${input.example}\`.` : "",
         input.pattern ? `Pattern: \`${input.pattern}\`.` : "",
+        input.values ? `One of ${input.values.map((value) => `\`${value}\``).join(", ")}.` : "",
         input.hosts ? `One of the hosts ${input.hosts.map((host) => `\`${host}\``).join(", ")} (\`*\` is one DNS label).` : "",
         input.default ? `Optional, default \`${input.default}\`.` : "",
       ].filter(Boolean);

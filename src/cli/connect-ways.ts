@@ -67,12 +67,24 @@ export function describeModes(toolkit: Pick<Toolkit, "slug" | "authModes" | "inp
   });
 }
 
-/** One line per input a connection needs: its name, label, description, pattern and example. */
+/**
+ * One line per input a person gives: its name, label, description, example, an enum's values and a
+ * default. An input the provider fills is not given, so not listed.
+ */
 export function describeInputs(inputs: readonly Input[]): string[] {
-  return inputs.map((input) => {
-    const about = [input.description, input.example ? `e.g. ${input.example}` : undefined].filter(Boolean).join("; ");
-    return `--param ${input.name}=... (${input.label}${about ? `: ${about}` : ""})`;
-  });
+  return inputs
+    .filter((input) => !input.filled)
+    .map((input) => {
+      const about = [
+        input.description,
+        input.example ? `e.g. ${input.example}` : undefined,
+        input.values ? `one of ${input.values.join(", ")}` : undefined,
+        input.default !== undefined ? `default ${input.default}` : input.optional ? "optional" : undefined,
+      ]
+        .filter(Boolean)
+        .join("; ");
+      return `--param ${input.name}=... (${input.label}${about ? `: ${about}` : ""})`;
+    });
 }
 
 /**

@@ -87,13 +87,15 @@ export function fieldRow(ctx: HandlerContext, field: FormField, typed: string | 
   const id = `f-${field.name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
   const value = field.secret ? "" : (typed ?? field.initial ?? "");
   const hint = field.hint ? `<p class="hint" id="${id}-hint">${html(field.hint)}</p>` : "";
-  const optional = field.optional ? ` <span class="optional">(${html(text(ctx, "optional"))})</span>` : "";
-  const required = field.optional ? "" : " required";
+  // A field with a default shows it, so it is not marked optional; a choice with one always has a value.
+  const blank = field.optional && field.initial === undefined;
+  const optional = blank ? ` <span class="optional">(${html(text(ctx, "optional"))})</span>` : "";
+  const required = blank || (field.optional && !field.choices) ? "" : " required";
   const described = `${field.hint ? ` aria-describedby="${id}-hint"` : ""}${invalid ? ' aria-invalid="true"' : ""}`;
   const control = field.multiline
     ? `<textarea id="${id}" name="${html(field.name)}"${required} maxlength="${field.max}" rows="8" autocomplete="off" spellcheck="false" autocapitalize="off"${described}>${html(value)}</textarea>`
     : field.choices
-      ? `<select id="${id}" name="${html(field.name)}"${required}${described}>${field.optional && field.initial === undefined ? '<option value=""></option>' : ""}${field.choices
+      ? `<select id="${id}" name="${html(field.name)}"${required}${described}>${blank ? '<option value=""></option>' : ""}${field.choices
           .map((choice) => `<option value="${html(choice)}"${choice === value ? " selected" : ""}>${html(choice)}</option>`)
           .join("")}</select>`
       : `<input id="${id}" name="${html(field.name)}" type="${field.secret ? "password" : field.url ? "url" : "text"}"${required} maxlength="${field.max}" autocomplete="${field.autocomplete}" spellcheck="false" autocapitalize="off"${described} value="${html(value)}">`;

@@ -59,7 +59,7 @@ export function checkConfig(
   // OAuth lookup) is not asked for; with another scheme (an API key) it is.
   const wanted = neededInputs(toolkit, scheme);
   const needed = new Set(wanted.map((w) => w.name));
-  const inHeaders = new Set(Object.values(toolkit.headers).flatMap(placeholdersOf));
+  const inHeaders = new Set(Object.values(toolkit.headers ?? {}).flatMap(placeholdersOf));
   const checked: Record<string, string> = {};
   for (const { name, input } of wanted) {
     const given = config[name];

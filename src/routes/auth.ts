@@ -95,6 +95,7 @@ export async function connectToolkit(
 ): Promise<z.output<typeof AuthorizationStartedSchema> | z.output<typeof ConnectionCreatedSchema>> {
   const toolkit = await requireToolkit(ctx.registry, body.toolkit, ctx.basePath);
   const scheme = chooseMode(toolkit, body.mode, body.credentials);
+  // A mode whose deployer value is unset (Trello's TOOLS_PROXY_TRELLO_KEY) says which variable to set.
   if (scheme.type !== "oauth2" && "unconfigured" in scheme && scheme.unconfigured)
     throw new ToolsError("invalid_request", scheme.unconfigured);
   const given = body.config ?? body.params ?? {};
