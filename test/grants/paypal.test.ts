@@ -57,7 +57,8 @@ async function emulate(request: EmulatedRequest) {
   }
   if (request.path === "/v2/invoicing/invoices") {
     const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
-    if (!token || !live.has(token)) return { status: 401, body: { error: "invalid_token", error_description: "Token signature verification failed" } };
+    if (!token || !live.has(token))
+      return { status: 401, body: { error: "invalid_token", error_description: "Token signature verification failed" } };
     return { body: { total_items: 0, items: [] } };
   }
   return { status: 404, body: {} };
@@ -84,7 +85,12 @@ async function connect(): Promise<string> {
 }
 
 function listInvoices(connectionId: string, on = 0) {
-  return rig.call("POST", "/proxy", { toolkit: "paypal", method: "GET", url: `https://${HOST}/v2/invoicing/invoices`, connection_id: connectionId }, on);
+  return rig.call(
+    "POST",
+    "/proxy",
+    { toolkit: "paypal", method: "GET", url: `https://${HOST}/v2/invoicing/invoices`, connection_id: connectionId },
+    on,
+  );
 }
 
 describe("PayPal client credentials", () => {
@@ -168,7 +174,12 @@ describe("PayPal client credentials", () => {
       tokenDelayMs = 0;
     }
     expect(tokenRequests().length - before).toBe(1);
-    const used = new Set(rig.at(HOST, "/v2/invoicing/invoices").slice(-20).map((r) => r.headers.authorization));
+    const used = new Set(
+      rig
+        .at(HOST, "/v2/invoicing/invoices")
+        .slice(-20)
+        .map((r) => r.headers.authorization),
+    );
     expect(used).toEqual(new Set([`Bearer ${tokens.at(-1)}`]));
   });
 

@@ -156,7 +156,11 @@ export async function startRig(options: RigOptions) {
     async expire(connectionId: string) {
       const store = stores[0]!;
       const connection = (await store.getConnection(connectionId))!;
-      await store.updateConnection(connectionId, { credentialsExpireAt: new Date(Date.now() - 1000), updatedAt: new Date() }, connection.version);
+      await store.updateConnection(
+        connectionId,
+        { credentialsExpireAt: new Date(Date.now() - 1000), updatedAt: new Date() },
+        connection.version,
+      );
     },
     /** No answer of the handlers and no log line holds any of `secrets`. */
     assertNoLeaks(secrets: string[]) {
