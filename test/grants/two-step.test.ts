@@ -106,7 +106,12 @@ async function connectTableau(): Promise<string> {
 }
 
 function workbooks(id: string, on = 0) {
-  return rig.call("POST", "/proxy", { toolkit: "tableau", method: "GET", url: `https://${TABLEAU}/api/3.22/sites/${SITE_ID}/workbooks`, connection_id: id }, on);
+  return rig.call(
+    "POST",
+    "/proxy",
+    { toolkit: "tableau", method: "GET", url: `https://${TABLEAU}/api/3.22/sites/${SITE_ID}/workbooks`, connection_id: id },
+    on,
+  );
 }
 
 describe("Tableau Cloud: sign in with a personal access token", () => {
