@@ -143,3 +143,33 @@ export function grantTemplates(scheme: { type: string }): { inputs: Set<string> 
 function isScheme<Scheme extends { type: string }>(scheme: { type: string }, type: Scheme["type"]): scheme is Scheme {
   return scheme.type === type;
 }
+
+/** A key of `POST /auth { credentials }` for a mode, as CONTRACT §8's `authModes[].fields` lists it. */
+export interface CredentialField {
+  name: string;
+  label: string;
+  secret: boolean;
+  optional: boolean;
+}
+
+/**
+ * What a person types to connect with a grant mode (nothing, when the deployer holds the client):
+ * the `fields` of CONTRACT §8's `authModes[]` for these types, for `fieldsOf`.
+ */
+export function grantFields(scheme: GrantScheme): CredentialField[] {
+  switch (scheme.type) {
+    case "clientCredentials": {
+      const client: CredentialField[] = [
+        { name: "clientId", label: "Client ID", secret: false, optional: false },
+        { name: "clientSecret", label: "Client secret", secret: true, optional: false },
+      ];
+      return [...(scheme.client === "deployer" ? [] : client), ...typedFields(scheme.fields ?? [])];
+    }
+    case "tokenExchange":
+      return typedFields(scheme.fields);
+  }
+}
+
+function typedFields(fields: ExchangeField[]): CredentialField[] {
+  return fields.map((field) => ({ name: field.name, label: field.label, secret: field.secret ?? true, optional: field.optional ?? false }));
+}
