@@ -1,7 +1,5 @@
 import { CATALOG_ICON_PREFIX } from "../catalog/icons.js";
 import type { HandlerContext } from "../context/context.js";
-import { type GrantScheme, isGrantType } from "../credentials/grant-schemes.js";
-import { grantFields, MAX_FIELD_LENGTH } from "../grants/index.js";
 import { randomBytes, toBase64 } from "../util/encoding.js";
 import { fieldRow, formFields } from "./form-fields.js";
 import type { OpenLink } from "./link.js";

@@ -1,6 +1,6 @@
 import { ToolsError } from "../core/errors.js";
 import type { AuthScheme } from "../credentials/auth-schemes.js";
-import { type GrantScheme, grantTemplates, isGrantType } from "../credentials/grant-schemes.js";
+import { grantTemplates } from "../credentials/grant-schemes.js";
 import { type AddressLookup, hostProblem } from "../outbound/guarded-fetch.js";
 import type { ConnectionInput, Toolkit } from "../toolkits/define.js";
 import { describeRule, filledNames, inputType, inputValueProblem, isOptional, placeholdersOf } from "../toolkits/inputs.js";
