@@ -5,7 +5,6 @@
  * inputs still missing (an enum as a numbered choice, a default offered).
  */
 import type { ToolkitDetails } from "../client/types.js";
-import { publicFields } from "../credentials/fields.js";
 import { CliError, EXIT } from "./errors.js";
 import { note } from "./output.js";
 import { canPrompt, promptVisible, readSecret } from "./prompt.js";
@@ -13,34 +12,47 @@ import { canPrompt, promptVisible, readSecret } from "./prompt.js";
 type Mode = ToolkitDetails["authModes"][number];
 type Input = ToolkitDetails["inputs"][number];
 
+/** The fields servers before mode ids took for each type (their answers list no `fields`). */
+const EARLIER_FIELDS: Record<string, Mode["fields"]> = {
+  apiKey: [{ name: "apiKey", label: "API key", secret: true, optional: false }],
+  bearer: [{ name: "token", label: "Token", secret: true, optional: false }],
+  basic: [
+    { name: "username", label: "User name", secret: false, optional: false },
+    { name: "password", label: "Password", secret: true, optional: false },
+  ],
+};
+
 /**
- * The toolkit's ways to connect as this CLI reads them. A server older than mode ids and fields (or
- * one that answers oddly) lists only `authScheme`: its one mode then has its kind's fields.
+ * The toolkit's ways to connect as this CLI reads them, also from a server older than mode ids and
+ * fields (which answered `authScheme` alone, or modes without `mode` and `fields`).
  */
-export function withModes<T extends Pick<ToolkitDetails, "authScheme"> & { authModes?: Partial<Mode>[] }>(
-  toolkit: T,
-): T & { authModes: Mode[] } {
-  const listed: Partial<Mode>[] =
-    Array.isArray(toolkit.authModes) && toolkit.authModes.length > 0 ? toolkit.authModes : [{ type: toolkit.authScheme as Mode["type"] }];
-  const authModes = listed.map((m) => {
-    const type = (m.type ?? "none") as Mode["type"];
-    return { ...m, type, mode: m.mode ?? type, fields: Array.isArray(m.fields) ? m.fields : publicFields({ type }) } as Mode;
-  });
-  return { ...toolkit, authModes };
+export function modesOf(toolkit: Partial<Pick<ToolkitDetails, "authModes" | "authScheme">>): Mode[] {
+  const modes =
+    (toolkit.authModes as Array<Partial<Mode> & Pick<Mode, "type">> | undefined) ??
+    (toolkit.authScheme ? [{ type: toolkit.authScheme as Mode["type"] }] : []);
+  return modes.map(
+    (m) => ({ ...m, mode: m.mode ?? m.type, label: m.label ?? m.type, fields: m.fields ?? EARLIER_FIELDS[m.type] ?? [] }) as Mode,
+  );
 }
 
 /** The way to connect: the one `--mode` names, else the first whose fields hold every field given, else the first. */
-export function chooseMode(toolkit: Pick<ToolkitDetails, "name" | "authModes">, mode: string | undefined, given: readonly string[]): Mode {
+export function chooseMode(
+  toolkit: Pick<ToolkitDetails, "name"> & Partial<Pick<ToolkitDetails, "authModes" | "authScheme">>,
+  mode: string | undefined,
+  given: readonly string[],
+): Mode {
+  const modes = modesOf(toolkit);
+  if (modes.length === 0) throw new CliError(`${toolkit.name}: the server describes no way to connect it.`);
   if (mode !== undefined) {
-    const chosen = toolkit.authModes.find((m) => m.mode === mode);
+    const chosen = modes.find((m) => m.mode === mode);
     if (!chosen) {
-      const ids = toolkit.authModes.map((m) => m.mode).join(", ");
+      const ids = modes.map((m) => m.mode).join(", ");
       throw new CliError(`${toolkit.name} has no way to connect called "${mode}": use --mode with one of ${ids}.`, EXIT.usage);
     }
     return chosen;
   }
   const fits = (m: Mode) => given.length > 0 && given.every((name) => m.fields.some((f) => f.name === name));
-  return toolkit.authModes.find(fits) ?? toolkit.authModes[0]!;
+  return modes.find(fits) ?? modes[0]!;
 }
 
 /**
@@ -79,7 +91,7 @@ function fieldNames(mode: Mode): string {
  * offered (Enter keeps it), an enum as a numbered list. Off a terminal nothing is asked: the
  * server answers with what is missing, or a connect link whose page asks for it.
  */
-export async function askInputs(inputs: readonly Input[], given: Record<string, string>): Promise<Record<string, string>> {
+export async function askInputs(inputs: readonly Input[] = [], given: Record<string, string>): Promise<Record<string, string>> {
   const config = { ...given };
   if (!canPrompt()) return config;
   for (const input of inputs) {

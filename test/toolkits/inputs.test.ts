@@ -140,8 +140,8 @@ describe("words and small rules", () => {
   it("withInputDefaults adds each missing default, never over a value, and keeps the same object when nothing is missing", () => {
     const config = { region: "eu" };
     expect(withInputDefaults([region], config)).toBe(config);
-    expect(withInputDefaults([region, note], {})).toEqual({ region: "us" });
-    expect(withInputDefaults([region], { other: "x" })).toEqual({ region: "us", other: "x" });
+    expect(withInputDefaults([region, note], {})).toStrictEqual({ region: "us" });
+    expect(withInputDefaults([region], { other: "x" })).toStrictEqual({ region: "us", other: "x" });
   });
 });
 
@@ -184,6 +184,19 @@ describe("what a toolkit may declare", () => {
     expect(refusal(() => assertInput(slug, { name: "1x", label: "X" }))).toBe(
       'Toolkit "decl": input name "1x" is invalid: use letters, digits and "_" (at most 64).',
     );
+    expect(refusal(() => assertInput(slug, { name: "ab-c", label: "X" }))).toContain('input name "ab-c" is invalid');
+    assertInput(slug, { name: `a${"b".repeat(63)}`, label: "X" });
+    expect(refusal(() => assertInput(slug, { name: `a${"b".repeat(64)}`, label: "X" }))).toContain("is invalid");
+    for (const type of ["label", "host", "origin", "enum", "text"] as const) {
+      const input = {
+        name: "x",
+        label: "X",
+        type,
+        hosts: type === "host" ? ["a.b.c"] : undefined,
+        values: type === "enum" ? ["a"] : undefined,
+      };
+      assertInput(slug, input);
+    }
     expect(refusal(() => assertInput(slug, { name: "x", label: "X", type: "color" as never }))).toBe(
       'Toolkit "decl": input "x" has type "color": use label, host, origin, enum or text.',
     );
@@ -214,7 +227,9 @@ describe("what a toolkit may declare", () => {
     expect(refusal(() => assertInput(slug, { ...region, pattern: "^u" }))).toBe(
       'Toolkit "decl": input "region" is of type "enum", which takes no pattern; remove it.',
     );
-    expect(refusal(() => assertInput(slug, { name: "o", label: "O", type: "origin", pattern: "^h" }))).toContain('type "origin"');
+    expect(refusal(() => assertInput(slug, { name: "o", label: "O", type: "origin", pattern: "^h" }))).toBe(
+      'Toolkit "decl": input "o" is of type "origin", which takes no pattern; remove it.',
+    );
   });
 
   it("refuses a text maxLength outside 1 to 1024, and takes both ends", () => {

@@ -12,7 +12,7 @@ import { isToolsClientError, ToolsClientError } from "../../client/errors.js";
 import type { FinishedAuthorization } from "../../client/types.js";
 import { openInBrowser } from "../browser.js";
 import { agentOption, collect, jsonOption, usageError, wholeNumber, withExamples } from "../command.js";
-import { askInputs, chooseMode, readFields, withModes } from "../connect-values.js";
+import { askInputs, chooseMode, readFields } from "../connect-values.js";
 import { fieldFlag, otherWaysToConnect } from "../connect-ways.js";
 import { CliError, EXIT } from "../errors.js";
 import { note, out, paint, printJson } from "../output.js";
@@ -71,10 +71,10 @@ export function registerAuth(program: Command): void {
         );
       let config = params(start, opts.param);
       if (!opts.link) {
-        const details = withModes(await client.getToolkit(toolkit, { limit: 1 }, { signal }));
+        const details = await client.getToolkit(toolkit, { limit: 1 }, { signal });
         const mode = chooseMode(details, opts.mode, Object.keys(given));
         if (mode.type === "none") throw new CliError(`${details.name} needs no connection: execute its tools directly.`);
-        config = await askInputs(details.inputs ?? [], config ?? {});
+        config = await askInputs(details.inputs, config ?? {});
         if (!Object.keys(config).length) config = undefined;
         if (mode.fields.length > 0) {
           const credentials = await readFields(details, mode, given, fieldFlag);
@@ -155,7 +155,7 @@ function credentialFlags(command: Command, opts: StartOptions): Record<string, s
 async function withOtherWays(client: ToolsClient, toolkit: string, error: unknown, signal: AbortSignal): Promise<unknown> {
   if (!isToolsClientError(error) || error.status !== 400) return error;
   const details = await client.getToolkit(toolkit, { limit: 1 }, { signal }).catch(() => null);
-  const others = details && otherWaysToConnect(withModes(details));
+  const others = details && otherWaysToConnect(details);
   if (!others) return error;
   return new ToolsClientError(error.code, `${error.message} ${others}`, { status: error.status, cause: error });
 }
