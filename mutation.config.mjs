@@ -52,6 +52,10 @@ const LOGS = [
   "test/routes/proxy.test.ts",
 ];
 
+// Token grants: the grant functions unit by unit, and every family end to end over real HTTP
+// (SQLite files and memory stores only).
+const GRANTS = ["test/grants/*.test.ts"];
+
 // The connect link over HTTP (memory store), and POST /auth's credential checks.
 const CONNECT = ["test/connect-link/flow.test.ts", "test/routes/auth-connections.test.ts"];
 
@@ -132,6 +136,15 @@ export const SELECTION = {
   // What oauthClient hands oauth4webapi, unit by unit; client-basic proves the Basic header against a real server.
   "src/oauth/client.ts": ["test/oauth/oauth-client-options.test.ts", "test/oauth/client-basic.test.ts"],
   "src/execution/access.ts": [...OAUTH, ...OUTBOUND],
+  "src/grants/client-credentials.ts": GRANTS,
+  "src/grants/token-exchange.ts": GRANTS,
+  "src/grants/token-request.ts": GRANTS,
+  "src/grants/template.ts": GRANTS,
+  "src/grants/fields.ts": GRANTS,
+  "src/grants/renew.ts": GRANTS,
+  "src/grants/connect.ts": GRANTS,
+  "src/grants/fresh.ts": GRANTS,
+  "src/grants/registry.ts": GRANTS,
   "src/connections/config.ts": ["test/connections/config-inputs.test.ts", "test/toolkits/host-input.test.ts"],
   "src/openapi/security.ts": ["test/openapi/security-schemes.test.ts"],
   "src/connect-link/link.ts": ["test/connect-link/link-lifecycle.test.ts", ...CONNECT],

@@ -55,7 +55,16 @@ const MAX_SENTENCE = 200;
 
 /** What the provider said about a refusal, in one line, without any of `secrets`. */
 export function providerSentence(answer: unknown, secrets: string[]): string | undefined {
-  const candidates = ["error_description", "error.message", "message", "error", "errors.0.message", "reason"];
+  const candidates = [
+    "error_description",
+    "error.message",
+    "error.detail",
+    "errorMessage",
+    "message",
+    "error",
+    "errors.0.message",
+    "reason",
+  ];
   for (const path of candidates) {
     const value = readPath(answer, path);
     if (typeof value !== "string" || value.trim() === "") continue;
