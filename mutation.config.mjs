@@ -153,7 +153,6 @@ export const SELECTION = {
   "src/grants/service-account.ts": JWT_UNITS,
   "src/grants/jwt-bearer.ts": JWT,
   "src/grants/app-installation.ts": JWT,
-  "src/grants/jwt-credentials.ts": JWT,
   "src/connections/config.ts": ["test/connections/config-inputs.test.ts", "test/toolkits/host-input.test.ts"],
   "src/openapi/security.ts": ["test/openapi/security-schemes.test.ts"],
   "src/connect-link/link.ts": ["test/connect-link/link-lifecycle.test.ts", ...CONNECT],

@@ -225,3 +225,53 @@ export function pemSecrets(pem: string): string[] {
   const body = pem.replace(/-----(BEGIN|END)[^-]*-----/g, "").replace(/\\n|\s/g, "");
   return body ? [pem, body] : [pem];
 }
+
+/** A key of `POST /auth { credentials }` for a mode, as CONTRACT §8's `authModes[].fields` lists it. */
+export interface CredentialField {
+  name: string;
+  label: string;
+  secret: boolean;
+  optional: boolean;
+  /** Several lines (a pasted key file): line breaks are allowed, and surrounding whitespace trimmed. */
+  multiline?: boolean;
+}
+
+/**
+ * What a person types to connect with a grant mode (nothing, when the deployer holds the client):
+ * the `fields` of CONTRACT §8's `authModes[]` for these types, for `fieldsOf`.
+ */
+export function grantFields(scheme: GrantScheme): CredentialField[] {
+  switch (scheme.type) {
+    case "clientCredentials": {
+      const client: CredentialField[] = [
+        { name: "clientId", label: "Client ID", secret: false, optional: false },
+        { name: "clientSecret", label: "Client secret", secret: true, optional: false },
+      ];
+      return [...(scheme.client === "deployer" ? [] : client), ...typedFields(scheme.fields ?? [])];
+    }
+    case "tokenExchange":
+      return typedFields(scheme.fields);
+    case "jwtBearer":
+      return jwtBearerFields(scheme);
+    case "appInstallation":
+      return [{ name: "installationId", label: "Installation id", secret: false, optional: false }];
+  }
+}
+
+/**
+ * A JWT bearer mode's fields: the pasted key file for a service account (several lines, as Google
+ * writes it), then the subject when the mode names one.
+ */
+function jwtBearerFields(scheme: JwtBearerScheme): CredentialField[] {
+  const fields: CredentialField[] = [];
+  if (scheme.signer === "serviceAccount") {
+    fields.push({ name: "serviceAccountKey", label: "Service account key (JSON)", secret: true, optional: false, multiline: true });
+  }
+  if (scheme.subject)
+    fields.push({ name: "subject", label: scheme.subject.label, secret: false, optional: scheme.subject.optional === true });
+  return fields;
+}
+
+function typedFields(fields: ExchangeField[]): CredentialField[] {
+  return fields.map((field) => ({ name: field.name, label: field.label, secret: field.secret ?? true, optional: field.optional ?? false }));
+}

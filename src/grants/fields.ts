@@ -1,42 +1,10 @@
 import { ToolsError } from "../core/errors.js";
-import type { ExchangeField, GrantScheme } from "../credentials/grant-schemes.js";
-import { appInstallationFields, jwtBearerFields } from "./jwt-credentials.js";
+import { type CredentialField, type GrantScheme, grantFields } from "../credentials/grant-schemes.js";
 
-/** A key of `POST /auth { credentials }` for a mode, as CONTRACT §8's `authModes[].fields` lists it. */
-export interface CredentialField {
-  name: string;
-  label: string;
-  secret: boolean;
-  optional: boolean;
-  /** Several lines (a pasted key file): line breaks and surrounding whitespace are kept out of the check, and trimmed. */
-  multiline?: boolean;
-}
+export { type CredentialField, grantFields };
 
 /** Longest value of a typed field, in characters (a private key fits). */
 export const MAX_FIELD_LENGTH = 16_384;
-
-/** What a person types to connect with a grant mode (nothing, when the deployer holds the client). */
-export function grantFields(scheme: GrantScheme): CredentialField[] {
-  switch (scheme.type) {
-    case "clientCredentials": {
-      const client: CredentialField[] = [
-        { name: "clientId", label: "Client ID", secret: false, optional: false },
-        { name: "clientSecret", label: "Client secret", secret: true, optional: false },
-      ];
-      return [...(scheme.client === "deployer" ? [] : client), ...typedFields(scheme.fields ?? [])];
-    }
-    case "tokenExchange":
-      return typedFields(scheme.fields);
-    case "jwtBearer":
-      return jwtBearerFields(scheme);
-    case "appInstallation":
-      return appInstallationFields(scheme);
-  }
-}
-
-function typedFields(fields: ExchangeField[]): CredentialField[] {
-  return fields.map((field) => ({ name: field.name, label: field.label, secret: field.secret ?? true, optional: field.optional ?? false }));
-}
 
 /**
  * The secrets kept for a grant mode, from what `POST /auth { credentials }` or the connect page

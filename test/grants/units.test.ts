@@ -279,6 +279,33 @@ describe("token answers", () => {
   });
 });
 
+describe("token answers that cannot be read", () => {
+  const run = (answer: () => Response) =>
+    GRANTS.tokenExchange({
+      ctx: recorder(answer).ctx,
+      toolkit,
+      scheme: { type: "tokenExchange", fields: [], request: { url: "/s" }, token: "t" },
+      credential: {},
+      config: {},
+      signal,
+    });
+
+  it("a body that breaks off is that failure, not a missing answer", async () => {
+    const broken = new Error("socket hang up");
+    const body = new ReadableStream({
+      pull(controller) {
+        controller.error(broken);
+      },
+    });
+    await expect(run(() => new Response(body))).rejects.toBe(broken);
+  });
+
+  it("an answer larger than 256 KiB is no answer", async () => {
+    const huge = JSON.stringify({ t: "x".repeat(256 * 1024) });
+    await expect(run(() => new Response(huge))).rejects.toThrow("Acme's token endpoint answered 200 without a JSON token answer.");
+  });
+});
+
 describe("templates and fields", () => {
   it("fills known names, empties unknown ones, keeps JSON shapes", () => {
     expect(fillTemplate("{a}-{b}-{c d}-{1x}", { a: "A", b: "" })).toBe("A--{c d}-{1x}");
