@@ -118,9 +118,13 @@ export function googleTokenEndpoint(accounts: Map<string, CryptoKey>) {
     if (claims.exp - claims.iat > 3600 || claims.iat > now() + 60) return refuse("lifetime");
     const token = mint("ya29.");
     issued.push({ token, claims, header });
-    return { body: { access_token: token, scope: claims.scope, token_type: "Bearer", expires_in: 3599 } };
+    live.add(token);
+    return { body: { access_token: token, scope: claims.scope, token_type: "Bearer", expires_in: settings.expiresIn } };
   }
-  return { answer, issued, refusals };
+  const live = new Set<string>();
+  /** `expiresIn`: the lifetime of the next tokens, in seconds (Google: 3599). */
+  const settings = { expiresIn: 3599 };
+  return { answer, issued, refusals, live, settings };
 }
 
 /** GitHub's installation token endpoint and one API route, for an app (id → public key) and its installations. */

@@ -60,7 +60,7 @@ describe("a pasted service account key file", () => {
     expect(secrets).toEqual(["ya29.x", file.text, key.pem, key.pem.replace(/-----[^-]+-----/g, "").replace(/\s/g, "")]);
   });
 
-  it.each([
+  const cases: Array<[string, () => string, RegExp]> = [
     ["not JSON", () => `not json ${key.pem}`, /is not JSON/],
     ["a bare key where the file goes", () => key.pem, /is not JSON/],
     ["a word where the file goes", () => "Kq7Zx93mWpRtY5", /is not JSON/],
@@ -84,8 +84,30 @@ describe("a pasted service account key file", () => {
       /is not an RSA private key/,
     ],
     ["a huge paste", () => keyFile(key, { padding: "A".repeat(20_000) }).text, /longer than any key file/],
-  ])("%s: a 400 that says what is wrong and echoes nothing of it", async (_, paste, expected) => {
-    expect(await refusal(paste())).toMatch(expected);
+  ];
+  // A loop of plain tests rather than it.each, so that mutation testing's per-test coverage finds each.
+  for (const [name, paste, expected] of cases) {
+    it(`${name}: a 400 that says what is wrong and echoes nothing of it`, async () => {
+      expect(await refusal(paste())).toMatch(expected);
+    });
+  }
+
+  it("addresses and key ids are checked whole, not in part", async () => {
+    for (const email of ["<sa@proj.iam.gserviceaccount.com", "sa@proj.iam.gserviceaccount.com>", "sa proj@x.com"]) {
+      expect(await refusal(keyFile(key, { client_email: email }).text)).toMatch(/no usable "client_email"/);
+    }
+    for (const id of ["abc def", "abc!", "!abc"]) {
+      expect((await readServiceAccountKey(keyFile(key, { private_key_id: id }).text)).privateKeyId).toBeUndefined();
+    }
+    expect((await readServiceAccountKey(keyFile(key, { private_key_id: 7 }).text)).privateKeyId).toBeUndefined();
+  });
+
+  it("a file of exactly the longest length is read; one character more is refused", async () => {
+    const file = keyFile(key, { padding: "" }).text;
+    const exact = file.replace('"padding": ""', `"padding": "${"p".repeat(16 * 1024 - file.length)}"`);
+    expect(exact.length).toBe(16 * 1024);
+    await expect(readServiceAccountKey(exact)).resolves.toMatchObject({ privateKey: key.pem });
+    expect(await refusal(exact.replace('"padding": "', '"padding": "p'))).toMatch(/longer than any key file/);
   });
 
   it("an EC key as private_key: a 400 (RS256 needs RSA)", async () => {
@@ -114,6 +136,16 @@ describe("private keys", () => {
     expect(derLength(256)).toEqual([0x82, 1, 0]);
     expect(derLength(1190)).toEqual([0x82, 0x04, 0xa6]);
     expect(derLength(70000)).toEqual([0x83, 0x01, 0x11, 0x70]);
+  });
+
+  it("a key with surrounding whitespace is read; one that is not base64, or too long, is refused with a reason", async () => {
+    await expect(importRsaPrivateKey(`\n  ${key.pem}\n\n`, "the key")).resolves.toBeDefined();
+    await expect(importRsaPrivateKey("-----BEGIN RSA PRIVATE KEY-----\nA\n-----END RSA PRIVATE KEY-----", "the key")).rejects.toThrow(
+      "the key is not an RSA private key in PEM",
+    );
+    await expect(importRsaPrivateKey(`${key.pem}${"\n".repeat(17 * 1024)}x`, "the key")).rejects.toThrow(
+      "the key is longer than any RSA private key; check that it is the key alone.",
+    );
   });
 
   it("an unreadable key's problem never quotes it", async () => {
