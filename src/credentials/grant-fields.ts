@@ -1,7 +1,7 @@
 import { ToolsError } from "../core/errors.js";
 import type { AppInstallationScheme, ExchangeField, GrantScheme, JwtBearerScheme } from "./grant-schemes.js";
 
-/** A key of `POST /auth { credentials }` for a grant mode, as CONTRACT §8's `authModes[].fields` lists it (see `fieldsOf`). */
+/** A key of `POST /auth { credentials }` for a grant mode, as `GET /toolkit/{slug}` lists it in `authModes[].fields` (see `fieldsOf`). */
 export interface GrantField {
   name: string;
   label: string;

@@ -107,7 +107,7 @@ export interface JwtBearerScheme extends GrantSchemeCommon {
   tokenUrl: string;
   /** `deployer`: the assertion's `iss` (Salesforce: the connected app's consumer key). */
   issuer?: string;
-  /** `deployer`: the RSA private key that signs (RS256), PEM: PKCS #8 or PKCS #1. */
+  /** `deployer`: the RSA private key that signs (RS256), PEM: PKCS#8 or PKCS#1. */
   privateKey?: string;
   /** The assertion's `aud`. Default: the key file's `token_uri` (service account), else `tokenUrl`. `{input}` placeholders are filled. */
   audience?: string;
@@ -135,7 +135,7 @@ export interface AppInstallationScheme extends GrantSchemeCommon {
   type: "appInstallation";
   /** The app's id or client id: the app JWT's `iss`. Without it (or the key) the mode answers `unconfigured`. */
   appId?: string;
-  /** The app's RSA private key, PEM: PKCS #1 as GitHub gives it, or PKCS #8. */
+  /** The app's RSA private key, PEM: PKCS#1 as GitHub gives it, or PKCS#8. */
   privateKey?: string;
   /** Default `/app/installations/{installationId}/access_tokens`: a path under the toolkit's first base URL, or absolute. */
   tokenUrl?: string;

@@ -13,8 +13,8 @@ const PKCS1 = /^-----BEGIN RSA PRIVATE KEY-----\r?\n([A-Za-z0-9+/=\r\n]+)\r?\n--
 const MAX_PEM_LENGTH = 16 * 1024;
 
 /**
- * Imports an RSA private key for RS256 from PEM: PKCS #8 (`BEGIN PRIVATE KEY`, Google's key files,
- * Salesforce's `openssl` keys) or PKCS #1 (`BEGIN RSA PRIVATE KEY`, what GitHub gives an app),
+ * Imports an RSA private key for RS256 from PEM: PKCS#8 (`BEGIN PRIVATE KEY`, Google's key files,
+ * Salesforce's `openssl` keys) or PKCS#1 (`BEGIN RSA PRIVATE KEY`, what GitHub gives an app),
  * with jose's `importPKCS8` and WebCrypto. `what` names the key in the message of a
  * `PrivateKeyProblem` ("the key file's private_key"); the message never holds the key.
  */
@@ -24,7 +24,7 @@ export async function importRsaPrivateKey(pem: string, what: string): Promise<Cr
   if (text.length > MAX_PEM_LENGTH)
     throw new PrivateKeyProblem(`${what} is longer than any RSA private key; check that it is the key alone.`);
   if (/-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type:\s*4,ENCRYPTED/.test(text)) {
-    throw new PrivateKeyProblem(`${what} is encrypted with a passphrase; export it without one (PKCS #8, BEGIN PRIVATE KEY).`);
+    throw new PrivateKeyProblem(`${what} is encrypted with a passphrase; export it without one (PKCS#8, BEGIN PRIVATE KEY).`);
   }
   const pkcs1 = PKCS1.exec(text);
   const pkcs8 = pkcs1 ? pkcs8Pem(pkcs1[1]!) : PKCS8.test(text) ? text : undefined;
@@ -40,11 +40,11 @@ export async function importRsaPrivateKey(pem: string, what: string): Promise<Cr
   }
 }
 
-/** The DER of PKCS #8's AlgorithmIdentifier for rsaEncryption (OID 1.2.840.113549.1.1.1, NULL parameters). */
+/** The DER of PKCS#8's AlgorithmIdentifier for rsaEncryption (OID 1.2.840.113549.1.1.1, NULL parameters). */
 const RSA_ALGORITHM = [0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00];
 
 /**
- * Wraps a PKCS #1 RSAPrivateKey (base64 DER) as a PKCS #8 PrivateKeyInfo PEM (RFC 5208 section 5):
+ * Wraps a PKCS#1 RSAPrivateKey (base64 DER) as a PKCS#8 PrivateKeyInfo PEM (RFC 5208 section 5):
  * SEQUENCE { INTEGER 0, rsaEncryption, OCTET STRING pkcs1 }. Only the DER framing is written here;
  * the key itself is parsed and checked by WebCrypto when jose imports it.
  */

@@ -92,14 +92,18 @@ describe("a value's rule, by kind", () => {
     const origin: ConnectionInput = { name: "o", label: "O", type: "origin" };
     expect(inputValueProblem(origin, "https://gitlab.example.com")).toBeNull();
     expect(inputValueProblem(origin, "https://gitlab.example.com:8443/")).toBeNull();
-    for (const bad of [
-      "http://gitlab.example.com",
-      "https://gitlab.example.com/x",
-      "https://u:p@gitlab.example.com",
-      "gitlab",
-      "https://a.test?x",
+    // The origin policy's own sentence says what is wrong (src/outbound/origin-policy.ts).
+    const form = "must be an origin https://host[:port], e.g. https://git.example.com";
+    for (const [bad, why] of [
+      ["http://gitlab.example.com", " (https only)"],
+      ["https://gitlab.example.com/x", ", with no path, query or fragment"],
+      ["https://u:p@gitlab.example.com", ", with no user name or password"],
+      ["gitlab", ", beginning with https://"],
+      ["https://a.test?x", ", with no path, query or fragment"],
     ])
-      expect(inputValueProblem(origin, bad), bad).toBe("must be an origin, https://host[:port], with no path");
+      expect(inputValueProblem(origin, bad!), bad).toBe(`${form}${why}`);
+    // Under allowPrivateNetworks, http is allowed.
+    expect(inputValueProblem(origin, "http://gitlab.example.com", { allowPrivateNetworks: true })).toBeNull();
   });
 
   it("inputValueFits says the same as inputValueProblem", () => {
@@ -116,7 +120,7 @@ describe("words and small rules", () => {
     );
     expect(describeRule({ ...note, example: "hi" })).toBe('text on one line, e.g. "hi"');
     expect(describeRule({ name: "o", label: "O", type: "origin", example: "https://x.test" })).toBe(
-      'an origin, https://host[:port], with no path, e.g. "https://x.test"',
+      'the server\'s origin, https://host[:port] with no path, e.g. "https://x.test"',
     );
     expect(describeRule({ name: "h", label: "H", type: "host", hosts: ["a.b.c"], default: "a.b.c" })).toBe(
       "one of these hosts, * being one DNS label: a.b.c (default a.b.c)",
