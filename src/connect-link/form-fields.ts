@@ -30,7 +30,7 @@ export interface FormField {
   initial?: string;
   /** An origin input: shown as a URL field. */
   url?: boolean;
-  /** Several lines (a pasted key file): shown as a text area. */
+  /** Several lines: a text area, unless the field is secret (a key file stays in a password field). */
   multiline?: boolean;
 }
 
@@ -92,7 +92,9 @@ export function fieldRow(ctx: HandlerContext, field: FormField, typed: string | 
   const optional = blank ? ` <span class="optional">(${html(text(ctx, "optional"))})</span>` : "";
   const required = blank || (field.optional && !field.choices) ? "" : " required";
   const described = `${field.hint ? ` aria-describedby="${id}-hint"` : ""}${invalid ? ' aria-invalid="true"' : ""}`;
-  const control = field.multiline
+  // A secret that spans lines (a key file) stays hidden: a password field, whose paste drops the
+  // line breaks (JSON keeps its meaning without them).
+  const control = field.multiline && !field.secret
     ? `<textarea id="${id}" name="${html(field.name)}"${required} maxlength="${field.max}" rows="8" autocomplete="off" spellcheck="false" autocapitalize="off"${described}>${html(value)}</textarea>`
     : field.choices
       ? `<select id="${id}" name="${html(field.name)}"${required}${described}>${blank ? '<option value=""></option>' : ""}${field.choices
