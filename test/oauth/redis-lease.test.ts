@@ -67,7 +67,10 @@ describe.skipIf(!!why)(`OAuth refresh lease in Redis${why ? ` (skipped: ${why})`
     const { connectionId } = await a.connect(key);
     as.setAccessTokenTtl(3600);
     const { accessToken } = await a.credentialOf(connectionId);
-    while (await as.isAccessTokenActive(accessToken)) await sleep(50);
+    // Expired for both sides: the server's clock, and the expiry this handler saved when the token
+    // arrived (later than the server's by the exchange's own time, which a loaded machine stretches).
+    const expiresAt = (await a.store.getConnection(connectionId))!.credentialsExpireAt!.getTime();
+    while ((await as.isAccessTokenActive(accessToken)) || Date.now() < expiresAt) await sleep(50);
     const callAll = (n: number) =>
       Promise.all(Array.from({ length: n }, (_, i) => (i % 2 ? a : b).call("POST", "/execute", { key, body: { tool: "NOTES_ME" } })));
     return { a, b, key, connectionId, callAll };
