@@ -94,12 +94,13 @@ export function fieldRow(ctx: HandlerContext, field: FormField, typed: string | 
   const described = `${field.hint ? ` aria-describedby="${id}-hint"` : ""}${invalid ? ' aria-invalid="true"' : ""}`;
   // A secret that spans lines (a key file) stays hidden: a password field, whose paste drops the
   // line breaks (JSON keeps its meaning without them).
-  const control = field.multiline && !field.secret
-    ? `<textarea id="${id}" name="${html(field.name)}"${required} maxlength="${field.max}" rows="8" autocomplete="off" spellcheck="false" autocapitalize="off"${described}>${html(value)}</textarea>`
-    : field.choices
-      ? `<select id="${id}" name="${html(field.name)}"${required}${described}>${blank ? '<option value=""></option>' : ""}${field.choices
-          .map((choice) => `<option value="${html(choice)}"${choice === value ? " selected" : ""}>${html(choice)}</option>`)
-          .join("")}</select>`
-      : `<input id="${id}" name="${html(field.name)}" type="${field.secret ? "password" : field.url ? "url" : "text"}"${required} maxlength="${field.max}" autocomplete="${field.autocomplete}" spellcheck="false" autocapitalize="off"${described} value="${html(value)}">`;
+  const control =
+    field.multiline && !field.secret
+      ? `<textarea id="${id}" name="${html(field.name)}"${required} maxlength="${field.max}" rows="8" autocomplete="off" spellcheck="false" autocapitalize="off"${described}>${html(value)}</textarea>`
+      : field.choices
+        ? `<select id="${id}" name="${html(field.name)}"${required}${described}>${blank ? '<option value=""></option>' : ""}${field.choices
+            .map((choice) => `<option value="${html(choice)}"${choice === value ? " selected" : ""}>${html(choice)}</option>`)
+            .join("")}</select>`
+        : `<input id="${id}" name="${html(field.name)}" type="${field.secret ? "password" : field.url ? "url" : "text"}"${required} maxlength="${field.max}" autocomplete="${field.autocomplete}" spellcheck="false" autocapitalize="off"${described} value="${html(value)}">`;
   return `<div class="field"><label for="${id}">${html(field.label)}${optional}</label>${hint}${control}</div>`;
 }
