@@ -161,6 +161,10 @@ export const SELECTION = {
   "src/grants/connect.ts": GRANTS,
   "src/grants/fresh.ts": GRANTS,
   "src/grants/registry.ts": GRANTS,
+  "src/grants/jwt-bearer.ts": GRANTS,
+  "src/grants/app-installation.ts": GRANTS,
+  "src/grants/private-key.ts": GRANTS,
+  "src/grants/service-account.ts": GRANTS,
   "src/connections/config.ts": ["test/connections/config-inputs.test.ts", "test/toolkits/host-input.test.ts"],
   // The fields of each way to connect, and the input kinds: their units, then POST /auth and the connect page.
   "src/credentials/fields.ts": [

@@ -10,11 +10,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { HandlerContext } from "../../src/context/context.js";
 import { createHandlerContext } from "../../src/context/create.js";
 import { ToolsError } from "../../src/core/errors.js";
-import type { ClientCredentialsScheme } from "../../src/credentials/auth-schemes.js";
+import type { ClientCredentialsScheme, JwtBearerScheme } from "../../src/credentials/auth-schemes.js";
 import type { GrantCredential } from "../../src/credentials/grant-schemes.js";
 import { openCredential, sealCredential } from "../../src/credentials/sealing.js";
 import { renewableToken, usableCredential } from "../../src/grants/fresh.js";
-import { GRANTS, GrantError, type GrantedToken, type GrantRequest, grantFirstToken } from "../../src/grants/index.js";
+import { GRANTS, type Grant, GrantError, type GrantedToken, type GrantRequest, grantFirstToken } from "../../src/grants/index.js";
 import { freshGrant } from "../../src/grants/renew.js";
 import { defineToolkit } from "../../src/index.js";
 import { memoryStore } from "../../src/store/memory.js";
@@ -25,17 +25,18 @@ const SECRET = `engine-secret-${RUN}-0123456789abcdef0123456789`;
 const CLIENT_SECRET = `client-secret-${RUN}-abcdef`;
 
 const scheme: ClientCredentialsScheme = { type: "clientCredentials", tokenUrl: "https://auth.acme.test/token" };
+const serviceAccount: JwtBearerScheme = { type: "jwtBearer", signer: "serviceAccount", tokenUrl: "https://auth.acme.test/jwt" };
 const toolkit = defineToolkit({
   slug: "acme",
   name: "Acme",
   description: "An API.",
   baseUrl: "https://api.acme.test/v1",
-  auth: [scheme, { type: "bearer" }],
+  auth: [scheme, serviceAccount, { type: "bearer" }],
   tools: [],
 });
 
 /** The scripted grant: each call takes the next answer (a token, or an error thrown). */
-const original = GRANTS.clientCredentials;
+const original = { clientCredentials: GRANTS.clientCredentials, jwtBearer: GRANTS.jwtBearer };
 let script: Array<GrantedToken | Error> = [];
 let calls: GrantRequest[] = [];
 /** Resolves the calls held back by `hold()`; none are held by default. */
@@ -43,8 +44,9 @@ let gate: Promise<void> = Promise.resolve();
 let issued = 0;
 
 function fakeGrant(): void {
-  GRANTS.clientCredentials = async (request) => {
-    calls.push(request as GrantRequest);
+  const grants = GRANTS as Record<string, Grant>;
+  grants.clientCredentials = grants.jwtBearer = async (request) => {
+    calls.push(request);
     await gate;
     const next = script.shift() ?? { accessToken: `token-${RUN}-${++issued}`, expiresIn: 3600 };
     if (next instanceof Error) throw next;
@@ -61,7 +63,7 @@ function hold(): () => void {
 }
 
 afterEach(() => {
-  GRANTS.clientCredentials = original;
+  Object.assign(GRANTS, original);
   script = [];
   calls = [];
   gate = Promise.resolve();
@@ -309,8 +311,8 @@ describe("freshGrant: what is saved", () => {
     const fresh = await freshGrant(r.ctx, toolkit, scheme, connection, credential);
     const { row, credential: opened } = await stored(r, connection.id);
     expect(opened).toEqual({ type: "clientCredentials", secrets: credential.secrets, accessToken: `forever-${RUN}` });
-    expect("expiresIn" in opened).toBe(false);
-    expect(fresh.credential).toEqual(opened);
+    // Strictly: no `expiresIn: undefined` key either, in the sealed JSON or in what the caller gets.
+    expect(fresh.credential).toStrictEqual(opened);
     expect(row.credentialsExpireAt).toBeNull();
     expect(row.params).toEqual({ region: "eu" });
     await expect
@@ -496,6 +498,11 @@ describe("usableCredential and renewableToken", () => {
     expect(calls).toHaveLength(1);
     expect(calls[0]?.scheme).toBe(scheme);
     expect((renewed.credential as GrantCredential).accessToken).toBe(`token-${RUN}-${issued}`);
+
+    // A toolkit with several grant modes: the one of the credential's type, not the first.
+    const jwt = await connect(r, { type: "jwtBearer", secrets: { serviceAccountKey: "{}" } }, null);
+    await usableCredential(r.ctx, toolkit, jwt.connection);
+    expect(calls[1]?.scheme).toBe(serviceAccount);
   });
 
   it("a grant connection of a toolkit that dropped the mode is returned as stored, without a request", async () => {
@@ -531,5 +538,32 @@ describe("usableCredential and renewableToken", () => {
     expect(renewableToken({ type: "clientCredentials", accessToken: "b" })).toBe("b");
     expect(renewableToken({ type: "appInstallation", accessToken: "c" })).toBe("c");
     expect(renewableToken({ type: "bearer", accessToken: "d" })).toBeUndefined();
+  });
+});
+
+describe("a service account key file in a failure's log line", () => {
+  // A key file as Google writes it: the PEM's line breaks escaped inside the JSON text, so neither
+  // the parsed key nor its base64 body on one line is a substring of the secret as typed.
+  const body = `MIIEvQIBADANBgkqhkiG9w0BAQEFAASC${RUN}`;
+  const pem = `-----BEGIN PRIVATE KEY-----\n${body.slice(0, 20)}\n${body.slice(20)}\n-----END PRIVATE KEY-----\n`;
+  const keyFile = JSON.stringify({ type: "service_account", client_email: "bot@acme.test", private_key: pem });
+
+  it("a renewal's outage: neither the key nor its body is logged", async () => {
+    const r = rig();
+    const { connection, credential } = await connect(r, { type: "jwtBearer", secrets: { serviceAccountKey: keyFile } }, null);
+    script = [new TypeError(`cannot import ${pem} (${body})`)];
+    await failure(freshGrant(r.ctx, toolkit, serviceAccount, connection, credential));
+    expect(r.logged[0]).toContain("cannot import");
+    expect(r.logged[0]).not.toContain(body);
+    expect(r.logged[0]).not.toContain(body.slice(0, 20));
+  });
+
+  it("connecting: neither the key nor its body is logged", async () => {
+    const r = rig();
+    script = [new TypeError(`cannot import ${pem} (${body})`)];
+    await failure(grantFirstToken(r.ctx, toolkit, serviceAccount, { serviceAccountKey: keyFile }, {}));
+    expect(r.logged[0]).toContain("cannot import");
+    expect(r.logged[0]).not.toContain(body);
+    expect(r.logged[0]).not.toContain(body.slice(0, 20));
   });
 });
