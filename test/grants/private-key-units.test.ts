@@ -41,6 +41,13 @@ describe("importRsaPrivateKey's edges", () => {
     for (const pem of [key.pem, key.pkcs1]) {
       expect(await problem(`my key: ${pem}`)).toContain("is not an RSA private key in PEM");
       expect(await problem(`${pem.trim()} and more`)).toContain("is not an RSA private key in PEM");
+      expect(await problem(`${pem.trim()}x`)).toContain("is not an RSA private key in PEM");
     }
+  });
+
+  it("a PKCS #1 block with no key in it is not a key in PEM", async () => {
+    expect(await problem("-----BEGIN RSA PRIVATE KEY-----\n====\n-----END RSA PRIVATE KEY-----")).toContain(
+      "is not an RSA private key in PEM",
+    );
   });
 });
