@@ -49,5 +49,8 @@ describe("importRsaPrivateKey's edges", () => {
     expect(await problem("-----BEGIN RSA PRIVATE KEY-----\n====\n-----END RSA PRIVATE KEY-----")).toContain(
       "is not an RSA private key in PEM",
     );
+    expect(await problem("-----BEGIN RSA PRIVATE KEY-----\n\n\n-----END RSA PRIVATE KEY-----")).toContain(
+      "is not an RSA private key in PEM",
+    );
   });
 });
