@@ -56,10 +56,6 @@ const LOGS = [
 // (SQLite files and memory stores only).
 const GRANTS = ["test/grants/*.test.ts"];
 
-// The JWT grants: keys and key files unit by unit, each grant against its emulation, then end to end.
-const JWT_UNITS = ["test/grants/jwt-keys.test.ts", "test/grants/jwt-bearer.test.ts", "test/grants/jwt-app-installation.test.ts"];
-const JWT = [...JWT_UNITS, "test/grants/jwt-flows.test.ts"];
-
 // The connect link over HTTP (memory store), and POST /auth's credential checks.
 const CONNECT = ["test/connect-link/flow.test.ts", "test/routes/auth-connections.test.ts"];
 
@@ -165,10 +161,10 @@ export const SELECTION = {
   "src/grants/connect.ts": GRANTS,
   "src/grants/fresh.ts": GRANTS,
   "src/grants/registry.ts": GRANTS,
-  "src/grants/private-key.ts": JWT_UNITS,
-  "src/grants/service-account.ts": JWT_UNITS,
-  "src/grants/jwt-bearer.ts": JWT,
-  "src/grants/app-installation.ts": JWT,
+  "src/grants/jwt-bearer.ts": GRANTS,
+  "src/grants/app-installation.ts": GRANTS,
+  "src/grants/private-key.ts": GRANTS,
+  "src/grants/service-account.ts": GRANTS,
   "src/connections/config.ts": ["test/connections/config-inputs.test.ts", "test/toolkits/host-input.test.ts"],
   // The fields of each way to connect, and the input kinds: their units, then POST /auth and the connect page.
   "src/credentials/fields.ts": [

@@ -1,5 +1,6 @@
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
+import { credentialSecrets } from "../credentials/auth-schemes.js";
 import type { GrantCredential, GrantScheme } from "../credentials/grant-schemes.js";
 import { renewalTimeout } from "../oauth/refresh.js";
 import type { Toolkit } from "../toolkits/define.js";
@@ -43,7 +44,9 @@ export async function grantFirstToken(
   } catch (error) {
     if (error instanceof GrantError) throw new ToolsError("invalid_request", error.message);
     if (error instanceof ToolsError) throw error;
-    ctx.logger.log("warn", "could not get a first token from the provider", { toolkit: toolkit.slug, error }, Object.values(secrets));
+    ctx.logger.log("warn", "could not get a first token from the provider", { toolkit: toolkit.slug, error }, [
+      ...credentialSecrets({ type: scheme.type, secrets }),
+    ]);
     throw new ToolsError("unavailable", `${toolkit.name} could not be asked for a token; try again shortly.`, { retryAfter: 5 });
   }
 }

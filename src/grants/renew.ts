@@ -1,5 +1,6 @@
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
+import { credentialSecrets } from "../credentials/auth-schemes.js";
 import type { GrantCredential, GrantScheme } from "../credentials/grant-schemes.js";
 import { sealCredential } from "../credentials/sealing.js";
 import {
@@ -65,10 +66,8 @@ async function renewGrant(
     });
   } catch (error) {
     if (error instanceof GrantError && error.kind === "refused") return expire(ctx, connection, error.message);
-    ctx.logger.log("warn", "token grant failed", { connectionId: connection.id, error }, [
-      ...Object.values(credential.secrets),
-      ...(credential.accessToken ? [credential.accessToken] : []),
-    ]);
+    // Every secret of the credential, a key file's private key in each of its forms included.
+    ctx.logger.log("warn", "token grant failed", { connectionId: connection.id, error }, credentialSecrets(credential));
     const said = error instanceof GrantError || error instanceof ToolsError ? ` ${error.message}` : "";
     throw new ToolsError("unavailable", `The provider could not give the connection a new token; retry shortly.${said}`, { retryAfter: 5 });
   }
