@@ -1,8 +1,6 @@
 import { createPrivateKey } from "node:crypto";
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import { exportPKCS8, generateKeyPair, type JWTPayload, jwtVerify } from "jose";
-import { type EmulatedAnswer, type EmulatedRequest, form, mint } from "../catalog/flows/emulation.js";
+import { type EmulatedAnswer, type EmulatedRequest, form, mint, startEmulation } from "../catalog/flows/emulation.js";
 
 /*
  * Local emulations of the token endpoints of the JWT grants, written from each provider's pages,
@@ -231,41 +229,6 @@ export function salesforceTokenEndpoint(consumerKey: string, publicKey: CryptoKe
  * A local server answering for several hosts, and a fetch that sends each request for them there
  * (the host it was meant for in `x-emulated-host`), as test/catalog/flows/emulation.ts does.
  */
-export async function emulate(hosts: Record<string, (request: EmulatedRequest) => Promise<EmulatedAnswer> | EmulatedAnswer>) {
-  const requests: EmulatedRequest[] = [];
-  const server = createServer(async (req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const bytes = Buffer.concat(chunks);
-    const url = new URL(req.url ?? "/", "http://emulated.test");
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
-    const request: EmulatedRequest = {
-      method: req.method ?? "GET",
-      host: headers["x-emulated-host"] ?? "",
-      path: url.pathname,
-      query: url.searchParams,
-      target: req.url ?? "/",
-      headers,
-      body: bytes.toString("utf8"),
-      bytes,
-    };
-    requests.push(request);
-    const answer: EmulatedAnswer = await (hosts[request.host] ?? (() => ({ status: 404, body: {} })))(request);
-    res.writeHead(answer.status ?? 200, { "content-type": "application/json; charset=utf-8", ...answer.headers });
-    res.end(answer.body === undefined ? "" : JSON.stringify(answer.body));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  const emulatedFetch: typeof fetch = async (input, init) => {
-    const target = new URL(input instanceof Request ? input.url : String(input));
-    if (!(target.hostname in hosts)) throw new TypeError(`fetch failed: ${target.hostname} is not emulated`);
-    const headers = new Headers(init?.headers);
-    headers.set("x-emulated-host", target.hostname);
-    return fetch(new URL(`${target.pathname}${target.search}`, `http://127.0.0.1:${port}`), { ...init, headers, redirect: "manual" });
-  };
-  return {
-    fetch: emulatedFetch,
-    requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+export function emulate(hosts: Record<string, (request: EmulatedRequest) => Promise<EmulatedAnswer> | EmulatedAnswer>) {
+  return startEmulation(Object.keys(hosts), (request) => (hosts[request.host] ?? (() => ({ status: 404, body: {} })))(request));
 }

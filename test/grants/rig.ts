@@ -1,10 +1,10 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "vitest";
 import { toNodeHandler } from "../../adapters/node.js";
 import { createToolsHandler, issueApiKey, memoryStore, type ToolsStore } from "../../src/index.js";
 import type { Toolkit } from "../../src/toolkits/define.js";
-import type { Emulate, EmulatedRequest } from "../catalog/flows/emulation.js";
+import { type Emulate, startEmulation } from "../catalog/flows/emulation.js";
 
 /**
  * A token grant's flows over real HTTP: a provider's emulation on 127.0.0.1 (every host the
@@ -25,57 +25,9 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 export async function startRig(options: RigOptions) {
-  const requests: EmulatedRequest[] = [];
-  const provider = createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://emulated.test");
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
-    const bytes = await readBody(req);
-    const request: EmulatedRequest = {
-      method: req.method ?? "GET",
-      host: headers["x-emulated-host"] ?? "",
-      path: url.pathname,
-      query: url.searchParams,
-      target: req.url ?? "/",
-      headers,
-      body: bytes.toString("utf8"),
-      bytes,
-    };
-    requests.push(request);
-    try {
-      const answer = await options.emulate(request);
-      const raw = answer.body === undefined || typeof answer.body === "string";
-      res.writeHead(answer.status ?? 200, { ...(raw ? {} : { "content-type": "application/json" }), ...answer.headers });
-      res.end(answer.body === undefined ? "" : raw ? (answer.body as string) : JSON.stringify(answer.body));
-    } catch (error) {
-      res.writeHead(500, { "content-type": "text/plain" });
-      res.end(`emulation error: ${(error as Error).message}`);
-    }
-  });
-  const providerPort = await listen(provider);
-
-  const emulatedFetch: typeof fetch = async (input, init) => {
-    const target = new URL(input instanceof Request ? input.url : String(input));
-    if (!options.hosts.includes(target.hostname)) throw new TypeError(`fetch failed: ${target.hostname} is not emulated`);
-    const request = input instanceof Request ? input : undefined;
-    const headers = new Headers(request?.headers);
-    for (const [name, value] of new Headers(init?.headers)) headers.set(name, value);
-    headers.set("x-emulated-host", target.hostname);
-    return fetch(new URL(`${target.pathname}${target.search}`, `http://127.0.0.1:${providerPort}`), {
-      method: init?.method ?? request?.method ?? "GET",
-      headers,
-      body: init?.body ?? (request?.body as BodyInit | null | undefined) ?? null,
-      redirect: "manual",
-      signal: init?.signal ?? null,
-      ...(init?.body instanceof ReadableStream ? { duplex: "half" } : {}),
-    } as RequestInit);
-  };
+  const emulation = await startEmulation(options.hosts, options.emulate);
+  const { requests, fetch: emulatedFetch } = emulation;
 
   const stores = options.stores ?? [memoryStore()];
   const logs: string[] = [];
@@ -173,7 +125,7 @@ export async function startRig(options: RigOptions) {
     },
     async close() {
       await Promise.all(handlers.map(({ server }) => new Promise((resolve) => server.close(resolve))));
-      await new Promise((resolve) => provider.close(resolve));
+      await emulation.close();
     },
   };
 }

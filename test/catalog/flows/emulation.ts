@@ -99,12 +99,13 @@ export interface FlowOptions {
 }
 
 /**
- * Starts the provider's emulation and a handler serving the catalog provider over real HTTP.
- * Returns helpers that act as the agent (API calls with its key) and as the person's browser.
+ * A provider's emulation on 127.0.0.1: one server for every host in `hosts`, the requests it
+ * received, and a `fetch` that sends a request for one of those hosts there (the intended host in
+ * `x-emulated-host`) and refuses any other host.
  */
-export async function startFlow(options: FlowOptions) {
+export async function startEmulation(hosts: readonly string[], emulate: Emulate) {
   const requests: EmulatedRequest[] = [];
-  const provider = createServer(async (req, res) => {
+  const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://emulated.test");
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
     const bytes = await readBody(req);
@@ -120,7 +121,7 @@ export async function startFlow(options: FlowOptions) {
     };
     requests.push(request);
     try {
-      const answer = await options.emulate(request);
+      const answer = await emulate(request);
       const raw = answer.body === undefined || typeof answer.body === "string" || answer.body instanceof Uint8Array;
       const body = answer.body === undefined ? "" : raw ? (answer.body as string | Uint8Array) : JSON.stringify(answer.body);
       const type = raw ? {} : { "content-type": "application/json; charset=utf-8" };
@@ -131,16 +132,16 @@ export async function startFlow(options: FlowOptions) {
       res.end(`emulation error: ${(error as Error).message}`);
     }
   });
-  const providerPort = await listen(provider);
+  const port = await listen(server);
 
   /** Sends a request for one of the provider's hosts to its emulation instead. */
   const emulatedFetch: typeof fetch = async (input, init) => {
     const target = new URL(input instanceof Request ? input.url : String(input));
-    if (!options.hosts.includes(target.hostname)) throw new TypeError(`fetch failed: ${target.hostname} is not emulated`);
+    if (!hosts.includes(target.hostname)) throw new TypeError(`fetch failed: ${target.hostname} is not emulated`);
     const headers = new Headers(input instanceof Request ? input.headers : undefined);
     for (const [name, value] of new Headers(init?.headers)) headers.set(name, value);
     headers.set("x-emulated-host", target.hostname);
-    const local = new URL(`${target.pathname}${target.search}`, `http://127.0.0.1:${providerPort}`);
+    const local = new URL(`${target.pathname}${target.search}`, `http://127.0.0.1:${port}`);
     const request = input instanceof Request ? input : undefined;
     return fetch(local, {
       method: init?.method ?? request?.method ?? "GET",
@@ -151,6 +152,21 @@ export async function startFlow(options: FlowOptions) {
       ...(init?.body instanceof ReadableStream ? { duplex: "half" } : {}),
     } as RequestInit);
   };
+  return {
+    requests,
+    port,
+    fetch: emulatedFetch,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * Starts the provider's emulation and a handler serving the catalog provider over real HTTP.
+ * Returns helpers that act as the agent (API calls with its key) and as the person's browser.
+ */
+export async function startFlow(options: FlowOptions) {
+  const emulation = await startEmulation(options.hosts, options.emulate);
+  const { requests, fetch: emulatedFetch } = emulation;
 
   const clientId = options.clientId ?? mint("client-");
   const clientSecret = options.clientSecret ?? mint("secret-");
@@ -283,7 +299,7 @@ export async function startFlow(options: FlowOptions) {
     callbackUrl: `${origin}${tools.basePath}/auth/callback`,
     async close() {
       await new Promise((resolve) => server.close(resolve));
-      await new Promise((resolve) => provider.close(resolve));
+      await emulation.close();
     },
   };
 }
