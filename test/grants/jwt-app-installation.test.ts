@@ -1,8 +1,9 @@
+import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogToolkit } from "../../src/catalog/index.js";
 import type { HandlerContext } from "../../src/context/context.js";
 import type { AppInstallationScheme } from "../../src/credentials/auth-schemes.js";
-import { appInstallationGrant } from "../../src/grants/app-installation.js";
+import { appInstallationGrant, INSTALLATION_ID_PROBLEM } from "../../src/grants/app-installation.js";
 import { grantSecrets } from "../../src/grants/index.js";
 import type { Toolkit } from "../../src/toolkits/define.js";
 import { emulate, githubApi, type TestKey, testKey } from "./jwt-emulation.js";
@@ -56,7 +57,9 @@ describe("GitHub App installation tokens", () => {
     expect(now - issued.claims.iat!).toBeLessThan(90);
     expect(issued.claims.exp! - now).toBeLessThanOrEqual(600);
     expect(issued.claims.exp! - issued.claims.iat!).toBeLessThanOrEqual(660);
+    expect(issued.claims.exp! - now).toBeGreaterThan(8 * 60);
     const sent = net.requests.at(-1)!;
+    expect(decodeProtectedHeader(sent.headers.authorization!.replace(/^Bearer /, ""))).toEqual({ alg: "RS256", typ: "JWT" });
     expect(sent.method).toBe("POST");
     expect(sent.path).toBe("/app/installations/4242/access_tokens");
     // GitHub's headers: the toolkit's Accept, API version and User-Agent, each sent once.
@@ -102,6 +105,37 @@ describe("GitHub App installation tokens", () => {
     expect(net.requests.length).toBe(sent);
   });
 
+  it("a mode marked unconfigured is refused with its own sentence, even with an app id and key, and nothing is sent", async () => {
+    const toolkit = catalogToolkit("github", { appId, privateKey: app.pem });
+    const sent = net.requests.length;
+    const scheme = { ...modeOf(toolkit), unconfigured: "Set the GitHub App on this server first." };
+    const request = {
+      ctx: ctx(),
+      toolkit,
+      scheme,
+      credential: { installationId: "4242" },
+      config: {},
+      signal: new AbortController().signal,
+    };
+    await expect(appInstallationGrant(request)).rejects.toMatchObject({
+      code: "invalid_request",
+      message: "Set the GitHub App on this server first.",
+    });
+    expect(net.requests.length).toBe(sent);
+  });
+
+  it("an unreadable deployer key is a 400 naming the app's key and telling the operator to fix it, and nothing is sent", async () => {
+    const toolkit = catalogToolkit("github", { appId, privateKey: "not a key at all" });
+    const sent = net.requests.length;
+    const failure = await grant(toolkit, "4242").catch((error: unknown) => error);
+    expect(failure).toMatchObject({
+      code: "invalid_request",
+      message: expect.stringMatching(/The server's private key of the GitHub app.*Its operator must fix it\.$/s),
+    });
+    expect(String((failure as Error).message)).not.toContain("not a key at all");
+    expect(net.requests.length).toBe(sent);
+  });
+
   it("an installation id is digits: anything else is refused before anything is sent", async () => {
     const toolkit = catalogToolkit("github", { appId, privateKey: app.pem });
     const sent = net.requests.length;
@@ -114,6 +148,58 @@ describe("GitHub App installation tokens", () => {
     expect(() => grantSecrets(toolkit.slug, modeOf(toolkit), {})).toThrow('"installationId": "..."');
     expect(grantSecrets(toolkit.slug, modeOf(toolkit), { installationId: "4242" })).toEqual({ installationId: "4242" });
     expect(net.requests.length).toBe(sent);
+  });
+
+  it("a scheme without an app id or key and no sentence of its own is refused with the default sentence", async () => {
+    const toolkit = catalogToolkit("github", { appId, privateKey: app.pem });
+    const scheme = { ...modeOf(toolkit), privateKey: undefined };
+    const request = {
+      ctx: ctx(),
+      toolkit,
+      scheme,
+      credential: { installationId: "4242" },
+      config: {},
+      signal: new AbortController().signal,
+    };
+    await expect(appInstallationGrant(request)).rejects.toMatchObject({
+      code: "invalid_request",
+      message: "GitHub's app installation mode has no app id or private key on this server; its operator must set them.",
+    });
+  });
+
+  it("a credential without an installation id is refused with the same sentence", async () => {
+    const toolkit = catalogToolkit("github", { appId, privateKey: app.pem });
+    const request = { ctx: ctx(), toolkit, scheme: modeOf(toolkit), credential: {}, config: {}, signal: new AbortController().signal };
+    await expect(appInstallationGrant(request)).rejects.toMatchObject({ kind: "refused", message: INSTALLATION_ID_PROBLEM });
+  });
+
+  it("a toolkit without an Accept header still asks GitHub for its JSON", async () => {
+    const toolkit = { ...catalogToolkit("github", { appId, privateKey: app.pem }), headers: { "User-Agent": "tools-proxy" } };
+    await grant(toolkit, "4242");
+    expect(net.requests.at(-1)!.headers.accept).toBe("application/vnd.github+json");
+  });
+
+  it("a refusal that quotes the app JWT back does not carry it into the error", async () => {
+    const toolkit = catalogToolkit("github", { appId, privateKey: app.pem });
+    const echo = await emulate({
+      "api.github.com": (request) => ({ status: 401, body: { message: `Bad credentials: ${request.headers.authorization}` } }),
+    });
+    try {
+      const request = {
+        ctx: { fetch: echo.fetch, logger: { log() {} } } as unknown as HandlerContext,
+        toolkit,
+        scheme: modeOf(toolkit),
+        credential: { installationId: "4242" },
+        config: {},
+        signal: new AbortController().signal,
+      };
+      const failure = (await appInstallationGrant(request).catch((error: unknown) => error)) as Error;
+      const jwt = echo.requests.at(-1)!.headers.authorization!.replace(/^Bearer /, "");
+      expect(failure.message).toMatch(/Bad credentials/);
+      expect(failure.message).not.toContain(jwt);
+    } finally {
+      await echo.close();
+    }
   });
 
   it("a token answer without token fails with a sentence naming the field", async () => {

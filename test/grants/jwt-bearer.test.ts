@@ -146,6 +146,85 @@ describe("Salesforce JWT bearer (signer deployer)", () => {
     expect(net.requests.length).toBe(sent);
   });
 
+  it("a scheme without an issuer or key and no sentence of its own is refused with the default sentence, and nothing is sent", async () => {
+    const toolkit = catalogToolkit("salesforce", { clientId: consumerKey, privateKey: salesforce.pem });
+    const scheme = { ...modeOf(toolkit), privateKey: undefined };
+    const sent = net.requests.length;
+    const request = {
+      ctx: ctx(),
+      toolkit,
+      scheme,
+      credential: { subject: "integration@acme.example" },
+      config: { loginHost: "login.salesforce.com" },
+      signal: new AbortController().signal,
+    };
+    await expect(jwtBearerGrant(request)).rejects.toMatchObject({
+      code: "invalid_request",
+      message: "Salesforce's JWT bearer mode has no issuer or private key on this server; its operator must set them.",
+    });
+    expect(net.requests.length).toBe(sent);
+  });
+
+  it("an unreadable deployer key is a 400 for the operator that does not quote the key, and nothing is sent", async () => {
+    const toolkit = catalogToolkit("salesforce", { clientId: consumerKey, privateKey: "not a key at all" });
+    const sent = net.requests.length;
+    const failure = (await grant(toolkit, { subject: "integration@acme.example" }, { loginHost: "login.salesforce.com" }).catch(
+      (error: unknown) => error,
+    )) as Error;
+    expect(failure).toMatchObject({
+      code: "invalid_request",
+      message: expect.stringMatching(/The server's private key for Salesforce.*Its operator must fix it\.$/s),
+    });
+    expect(failure.message).not.toContain("not a key at all");
+    expect(net.requests.length).toBe(sent);
+  });
+
+  it("a subject of a scheme that names no label is refused as the subject", async () => {
+    const toolkit = catalogToolkit("salesforce", { clientId: consumerKey, privateKey: salesforce.pem });
+    const scheme = { ...modeOf(toolkit), subject: undefined };
+    const request = {
+      ctx: ctx(),
+      toolkit,
+      scheme,
+      credential: { subject: "a b" },
+      config: { loginHost: "login.salesforce.com" },
+      signal: new AbortController().signal,
+    };
+    await expect(jwtBearerGrant(request)).rejects.toMatchObject({
+      kind: "refused",
+      message: "The subject must be printable, without spaces, at most 256 characters.",
+    });
+  });
+
+  it("an answer without instance_url fails as an answer naming the field", async () => {
+    const toolkit = catalogToolkit("salesforce", { clientId: consumerKey, privateKey: salesforce.pem });
+    const odd = await emulate({
+      "login.salesforce.com": () => ({ status: 200, body: { access_token: "00Dx!abc", token_type: "Bearer" } }),
+    });
+    try {
+      const request = {
+        ctx: { fetch: odd.fetch, logger: { log() {} } } as unknown as HandlerContext,
+        toolkit,
+        scheme: modeOf(toolkit),
+        credential: { subject: "integration@acme.example" },
+        config: { loginHost: "login.salesforce.com" },
+        signal: new AbortController().signal,
+      };
+      await expect(jwtBearerGrant(request)).rejects.toMatchObject({
+        kind: "answer",
+        message: expect.stringMatching(/token answer.*instance_url|instance_url.*token answer/s),
+      });
+    } finally {
+      await odd.close();
+    }
+  });
+
+  it("a username pasted with spaces around it is trimmed, not refused", async () => {
+    const toolkit = catalogToolkit("salesforce", { clientId: consumerKey, privateKey: salesforce.pem });
+    const token = await grant(toolkit, { subject: "  integration@acme.example  " }, { loginHost: "login.salesforce.com" });
+    expect(token.accessToken).toBeTruthy();
+  });
+
   it("a username is required and must be printable without spaces", async () => {
     const toolkit = catalogToolkit("salesforce", { clientId: consumerKey, privateKey: salesforce.pem });
     expect(() => grantSecrets(toolkit.slug, modeOf(toolkit), {})).toThrow('"subject": "..."');
