@@ -165,12 +165,27 @@ export const SELECTION = {
   "src/grants/app-installation.ts": GRANTS,
   "src/grants/private-key.ts": GRANTS,
   "src/grants/service-account.ts": GRANTS,
-  "src/connections/config.ts": ["test/connections/config-inputs.test.ts", "test/toolkits/host-input.test.ts"],
+  // Config inputs, and the merged paths each family adds: origins (the SSRF corpus), path placements, grant templates.
+  "src/connections/config.ts": [
+    "test/connections/config-inputs.test.ts",
+    "test/toolkits/host-input.test.ts",
+    "test/toolkits/inputs.test.ts",
+    "test/security/origin-inputs.test.ts",
+    "test/security/origin-private-networks.test.ts",
+    "test/catalog/flows/telegram.test.ts",
+    "test/grants/two-step.test.ts",
+    "test/grants/client-credentials-providers.test.ts",
+    "test/routes/auth-modes.test.ts",
+  ],
   // The fields of each way to connect, and the input kinds: their units, then POST /auth and the connect page.
   "src/credentials/fields.ts": [
     "test/credentials/fields.test.ts",
     "test/routes/auth-modes.test.ts",
     "test/routes/auth-connections.test.ts",
+    "test/catalog/flows/datadog.test.ts",
+    "test/grants/paypal.test.ts",
+    "test/grants/jwt-flows.test.ts",
+    "test/grants/client-credentials-providers.test.ts",
   ],
   "src/toolkits/inputs.ts": [
     "test/toolkits/inputs.test.ts",
