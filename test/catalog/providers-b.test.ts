@@ -44,7 +44,8 @@ const vocabulary = new Set(
   (
     "email calendar files documents spreadsheets chat crm sales support tickets project-management issues developer-tools code " +
     "design marketing payments accounting ecommerce social video scheduling forms signatures incident-management ai search sms " +
-    "notes knowledge-base databases website analytics productivity communication"
+    "notes knowledge-base databases website analytics productivity communication hr monitoring advertising seo education " +
+    "maps music recruiting finance infrastructure hosting surveys cms data-enrichment voice learning"
   ).split(" "),
 );
 

@@ -21,7 +21,8 @@ const VOCABULARY = new Set(
   (
     "email calendar files documents spreadsheets chat crm sales support tickets project-management issues developer-tools code " +
     "design marketing payments accounting ecommerce social video scheduling forms signatures incident-management ai search sms " +
-    "notes knowledge-base databases website analytics productivity communication hr monitoring"
+    "notes knowledge-base databases website analytics productivity communication hr monitoring advertising seo education " +
+    "maps music recruiting finance infrastructure hosting surveys cms data-enrichment voice learning"
   ).split(" "),
 );
 const ICON_SLUGS = new Set<string>(Object.values(simpleIcons).map((icon) => icon.slug));

@@ -1,5 +1,5 @@
-// Every provider data file, in slug order. test/catalog/providers.test.ts checks this list
-// against the directory, so a file cannot be added without being listed here.
+// Every provider data file, in slug order. Written by scripts/catalog-index.mjs (npm run catalog:index);
+// test/catalog/providers.test.ts checks this list against the directory.
 import airtable from "./airtable.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
 import attio from "./attio.json" with { type: "json" };
