@@ -1,6 +1,8 @@
 // Every provider data file, in slug order. Written by scripts/catalog-index.mjs (npm run catalog:index);
 // test/catalog/providers.test.ts checks this list against the directory.
+import ahrefs from "./ahrefs.json" with { type: "json" };
 import airtable from "./airtable.json" with { type: "json" };
+import anthropic from "./anthropic.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
 import attio from "./attio.json" with { type: "json" };
 import auth0 from "./auth0.json" with { type: "json" };
@@ -8,14 +10,18 @@ import bamboohr from "./bamboohr.json" with { type: "json" };
 import bitbucket from "./bitbucket.json" with { type: "json" };
 import box from "./box.json" with { type: "json" };
 import braveSearch from "./brave-search.json" with { type: "json" };
+import calCom from "./cal-com.json" with { type: "json" };
 import calendly from "./calendly.json" with { type: "json" };
 import canva from "./canva.json" with { type: "json" };
+import clickhouse from "./clickhouse.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
 import datadog from "./datadog.json" with { type: "json" };
+import digitalocean from "./digitalocean.json" with { type: "json" };
 import discord from "./discord.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
+import elevenlabs from "./elevenlabs.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
 import freshdesk from "./freshdesk.json" with { type: "json" };
 import front from "./front.json" with { type: "json" };
@@ -39,6 +45,7 @@ import microsoftGraph from "./microsoft-graph.json" with { type: "json" };
 import microsoftTeams from "./microsoft-teams.json" with { type: "json" };
 import miro from "./miro.json" with { type: "json" };
 import monday from "./monday.json" with { type: "json" };
+import neon from "./neon.json" with { type: "json" };
 import notion from "./notion.json" with { type: "json" };
 import onedrive from "./onedrive.json" with { type: "json" };
 import openai from "./openai.json" with { type: "json" };
@@ -47,13 +54,19 @@ import pagerduty from "./pagerduty.json" with { type: "json" };
 import paypal from "./paypal.json" with { type: "json" };
 import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
+import posthog from "./posthog.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
 import reddit from "./reddit.json" with { type: "json" };
 import resend from "./resend.json" with { type: "json" };
 import salesforce from "./salesforce.json" with { type: "json" };
+import semrush from "./semrush.json" with { type: "json" };
 import sendgrid from "./sendgrid.json" with { type: "json" };
+import sentry from "./sentry.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
+import shortcut from "./shortcut.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
+import snowflake from "./snowflake.json" with { type: "json" };
+import square from "./square.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
 import tableau from "./tableau.json" with { type: "json" };
 import telegram from "./telegram.json" with { type: "json" };
@@ -61,6 +74,7 @@ import todoist from "./todoist.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
+import vercel from "./vercel.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
@@ -70,7 +84,9 @@ import zohoCrm from "./zoho-crm.json" with { type: "json" };
 import zoom from "./zoom.json" with { type: "json" };
 
 export const providerFiles: unknown[] = [
+  ahrefs,
   airtable,
+  anthropic,
   asana,
   attio,
   auth0,
@@ -78,14 +94,18 @@ export const providerFiles: unknown[] = [
   bitbucket,
   box,
   braveSearch,
+  calCom,
   calendly,
   canva,
+  clickhouse,
   clickup,
   confluence,
   datadog,
+  digitalocean,
   discord,
   docusign,
   dropbox,
+  elevenlabs,
   figma,
   freshdesk,
   front,
@@ -109,6 +129,7 @@ export const providerFiles: unknown[] = [
   microsoftTeams,
   miro,
   monday,
+  neon,
   notion,
   onedrive,
   openai,
@@ -117,13 +138,19 @@ export const providerFiles: unknown[] = [
   paypal,
   paypalSandbox,
   pipedrive,
+  posthog,
   quickbooks,
   reddit,
   resend,
   salesforce,
+  semrush,
   sendgrid,
+  sentry,
   shopify,
+  shortcut,
   slack,
+  snowflake,
+  square,
   stripe,
   tableau,
   telegram,
@@ -131,6 +158,7 @@ export const providerFiles: unknown[] = [
   trello,
   twilio,
   typeform,
+  vercel,
   webflow,
   wrike,
   x,
