@@ -2,6 +2,7 @@
 // test/catalog/providers.test.ts checks this list against the directory.
 import ahrefs from "./ahrefs.json" with { type: "json" };
 import airtable from "./airtable.json" with { type: "json" };
+import amplitude from "./amplitude.json" with { type: "json" };
 import anthropic from "./anthropic.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
 import attio from "./attio.json" with { type: "json" };
@@ -16,6 +17,7 @@ import canva from "./canva.json" with { type: "json" };
 import clickhouse from "./clickhouse.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
+import contentful from "./contentful.json" with { type: "json" };
 import datadog from "./datadog.json" with { type: "json" };
 import digitalocean from "./digitalocean.json" with { type: "json" };
 import discord from "./discord.json" with { type: "json" };
@@ -33,10 +35,12 @@ import googleCalendar from "./google-calendar.json" with { type: "json" };
 import googleDocs from "./google-docs.json" with { type: "json" };
 import googleDrive from "./google-drive.json" with { type: "json" };
 import googleSheets from "./google-sheets.json" with { type: "json" };
+import heygen from "./heygen.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
 import ibmCloud from "./ibm-cloud.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
 import jira from "./jira.json" with { type: "json" };
+import launchdarkly from "./launchdarkly.json" with { type: "json" };
 import linear from "./linear.json" with { type: "json" };
 import linkedin from "./linkedin.json" with { type: "json" };
 import mailchimp from "./mailchimp.json" with { type: "json" };
@@ -44,6 +48,7 @@ import mattermost from "./mattermost.json" with { type: "json" };
 import microsoftGraph from "./microsoft-graph.json" with { type: "json" };
 import microsoftTeams from "./microsoft-teams.json" with { type: "json" };
 import miro from "./miro.json" with { type: "json" };
+import mixpanel from "./mixpanel.json" with { type: "json" };
 import monday from "./monday.json" with { type: "json" };
 import neon from "./neon.json" with { type: "json" };
 import notion from "./notion.json" with { type: "json" };
@@ -56,8 +61,10 @@ import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
 import posthog from "./posthog.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
+import recallAi from "./recall-ai.json" with { type: "json" };
 import reddit from "./reddit.json" with { type: "json" };
 import resend from "./resend.json" with { type: "json" };
+import retellAi from "./retell-ai.json" with { type: "json" };
 import salesforce from "./salesforce.json" with { type: "json" };
 import semrush from "./semrush.json" with { type: "json" };
 import sendgrid from "./sendgrid.json" with { type: "json" };
@@ -86,6 +93,7 @@ import zoom from "./zoom.json" with { type: "json" };
 export const providerFiles: unknown[] = [
   ahrefs,
   airtable,
+  amplitude,
   anthropic,
   asana,
   attio,
@@ -100,6 +108,7 @@ export const providerFiles: unknown[] = [
   clickhouse,
   clickup,
   confluence,
+  contentful,
   datadog,
   digitalocean,
   discord,
@@ -117,10 +126,12 @@ export const providerFiles: unknown[] = [
   googleDocs,
   googleDrive,
   googleSheets,
+  heygen,
   hubspot,
   ibmCloud,
   intercom,
   jira,
+  launchdarkly,
   linear,
   linkedin,
   mailchimp,
@@ -128,6 +139,7 @@ export const providerFiles: unknown[] = [
   microsoftGraph,
   microsoftTeams,
   miro,
+  mixpanel,
   monday,
   neon,
   notion,
@@ -140,8 +152,10 @@ export const providerFiles: unknown[] = [
   pipedrive,
   posthog,
   quickbooks,
+  recallAi,
   reddit,
   resend,
+  retellAi,
   salesforce,
   semrush,
   sendgrid,
