@@ -2,6 +2,7 @@
 // test/catalog/providers.test.ts checks this list against the directory.
 import ahrefs from "./ahrefs.json" with { type: "json" };
 import airtable from "./airtable.json" with { type: "json" };
+import algolia from "./algolia.json" with { type: "json" };
 import amplitude from "./amplitude.json" with { type: "json" };
 import anthropic from "./anthropic.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
@@ -14,13 +15,16 @@ import braveSearch from "./brave-search.json" with { type: "json" };
 import calCom from "./cal-com.json" with { type: "json" };
 import calendly from "./calendly.json" with { type: "json" };
 import canva from "./canva.json" with { type: "json" };
+import circleci from "./circleci.json" with { type: "json" };
 import clickhouse from "./clickhouse.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
+import cohere from "./cohere.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
 import contentful from "./contentful.json" with { type: "json" };
 import datadog from "./datadog.json" with { type: "json" };
 import digitalocean from "./digitalocean.json" with { type: "json" };
 import discord from "./discord.json" with { type: "json" };
+import discourse from "./discourse.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
 import elevenlabs from "./elevenlabs.json" with { type: "json" };
@@ -35,29 +39,37 @@ import googleCalendar from "./google-calendar.json" with { type: "json" };
 import googleDocs from "./google-docs.json" with { type: "json" };
 import googleDrive from "./google-drive.json" with { type: "json" };
 import googleSheets from "./google-sheets.json" with { type: "json" };
+import heroku from "./heroku.json" with { type: "json" };
 import heygen from "./heygen.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
 import ibmCloud from "./ibm-cloud.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
 import jira from "./jira.json" with { type: "json" };
+import jiraDataCenter from "./jira-data-center.json" with { type: "json" };
 import launchdarkly from "./launchdarkly.json" with { type: "json" };
 import linear from "./linear.json" with { type: "json" };
 import linkedin from "./linkedin.json" with { type: "json" };
 import mailchimp from "./mailchimp.json" with { type: "json" };
+import mastodon from "./mastodon.json" with { type: "json" };
 import mattermost from "./mattermost.json" with { type: "json" };
 import microsoftGraph from "./microsoft-graph.json" with { type: "json" };
 import microsoftTeams from "./microsoft-teams.json" with { type: "json" };
 import miro from "./miro.json" with { type: "json" };
+import mistral from "./mistral.json" with { type: "json" };
 import mixpanel from "./mixpanel.json" with { type: "json" };
 import monday from "./monday.json" with { type: "json" };
 import neon from "./neon.json" with { type: "json" };
+import netlify from "./netlify.json" with { type: "json" };
+import newRelic from "./new-relic.json" with { type: "json" };
 import notion from "./notion.json" with { type: "json" };
 import onedrive from "./onedrive.json" with { type: "json" };
 import openai from "./openai.json" with { type: "json" };
+import opsgenie from "./opsgenie.json" with { type: "json" };
 import outlook from "./outlook.json" with { type: "json" };
 import pagerduty from "./pagerduty.json" with { type: "json" };
 import paypal from "./paypal.json" with { type: "json" };
 import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
+import pinecone from "./pinecone.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
 import posthog from "./posthog.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
@@ -93,6 +105,7 @@ import zoom from "./zoom.json" with { type: "json" };
 export const providerFiles: unknown[] = [
   ahrefs,
   airtable,
+  algolia,
   amplitude,
   anthropic,
   asana,
@@ -105,13 +118,16 @@ export const providerFiles: unknown[] = [
   calCom,
   calendly,
   canva,
+  circleci,
   clickhouse,
   clickup,
+  cohere,
   confluence,
   contentful,
   datadog,
   digitalocean,
   discord,
+  discourse,
   docusign,
   dropbox,
   elevenlabs,
@@ -126,29 +142,37 @@ export const providerFiles: unknown[] = [
   googleDocs,
   googleDrive,
   googleSheets,
+  heroku,
   heygen,
   hubspot,
   ibmCloud,
   intercom,
   jira,
+  jiraDataCenter,
   launchdarkly,
   linear,
   linkedin,
   mailchimp,
+  mastodon,
   mattermost,
   microsoftGraph,
   microsoftTeams,
   miro,
+  mistral,
   mixpanel,
   monday,
   neon,
+  netlify,
+  newRelic,
   notion,
   onedrive,
   openai,
+  opsgenie,
   outlook,
   pagerduty,
   paypal,
   paypalSandbox,
+  pinecone,
   pipedrive,
   posthog,
   quickbooks,
