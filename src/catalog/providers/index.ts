@@ -23,10 +23,20 @@ import github from "./github.json" with { type: "json" };
 import gitlab from "./gitlab.json" with { type: "json" };
 import gitlabSelfManaged from "./gitlab-self-managed.json" with { type: "json" };
 import gmail from "./gmail.json" with { type: "json" };
+import googleAds from "./google-ads.json" with { type: "json" };
+import googleAnalytics from "./google-analytics.json" with { type: "json" };
+import googleBigquery from "./google-bigquery.json" with { type: "json" };
 import googleCalendar from "./google-calendar.json" with { type: "json" };
+import googleContacts from "./google-contacts.json" with { type: "json" };
 import googleDocs from "./google-docs.json" with { type: "json" };
 import googleDrive from "./google-drive.json" with { type: "json" };
+import googleGemini from "./google-gemini.json" with { type: "json" };
+import googleMaps from "./google-maps.json" with { type: "json" };
+import googleMeet from "./google-meet.json" with { type: "json" };
 import googleSheets from "./google-sheets.json" with { type: "json" };
+import googleSlides from "./google-slides.json" with { type: "json" };
+import googleTasks from "./google-tasks.json" with { type: "json" };
+import googleWorkspaceAdmin from "./google-workspace-admin.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
 import ibmCloud from "./ibm-cloud.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
@@ -35,6 +45,7 @@ import linear from "./linear.json" with { type: "json" };
 import linkedin from "./linkedin.json" with { type: "json" };
 import mailchimp from "./mailchimp.json" with { type: "json" };
 import mattermost from "./mattermost.json" with { type: "json" };
+import microsoftExcel from "./microsoft-excel.json" with { type: "json" };
 import microsoftGraph from "./microsoft-graph.json" with { type: "json" };
 import microsoftTeams from "./microsoft-teams.json" with { type: "json" };
 import miro from "./miro.json" with { type: "json" };
@@ -47,11 +58,13 @@ import pagerduty from "./pagerduty.json" with { type: "json" };
 import paypal from "./paypal.json" with { type: "json" };
 import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
+import powerBi from "./power-bi.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
 import reddit from "./reddit.json" with { type: "json" };
 import resend from "./resend.json" with { type: "json" };
 import salesforce from "./salesforce.json" with { type: "json" };
 import sendgrid from "./sendgrid.json" with { type: "json" };
+import sharepoint from "./sharepoint.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
@@ -61,6 +74,7 @@ import todoist from "./todoist.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
+import webex from "./webex.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
@@ -93,10 +107,20 @@ export const providerFiles: unknown[] = [
   gitlab,
   gitlabSelfManaged,
   gmail,
+  googleAds,
+  googleAnalytics,
+  googleBigquery,
   googleCalendar,
+  googleContacts,
   googleDocs,
   googleDrive,
+  googleGemini,
+  googleMaps,
+  googleMeet,
   googleSheets,
+  googleSlides,
+  googleTasks,
+  googleWorkspaceAdmin,
   hubspot,
   ibmCloud,
   intercom,
@@ -105,6 +129,7 @@ export const providerFiles: unknown[] = [
   linkedin,
   mailchimp,
   mattermost,
+  microsoftExcel,
   microsoftGraph,
   microsoftTeams,
   miro,
@@ -117,11 +142,13 @@ export const providerFiles: unknown[] = [
   paypal,
   paypalSandbox,
   pipedrive,
+  powerBi,
   quickbooks,
   reddit,
   resend,
   salesforce,
   sendgrid,
+  sharepoint,
   shopify,
   slack,
   stripe,
@@ -131,6 +158,7 @@ export const providerFiles: unknown[] = [
   trello,
   twilio,
   typeform,
+  webex,
   webflow,
   wrike,
   x,
