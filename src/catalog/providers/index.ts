@@ -6,6 +6,7 @@ import attio from "./attio.json" with { type: "json" };
 import auth0 from "./auth0.json" with { type: "json" };
 import bamboohr from "./bamboohr.json" with { type: "json" };
 import bitbucket from "./bitbucket.json" with { type: "json" };
+import blackbaud from "./blackbaud.json" with { type: "json" };
 import box from "./box.json" with { type: "json" };
 import braveSearch from "./brave-search.json" with { type: "json" };
 import calendly from "./calendly.json" with { type: "json" };
@@ -16,6 +17,8 @@ import datadog from "./datadog.json" with { type: "json" };
 import discord from "./discord.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
+import dropboxSign from "./dropbox-sign.json" with { type: "json" };
+import facebook from "./facebook.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
 import freshdesk from "./freshdesk.json" with { type: "json" };
 import front from "./front.json" with { type: "json" };
@@ -39,12 +42,14 @@ import googleTasks from "./google-tasks.json" with { type: "json" };
 import googleWorkspaceAdmin from "./google-workspace-admin.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
 import ibmCloud from "./ibm-cloud.json" with { type: "json" };
+import instagram from "./instagram.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
 import jira from "./jira.json" with { type: "json" };
 import linear from "./linear.json" with { type: "json" };
 import linkedin from "./linkedin.json" with { type: "json" };
 import mailchimp from "./mailchimp.json" with { type: "json" };
 import mattermost from "./mattermost.json" with { type: "json" };
+import metaAds from "./meta-ads.json" with { type: "json" };
 import microsoftExcel from "./microsoft-excel.json" with { type: "json" };
 import microsoftGraph from "./microsoft-graph.json" with { type: "json" };
 import microsoftTeams from "./microsoft-teams.json" with { type: "json" };
@@ -67,15 +72,20 @@ import sendgrid from "./sendgrid.json" with { type: "json" };
 import sharepoint from "./sharepoint.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
+import smugmug from "./smugmug.json" with { type: "json" };
+import spotify from "./spotify.json" with { type: "json" };
+import strava from "./strava.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
 import tableau from "./tableau.json" with { type: "json" };
 import telegram from "./telegram.json" with { type: "json" };
+import tiktok from "./tiktok.json" with { type: "json" };
 import todoist from "./todoist.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
 import webex from "./webex.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
+import whatsapp from "./whatsapp.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
 import xero from "./xero.json" with { type: "json" };
@@ -90,6 +100,7 @@ export const providerFiles: unknown[] = [
   auth0,
   bamboohr,
   bitbucket,
+  blackbaud,
   box,
   braveSearch,
   calendly,
@@ -100,6 +111,8 @@ export const providerFiles: unknown[] = [
   discord,
   docusign,
   dropbox,
+  dropboxSign,
+  facebook,
   figma,
   freshdesk,
   front,
@@ -123,12 +136,14 @@ export const providerFiles: unknown[] = [
   googleWorkspaceAdmin,
   hubspot,
   ibmCloud,
+  instagram,
   intercom,
   jira,
   linear,
   linkedin,
   mailchimp,
   mattermost,
+  metaAds,
   microsoftExcel,
   microsoftGraph,
   microsoftTeams,
@@ -151,15 +166,20 @@ export const providerFiles: unknown[] = [
   sharepoint,
   shopify,
   slack,
+  smugmug,
+  spotify,
+  strava,
   stripe,
   tableau,
   telegram,
+  tiktok,
   todoist,
   trello,
   twilio,
   typeform,
   webex,
   webflow,
+  whatsapp,
   wrike,
   x,
   xero,
