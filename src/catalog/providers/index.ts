@@ -90,7 +90,11 @@ import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
 import xero from "./xero.json" with { type: "json" };
 import zendesk from "./zendesk.json" with { type: "json" };
+import zohoBooks from "./zoho-books.json" with { type: "json" };
 import zohoCrm from "./zoho-crm.json" with { type: "json" };
+import zohoDesk from "./zoho-desk.json" with { type: "json" };
+import zohoInventory from "./zoho-inventory.json" with { type: "json" };
+import zohoMail from "./zoho-mail.json" with { type: "json" };
 import zoom from "./zoom.json" with { type: "json" };
 
 export const providerFiles: unknown[] = [
@@ -184,6 +188,10 @@ export const providerFiles: unknown[] = [
   x,
   xero,
   zendesk,
+  zohoBooks,
   zohoCrm,
+  zohoDesk,
+  zohoInventory,
+  zohoMail,
   zoom,
 ];
