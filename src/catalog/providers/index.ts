@@ -12,12 +12,14 @@ import braveSearch from "./brave-search.json" with { type: "json" };
 import calendly from "./calendly.json" with { type: "json" };
 import canva from "./canva.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
+import cloudflare from "./cloudflare.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
 import datadog from "./datadog.json" with { type: "json" };
 import discord from "./discord.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
 import dropboxSign from "./dropbox-sign.json" with { type: "json" };
+import etsy from "./etsy.json" with { type: "json" };
 import facebook from "./facebook.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
 import freshdesk from "./freshdesk.json" with { type: "json" };
@@ -56,12 +58,14 @@ import microsoftTeams from "./microsoft-teams.json" with { type: "json" };
 import miro from "./miro.json" with { type: "json" };
 import monday from "./monday.json" with { type: "json" };
 import notion from "./notion.json" with { type: "json" };
+import okta from "./okta.json" with { type: "json" };
 import onedrive from "./onedrive.json" with { type: "json" };
 import openai from "./openai.json" with { type: "json" };
 import outlook from "./outlook.json" with { type: "json" };
 import pagerduty from "./pagerduty.json" with { type: "json" };
 import paypal from "./paypal.json" with { type: "json" };
 import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
+import pinterest from "./pinterest.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
 import powerBi from "./power-bi.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
@@ -82,7 +86,9 @@ import tiktok from "./tiktok.json" with { type: "json" };
 import todoist from "./todoist.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
+import twitch from "./twitch.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
+import vimeo from "./vimeo.json" with { type: "json" };
 import webex from "./webex.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
 import whatsapp from "./whatsapp.json" with { type: "json" };
@@ -110,12 +116,14 @@ export const providerFiles: unknown[] = [
   calendly,
   canva,
   clickup,
+  cloudflare,
   confluence,
   datadog,
   discord,
   docusign,
   dropbox,
   dropboxSign,
+  etsy,
   facebook,
   figma,
   freshdesk,
@@ -154,12 +162,14 @@ export const providerFiles: unknown[] = [
   miro,
   monday,
   notion,
+  okta,
   onedrive,
   openai,
   outlook,
   pagerduty,
   paypal,
   paypalSandbox,
+  pinterest,
   pipedrive,
   powerBi,
   quickbooks,
@@ -180,7 +190,9 @@ export const providerFiles: unknown[] = [
   todoist,
   trello,
   twilio,
+  twitch,
   typeform,
+  vimeo,
   webex,
   webflow,
   whatsapp,
