@@ -10,6 +10,7 @@ import attio from "./attio.json" with { type: "json" };
 import auth0 from "./auth0.json" with { type: "json" };
 import bamboohr from "./bamboohr.json" with { type: "json" };
 import bitbucket from "./bitbucket.json" with { type: "json" };
+import blackbaud from "./blackbaud.json" with { type: "json" };
 import box from "./box.json" with { type: "json" };
 import braveSearch from "./brave-search.json" with { type: "json" };
 import calCom from "./cal-com.json" with { type: "json" };
@@ -18,6 +19,7 @@ import canva from "./canva.json" with { type: "json" };
 import circleci from "./circleci.json" with { type: "json" };
 import clickhouse from "./clickhouse.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
+import cloudflare from "./cloudflare.json" with { type: "json" };
 import cohere from "./cohere.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
 import contentful from "./contentful.json" with { type: "json" };
@@ -27,7 +29,10 @@ import discord from "./discord.json" with { type: "json" };
 import discourse from "./discourse.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
+import dropboxSign from "./dropbox-sign.json" with { type: "json" };
 import elevenlabs from "./elevenlabs.json" with { type: "json" };
+import etsy from "./etsy.json" with { type: "json" };
+import facebook from "./facebook.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
 import freshdesk from "./freshdesk.json" with { type: "json" };
 import front from "./front.json" with { type: "json" };
@@ -35,14 +40,25 @@ import github from "./github.json" with { type: "json" };
 import gitlab from "./gitlab.json" with { type: "json" };
 import gitlabSelfManaged from "./gitlab-self-managed.json" with { type: "json" };
 import gmail from "./gmail.json" with { type: "json" };
+import googleAds from "./google-ads.json" with { type: "json" };
+import googleAnalytics from "./google-analytics.json" with { type: "json" };
+import googleBigquery from "./google-bigquery.json" with { type: "json" };
 import googleCalendar from "./google-calendar.json" with { type: "json" };
+import googleContacts from "./google-contacts.json" with { type: "json" };
 import googleDocs from "./google-docs.json" with { type: "json" };
 import googleDrive from "./google-drive.json" with { type: "json" };
+import googleGemini from "./google-gemini.json" with { type: "json" };
+import googleMaps from "./google-maps.json" with { type: "json" };
+import googleMeet from "./google-meet.json" with { type: "json" };
 import googleSheets from "./google-sheets.json" with { type: "json" };
+import googleSlides from "./google-slides.json" with { type: "json" };
+import googleTasks from "./google-tasks.json" with { type: "json" };
+import googleWorkspaceAdmin from "./google-workspace-admin.json" with { type: "json" };
 import heroku from "./heroku.json" with { type: "json" };
 import heygen from "./heygen.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
 import ibmCloud from "./ibm-cloud.json" with { type: "json" };
+import instagram from "./instagram.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
 import jira from "./jira.json" with { type: "json" };
 import jiraDataCenter from "./jira-data-center.json" with { type: "json" };
@@ -52,6 +68,8 @@ import linkedin from "./linkedin.json" with { type: "json" };
 import mailchimp from "./mailchimp.json" with { type: "json" };
 import mastodon from "./mastodon.json" with { type: "json" };
 import mattermost from "./mattermost.json" with { type: "json" };
+import metaAds from "./meta-ads.json" with { type: "json" };
+import microsoftExcel from "./microsoft-excel.json" with { type: "json" };
 import microsoftGraph from "./microsoft-graph.json" with { type: "json" };
 import microsoftTeams from "./microsoft-teams.json" with { type: "json" };
 import miro from "./miro.json" with { type: "json" };
@@ -62,6 +80,7 @@ import neon from "./neon.json" with { type: "json" };
 import netlify from "./netlify.json" with { type: "json" };
 import newRelic from "./new-relic.json" with { type: "json" };
 import notion from "./notion.json" with { type: "json" };
+import okta from "./okta.json" with { type: "json" };
 import onedrive from "./onedrive.json" with { type: "json" };
 import openai from "./openai.json" with { type: "json" };
 import opsgenie from "./opsgenie.json" with { type: "json" };
@@ -70,8 +89,10 @@ import pagerduty from "./pagerduty.json" with { type: "json" };
 import paypal from "./paypal.json" with { type: "json" };
 import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
 import pinecone from "./pinecone.json" with { type: "json" };
+import pinterest from "./pinterest.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
 import posthog from "./posthog.json" with { type: "json" };
+import powerBi from "./power-bi.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
 import recallAi from "./recall-ai.json" with { type: "json" };
 import reddit from "./reddit.json" with { type: "json" };
@@ -81,25 +102,38 @@ import salesforce from "./salesforce.json" with { type: "json" };
 import semrush from "./semrush.json" with { type: "json" };
 import sendgrid from "./sendgrid.json" with { type: "json" };
 import sentry from "./sentry.json" with { type: "json" };
+import sharepoint from "./sharepoint.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
 import shortcut from "./shortcut.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
+import smugmug from "./smugmug.json" with { type: "json" };
 import snowflake from "./snowflake.json" with { type: "json" };
+import spotify from "./spotify.json" with { type: "json" };
 import square from "./square.json" with { type: "json" };
+import strava from "./strava.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
 import tableau from "./tableau.json" with { type: "json" };
 import telegram from "./telegram.json" with { type: "json" };
+import tiktok from "./tiktok.json" with { type: "json" };
 import todoist from "./todoist.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
+import twitch from "./twitch.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
 import vercel from "./vercel.json" with { type: "json" };
+import vimeo from "./vimeo.json" with { type: "json" };
+import webex from "./webex.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
+import whatsapp from "./whatsapp.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
 import xero from "./xero.json" with { type: "json" };
 import zendesk from "./zendesk.json" with { type: "json" };
+import zohoBooks from "./zoho-books.json" with { type: "json" };
 import zohoCrm from "./zoho-crm.json" with { type: "json" };
+import zohoDesk from "./zoho-desk.json" with { type: "json" };
+import zohoInventory from "./zoho-inventory.json" with { type: "json" };
+import zohoMail from "./zoho-mail.json" with { type: "json" };
 import zoom from "./zoom.json" with { type: "json" };
 
 export const providerFiles: unknown[] = [
@@ -113,6 +147,7 @@ export const providerFiles: unknown[] = [
   auth0,
   bamboohr,
   bitbucket,
+  blackbaud,
   box,
   braveSearch,
   calCom,
@@ -121,6 +156,7 @@ export const providerFiles: unknown[] = [
   circleci,
   clickhouse,
   clickup,
+  cloudflare,
   cohere,
   confluence,
   contentful,
@@ -130,7 +166,10 @@ export const providerFiles: unknown[] = [
   discourse,
   docusign,
   dropbox,
+  dropboxSign,
   elevenlabs,
+  etsy,
+  facebook,
   figma,
   freshdesk,
   front,
@@ -138,14 +177,25 @@ export const providerFiles: unknown[] = [
   gitlab,
   gitlabSelfManaged,
   gmail,
+  googleAds,
+  googleAnalytics,
+  googleBigquery,
   googleCalendar,
+  googleContacts,
   googleDocs,
   googleDrive,
+  googleGemini,
+  googleMaps,
+  googleMeet,
   googleSheets,
+  googleSlides,
+  googleTasks,
+  googleWorkspaceAdmin,
   heroku,
   heygen,
   hubspot,
   ibmCloud,
+  instagram,
   intercom,
   jira,
   jiraDataCenter,
@@ -155,6 +205,8 @@ export const providerFiles: unknown[] = [
   mailchimp,
   mastodon,
   mattermost,
+  metaAds,
+  microsoftExcel,
   microsoftGraph,
   microsoftTeams,
   miro,
@@ -165,6 +217,7 @@ export const providerFiles: unknown[] = [
   netlify,
   newRelic,
   notion,
+  okta,
   onedrive,
   openai,
   opsgenie,
@@ -173,8 +226,10 @@ export const providerFiles: unknown[] = [
   paypal,
   paypalSandbox,
   pinecone,
+  pinterest,
   pipedrive,
   posthog,
+  powerBi,
   quickbooks,
   recallAi,
   reddit,
@@ -184,24 +239,37 @@ export const providerFiles: unknown[] = [
   semrush,
   sendgrid,
   sentry,
+  sharepoint,
   shopify,
   shortcut,
   slack,
+  smugmug,
   snowflake,
+  spotify,
   square,
+  strava,
   stripe,
   tableau,
   telegram,
+  tiktok,
   todoist,
   trello,
   twilio,
+  twitch,
   typeform,
   vercel,
+  vimeo,
+  webex,
   webflow,
+  whatsapp,
   wrike,
   x,
   xero,
   zendesk,
+  zohoBooks,
   zohoCrm,
+  zohoDesk,
+  zohoInventory,
+  zohoMail,
   zoom,
 ];
