@@ -1,7 +1,9 @@
 // Every provider data file, in slug order. Written by scripts/catalog-index.mjs (npm run catalog:index);
 // test/catalog/providers.test.ts checks this list against the directory.
 import airtable from "./airtable.json" with { type: "json" };
+import apollo from "./apollo.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
+import ashby from "./ashby.json" with { type: "json" };
 import attio from "./attio.json" with { type: "json" };
 import auth0 from "./auth0.json" with { type: "json" };
 import bamboohr from "./bamboohr.json" with { type: "json" };
@@ -10,6 +12,7 @@ import box from "./box.json" with { type: "json" };
 import braveSearch from "./brave-search.json" with { type: "json" };
 import calendly from "./calendly.json" with { type: "json" };
 import canva from "./canva.json" with { type: "json" };
+import canvasLms from "./canvas-lms.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
 import datadog from "./datadog.json" with { type: "json" };
@@ -23,6 +26,7 @@ import github from "./github.json" with { type: "json" };
 import gitlab from "./gitlab.json" with { type: "json" };
 import gitlabSelfManaged from "./gitlab-self-managed.json" with { type: "json" };
 import gmail from "./gmail.json" with { type: "json" };
+import gong from "./gong.json" with { type: "json" };
 import googleCalendar from "./google-calendar.json" with { type: "json" };
 import googleDocs from "./google-docs.json" with { type: "json" };
 import googleDrive from "./google-drive.json" with { type: "json" };
@@ -39,6 +43,7 @@ import microsoftGraph from "./microsoft-graph.json" with { type: "json" };
 import microsoftTeams from "./microsoft-teams.json" with { type: "json" };
 import miro from "./miro.json" with { type: "json" };
 import monday from "./monday.json" with { type: "json" };
+import netsuite from "./netsuite.json" with { type: "json" };
 import notion from "./notion.json" with { type: "json" };
 import onedrive from "./onedrive.json" with { type: "json" };
 import openai from "./openai.json" with { type: "json" };
@@ -52,6 +57,7 @@ import reddit from "./reddit.json" with { type: "json" };
 import resend from "./resend.json" with { type: "json" };
 import salesforce from "./salesforce.json" with { type: "json" };
 import sendgrid from "./sendgrid.json" with { type: "json" };
+import servicenow from "./servicenow.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
@@ -62,6 +68,7 @@ import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
+import workday from "./workday.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
 import xero from "./xero.json" with { type: "json" };
@@ -71,7 +78,9 @@ import zoom from "./zoom.json" with { type: "json" };
 
 export const providerFiles: unknown[] = [
   airtable,
+  apollo,
   asana,
+  ashby,
   attio,
   auth0,
   bamboohr,
@@ -80,6 +89,7 @@ export const providerFiles: unknown[] = [
   braveSearch,
   calendly,
   canva,
+  canvasLms,
   clickup,
   confluence,
   datadog,
@@ -93,6 +103,7 @@ export const providerFiles: unknown[] = [
   gitlab,
   gitlabSelfManaged,
   gmail,
+  gong,
   googleCalendar,
   googleDocs,
   googleDrive,
@@ -109,6 +120,7 @@ export const providerFiles: unknown[] = [
   microsoftTeams,
   miro,
   monday,
+  netsuite,
   notion,
   onedrive,
   openai,
@@ -122,6 +134,7 @@ export const providerFiles: unknown[] = [
   resend,
   salesforce,
   sendgrid,
+  servicenow,
   shopify,
   slack,
   stripe,
@@ -132,6 +145,7 @@ export const providerFiles: unknown[] = [
   twilio,
   typeform,
   webflow,
+  workday,
   wrike,
   x,
   xero,
