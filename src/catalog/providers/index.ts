@@ -1,5 +1,6 @@
 // Every provider data file, in slug order. Written by scripts/catalog-index.mjs (npm run catalog:index);
 // test/catalog/providers.test.ts checks this list against the directory.
+import adyntel from "./adyntel.json" with { type: "json" };
 import airtable from "./airtable.json" with { type: "json" };
 import apollo from "./apollo.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
@@ -15,12 +16,16 @@ import canva from "./canva.json" with { type: "json" };
 import canvasLms from "./canvas-lms.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
+import customerIo from "./customer-io.json" with { type: "json" };
 import datadog from "./datadog.json" with { type: "json" };
 import discord from "./discord.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
+import fathom from "./fathom.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
+import fireflies from "./fireflies.json" with { type: "json" };
 import freshdesk from "./freshdesk.json" with { type: "json" };
+import freshservice from "./freshservice.json" with { type: "json" };
 import front from "./front.json" with { type: "json" };
 import github from "./github.json" with { type: "json" };
 import gitlab from "./gitlab.json" with { type: "json" };
@@ -35,6 +40,7 @@ import hubspot from "./hubspot.json" with { type: "json" };
 import ibmCloud from "./ibm-cloud.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
 import jira from "./jira.json" with { type: "json" };
+import klaviyo from "./klaviyo.json" with { type: "json" };
 import linear from "./linear.json" with { type: "json" };
 import linkedin from "./linkedin.json" with { type: "json" };
 import mailchimp from "./mailchimp.json" with { type: "json" };
@@ -51,6 +57,7 @@ import outlook from "./outlook.json" with { type: "json" };
 import pagerduty from "./pagerduty.json" with { type: "json" };
 import paypal from "./paypal.json" with { type: "json" };
 import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
+import peopleDataLabs from "./people-data-labs.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
 import reddit from "./reddit.json" with { type: "json" };
@@ -75,8 +82,10 @@ import xero from "./xero.json" with { type: "json" };
 import zendesk from "./zendesk.json" with { type: "json" };
 import zohoCrm from "./zoho-crm.json" with { type: "json" };
 import zoom from "./zoom.json" with { type: "json" };
+import zoominfo from "./zoominfo.json" with { type: "json" };
 
 export const providerFiles: unknown[] = [
+  adyntel,
   airtable,
   apollo,
   asana,
@@ -92,12 +101,16 @@ export const providerFiles: unknown[] = [
   canvasLms,
   clickup,
   confluence,
+  customerIo,
   datadog,
   discord,
   docusign,
   dropbox,
+  fathom,
   figma,
+  fireflies,
   freshdesk,
+  freshservice,
   front,
   github,
   gitlab,
@@ -112,6 +125,7 @@ export const providerFiles: unknown[] = [
   ibmCloud,
   intercom,
   jira,
+  klaviyo,
   linear,
   linkedin,
   mailchimp,
@@ -128,6 +142,7 @@ export const providerFiles: unknown[] = [
   pagerduty,
   paypal,
   paypalSandbox,
+  peopleDataLabs,
   pipedrive,
   quickbooks,
   reddit,
@@ -152,4 +167,5 @@ export const providerFiles: unknown[] = [
   zendesk,
   zohoCrm,
   zoom,
+  zoominfo,
 ];
