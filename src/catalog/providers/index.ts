@@ -1,6 +1,8 @@
 // Every provider data file, in slug order. Written by scripts/catalog-index.mjs (npm run catalog:index);
 // test/catalog/providers.test.ts checks this list against the directory.
 import adyntel from "./adyntel.json" with { type: "json" };
+import affinity from "./affinity.json" with { type: "json" };
+import agencyzoom from "./agencyzoom.json" with { type: "json" };
 import airtable from "./airtable.json" with { type: "json" };
 import apollo from "./apollo.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
@@ -11,6 +13,7 @@ import bamboohr from "./bamboohr.json" with { type: "json" };
 import bitbucket from "./bitbucket.json" with { type: "json" };
 import box from "./box.json" with { type: "json" };
 import braveSearch from "./brave-search.json" with { type: "json" };
+import brevo from "./brevo.json" with { type: "json" };
 import calendly from "./calendly.json" with { type: "json" };
 import canva from "./canva.json" with { type: "json" };
 import canvasLms from "./canvas-lms.json" with { type: "json" };
@@ -36,8 +39,10 @@ import googleCalendar from "./google-calendar.json" with { type: "json" };
 import googleDocs from "./google-docs.json" with { type: "json" };
 import googleDrive from "./google-drive.json" with { type: "json" };
 import googleSheets from "./google-sheets.json" with { type: "json" };
+import hibob from "./hibob.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
 import ibmCloud from "./ibm-cloud.json" with { type: "json" };
+import instantly from "./instantly.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
 import jira from "./jira.json" with { type: "json" };
 import klaviyo from "./klaviyo.json" with { type: "json" };
@@ -62,7 +67,9 @@ import pipedrive from "./pipedrive.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
 import reddit from "./reddit.json" with { type: "json" };
 import resend from "./resend.json" with { type: "json" };
+import sageIntacct from "./sage-intacct.json" with { type: "json" };
 import salesforce from "./salesforce.json" with { type: "json" };
+import sapS4hana from "./sap-s4hana.json" with { type: "json" };
 import sendgrid from "./sendgrid.json" with { type: "json" };
 import servicenow from "./servicenow.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
@@ -74,6 +81,7 @@ import todoist from "./todoist.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
+import ukgPro from "./ukg-pro.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
 import workday from "./workday.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
@@ -86,6 +94,8 @@ import zoominfo from "./zoominfo.json" with { type: "json" };
 
 export const providerFiles: unknown[] = [
   adyntel,
+  affinity,
+  agencyzoom,
   airtable,
   apollo,
   asana,
@@ -96,6 +106,7 @@ export const providerFiles: unknown[] = [
   bitbucket,
   box,
   braveSearch,
+  brevo,
   calendly,
   canva,
   canvasLms,
@@ -121,8 +132,10 @@ export const providerFiles: unknown[] = [
   googleDocs,
   googleDrive,
   googleSheets,
+  hibob,
   hubspot,
   ibmCloud,
+  instantly,
   intercom,
   jira,
   klaviyo,
@@ -147,7 +160,9 @@ export const providerFiles: unknown[] = [
   quickbooks,
   reddit,
   resend,
+  sageIntacct,
   salesforce,
+  sapS4hana,
   sendgrid,
   servicenow,
   shopify,
@@ -159,6 +174,7 @@ export const providerFiles: unknown[] = [
   trello,
   twilio,
   typeform,
+  ukgPro,
   webflow,
   workday,
   wrike,
