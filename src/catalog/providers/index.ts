@@ -13,14 +13,17 @@ import bamboohr from "./bamboohr.json" with { type: "json" };
 import bitbucket from "./bitbucket.json" with { type: "json" };
 import box from "./box.json" with { type: "json" };
 import braveSearch from "./brave-search.json" with { type: "json" };
+import breezyHr from "./breezy-hr.json" with { type: "json" };
 import brevo from "./brevo.json" with { type: "json" };
 import calendly from "./calendly.json" with { type: "json" };
 import canva from "./canva.json" with { type: "json" };
 import canvasLms from "./canvas-lms.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
+import close from "./close.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
 import customerIo from "./customer-io.json" with { type: "json" };
 import datadog from "./datadog.json" with { type: "json" };
+import dialpad from "./dialpad.json" with { type: "json" };
 import discord from "./discord.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
@@ -39,6 +42,8 @@ import googleCalendar from "./google-calendar.json" with { type: "json" };
 import googleDocs from "./google-docs.json" with { type: "json" };
 import googleDrive from "./google-drive.json" with { type: "json" };
 import googleSheets from "./google-sheets.json" with { type: "json" };
+import gorgias from "./gorgias.json" with { type: "json" };
+import greenhouse from "./greenhouse.json" with { type: "json" };
 import hibob from "./hibob.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
 import ibmCloud from "./ibm-cloud.json" with { type: "json" };
@@ -46,6 +51,7 @@ import instantly from "./instantly.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
 import jira from "./jira.json" with { type: "json" };
 import klaviyo from "./klaviyo.json" with { type: "json" };
+import lever from "./lever.json" with { type: "json" };
 import linear from "./linear.json" with { type: "json" };
 import linkedin from "./linkedin.json" with { type: "json" };
 import mailchimp from "./mailchimp.json" with { type: "json" };
@@ -60,6 +66,7 @@ import onedrive from "./onedrive.json" with { type: "json" };
 import openai from "./openai.json" with { type: "json" };
 import outlook from "./outlook.json" with { type: "json" };
 import pagerduty from "./pagerduty.json" with { type: "json" };
+import pandadoc from "./pandadoc.json" with { type: "json" };
 import paypal from "./paypal.json" with { type: "json" };
 import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
 import peopleDataLabs from "./people-data-labs.json" with { type: "json" };
@@ -106,14 +113,17 @@ export const providerFiles: unknown[] = [
   bitbucket,
   box,
   braveSearch,
+  breezyHr,
   brevo,
   calendly,
   canva,
   canvasLms,
   clickup,
+  close,
   confluence,
   customerIo,
   datadog,
+  dialpad,
   discord,
   docusign,
   dropbox,
@@ -132,6 +142,8 @@ export const providerFiles: unknown[] = [
   googleDocs,
   googleDrive,
   googleSheets,
+  gorgias,
+  greenhouse,
   hibob,
   hubspot,
   ibmCloud,
@@ -139,6 +151,7 @@ export const providerFiles: unknown[] = [
   intercom,
   jira,
   klaviyo,
+  lever,
   linear,
   linkedin,
   mailchimp,
@@ -153,6 +166,7 @@ export const providerFiles: unknown[] = [
   openai,
   outlook,
   pagerduty,
+  pandadoc,
   paypal,
   paypalSandbox,
   peopleDataLabs,
