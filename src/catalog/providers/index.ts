@@ -44,6 +44,7 @@ import googleDrive from "./google-drive.json" with { type: "json" };
 import googleSheets from "./google-sheets.json" with { type: "json" };
 import gorgias from "./gorgias.json" with { type: "json" };
 import greenhouse from "./greenhouse.json" with { type: "json" };
+import gusto from "./gusto.json" with { type: "json" };
 import hibob from "./hibob.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
 import ibmCloud from "./ibm-cloud.json" with { type: "json" };
@@ -51,6 +52,7 @@ import instantly from "./instantly.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
 import jira from "./jira.json" with { type: "json" };
 import klaviyo from "./klaviyo.json" with { type: "json" };
+import kommo from "./kommo.json" with { type: "json" };
 import lever from "./lever.json" with { type: "json" };
 import linear from "./linear.json" with { type: "json" };
 import linkedin from "./linkedin.json" with { type: "json" };
@@ -65,10 +67,12 @@ import notion from "./notion.json" with { type: "json" };
 import onedrive from "./onedrive.json" with { type: "json" };
 import openai from "./openai.json" with { type: "json" };
 import outlook from "./outlook.json" with { type: "json" };
+import outreach from "./outreach.json" with { type: "json" };
 import pagerduty from "./pagerduty.json" with { type: "json" };
 import pandadoc from "./pandadoc.json" with { type: "json" };
 import paypal from "./paypal.json" with { type: "json" };
 import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
+import pennylane from "./pennylane.json" with { type: "json" };
 import peopleDataLabs from "./people-data-labs.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
@@ -90,6 +94,7 @@ import twilio from "./twilio.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
 import ukgPro from "./ukg-pro.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
+import workable from "./workable.json" with { type: "json" };
 import workday from "./workday.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
@@ -144,6 +149,7 @@ export const providerFiles: unknown[] = [
   googleSheets,
   gorgias,
   greenhouse,
+  gusto,
   hibob,
   hubspot,
   ibmCloud,
@@ -151,6 +157,7 @@ export const providerFiles: unknown[] = [
   intercom,
   jira,
   klaviyo,
+  kommo,
   lever,
   linear,
   linkedin,
@@ -165,10 +172,12 @@ export const providerFiles: unknown[] = [
   onedrive,
   openai,
   outlook,
+  outreach,
   pagerduty,
   pandadoc,
   paypal,
   paypalSandbox,
+  pennylane,
   peopleDataLabs,
   pipedrive,
   quickbooks,
@@ -190,6 +199,7 @@ export const providerFiles: unknown[] = [
   typeform,
   ukgPro,
   webflow,
+  workable,
   workday,
   wrike,
   x,
