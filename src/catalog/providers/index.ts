@@ -17,6 +17,7 @@ import discord from "./discord.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
+import firecrawl from "./firecrawl.json" with { type: "json" };
 import freshdesk from "./freshdesk.json" with { type: "json" };
 import front from "./front.json" with { type: "json" };
 import github from "./github.json" with { type: "json" };
@@ -52,9 +53,11 @@ import reddit from "./reddit.json" with { type: "json" };
 import resend from "./resend.json" with { type: "json" };
 import salesforce from "./salesforce.json" with { type: "json" };
 import sendgrid from "./sendgrid.json" with { type: "json" };
+import serpapi from "./serpapi.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
+import supabase from "./supabase.json" with { type: "json" };
 import tableau from "./tableau.json" with { type: "json" };
 import telegram from "./telegram.json" with { type: "json" };
 import todoist from "./todoist.json" with { type: "json" };
@@ -87,6 +90,7 @@ export const providerFiles: unknown[] = [
   docusign,
   dropbox,
   figma,
+  firecrawl,
   freshdesk,
   front,
   github,
@@ -122,9 +126,11 @@ export const providerFiles: unknown[] = [
   resend,
   salesforce,
   sendgrid,
+  serpapi,
   shopify,
   slack,
   stripe,
+  supabase,
   tableau,
   telegram,
   todoist,
