@@ -9,6 +9,7 @@ import { linearTools } from "./linear.js";
 import { notionTools } from "./notion.js";
 import { outlookTools } from "./outlook.js";
 import { slackTools } from "./slack.js";
+import { zendeskTools } from "./zendesk.js";
 
 /** Curated tools, by provider slug. */
 export const curatedTools: Record<string, Tool[]> = {
@@ -22,4 +23,5 @@ export const curatedTools: Record<string, Tool[]> = {
   notion: notionTools,
   outlook: outlookTools,
   slack: slackTools,
+  zendesk: zendeskTools,
 };
