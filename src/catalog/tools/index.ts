@@ -8,6 +8,7 @@ import { jiraTools } from "./jira.js";
 import { linearTools } from "./linear.js";
 import { notionTools } from "./notion.js";
 import { outlookTools } from "./outlook.js";
+import { salesforceTools } from "./salesforce.js";
 import { slackTools } from "./slack.js";
 import { zendeskTools } from "./zendesk.js";
 
@@ -22,6 +23,7 @@ export const curatedTools: Record<string, Tool[]> = {
   linear: linearTools,
   notion: notionTools,
   outlook: outlookTools,
+  salesforce: salesforceTools,
   slack: slackTools,
   zendesk: zendeskTools,
 };
