@@ -1,4 +1,5 @@
 import type { Tool } from "../../toolkits/define.js";
+import { discordTools } from "./discord.js";
 import { githubTools } from "./github.js";
 import { gmailTools } from "./gmail.js";
 import { googleCalendarTools } from "./google-calendar.js";
@@ -14,6 +15,7 @@ import { zendeskTools } from "./zendesk.js";
 
 /** Curated tools, by provider slug. */
 export const curatedTools: Record<string, Tool[]> = {
+  discord: discordTools,
   github: githubTools,
   gmail: gmailTools,
   "google-calendar": googleCalendarTools,
