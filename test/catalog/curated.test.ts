@@ -7,7 +7,7 @@ import type { ToolContext } from "../../src/toolkits/define.js";
 
 const APPS = ["github", "slack", "gmail", "google-calendar", "google-drive", "notion", "linear", "jira", "hubspot", "outlook"];
 /** The next apps, with curated tools of their own. */
-APPS.push("zendesk", "salesforce", "discord");
+APPS.push("zendesk", "salesforce", "discord", "x");
 /** Lists the provider's API returns whole, without pages: their tools take no cursor. */
 const UNPAGED = new Set([
   "GMAIL_LIST_LABELS", // users.labels.list answers every label at once
@@ -18,7 +18,7 @@ const UNPAGED = new Set([
 ]);
 /** Apps where files go in or out, and so a tool takes or gives a staged file. */
 const FILE_APPS = ["slack", "gmail", "google-drive", "outlook"];
-FILE_APPS.push("zendesk", "salesforce", "discord");
+FILE_APPS.push("zendesk", "salesforce", "discord", "x");
 
 describe.each(APPS)("%s's curated tools", (slug) => {
   const toolkit = catalogToolkit(slug, { clientId: "id" });

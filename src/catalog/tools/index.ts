@@ -11,6 +11,7 @@ import { notionTools } from "./notion.js";
 import { outlookTools } from "./outlook.js";
 import { salesforceTools } from "./salesforce.js";
 import { slackTools } from "./slack.js";
+import { xTools } from "./x.js";
 import { zendeskTools } from "./zendesk.js";
 
 /** Curated tools, by provider slug. */
@@ -27,5 +28,6 @@ export const curatedTools: Record<string, Tool[]> = {
   outlook: outlookTools,
   salesforce: salesforceTools,
   slack: slackTools,
+  x: xTools,
   zendesk: zendeskTools,
 };
