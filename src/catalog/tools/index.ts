@@ -11,6 +11,7 @@ import { notionTools } from "./notion.js";
 import { outlookTools } from "./outlook.js";
 import { salesforceTools } from "./salesforce.js";
 import { slackTools } from "./slack.js";
+import { supabaseTools } from "./supabase.js";
 import { xTools } from "./x.js";
 import { zendeskTools } from "./zendesk.js";
 
@@ -28,6 +29,7 @@ export const curatedTools: Record<string, Tool[]> = {
   outlook: outlookTools,
   salesforce: salesforceTools,
   slack: slackTools,
+  supabase: supabaseTools,
   x: xTools,
   zendesk: zendeskTools,
 };
