@@ -1,5 +1,7 @@
 import type { Tool } from "../../toolkits/define.js";
+import { braveSearchTools } from "./brave-search.js";
 import { discordTools } from "./discord.js";
+import { firecrawlTools } from "./firecrawl.js";
 import { githubTools } from "./github.js";
 import { gmailTools } from "./gmail.js";
 import { googleCalendarTools } from "./google-calendar.js";
@@ -10,6 +12,7 @@ import { linearTools } from "./linear.js";
 import { notionTools } from "./notion.js";
 import { outlookTools } from "./outlook.js";
 import { salesforceTools } from "./salesforce.js";
+import { serpapiTools } from "./serpapi.js";
 import { slackTools } from "./slack.js";
 import { supabaseTools } from "./supabase.js";
 import { xTools } from "./x.js";
@@ -17,7 +20,9 @@ import { zendeskTools } from "./zendesk.js";
 
 /** Curated tools, by provider slug. */
 export const curatedTools: Record<string, Tool[]> = {
+  "brave-search": braveSearchTools,
   discord: discordTools,
+  firecrawl: firecrawlTools,
   github: githubTools,
   gmail: gmailTools,
   "google-calendar": googleCalendarTools,
@@ -28,6 +33,7 @@ export const curatedTools: Record<string, Tool[]> = {
   notion: notionTools,
   outlook: outlookTools,
   salesforce: salesforceTools,
+  serpapi: serpapiTools,
   slack: slackTools,
   supabase: supabaseTools,
   x: xTools,
