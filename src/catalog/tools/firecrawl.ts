@@ -119,7 +119,7 @@ const search = defineTool({
 
 const mapSite = defineTool({
   slug: "FIRECRAWL_MAP_SITE",
-  name: "List a website's URLs",
+  name: "List a site's URLs",
   description:
     "Lists the URLs of a website quickly, from its sitemap and links, optionally those matching words: { links: [{ url, title, " +
     "description }] }. Use it to find the right page before scraping it.",
@@ -148,7 +148,7 @@ const mapSite = defineTool({
 
 const startCrawl = defineTool({
   slug: "FIRECRAWL_START_CRAWL",
-  name: "Start crawling a website",
+  name: "Start crawling a site",
   description:
     "Starts crawling a site from a URL (its pages under that path), scraping each to markdown in the background. Returns { crawlId }; " +
     "read the pages with FIRECRAWL_GET_CRAWL. Each page costs credits: keep limit small.",

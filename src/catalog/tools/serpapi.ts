@@ -63,9 +63,9 @@ async function search(ctx: ToolContext, query: Record<string, string | number | 
   return { answer, empty };
 }
 
-const searchGoogle = defineTool({
-  slug: "SERPAPI_SEARCH_GOOGLE",
-  name: "Search Google (SerpApi)",
+const searchWeb = defineTool({
+  slug: "SERPAPI_SEARCH_WEB",
+  name: "Search the web (SerpApi)",
   description:
     "Runs a Google search and returns its results page as data: { results: [{ position, title, link, snippet, date, source }], " +
     "answerBox, knowledgeGraph, totalResults, nextCursor }. Use it for current facts and sources; each call spends one SerpApi search.",
@@ -94,7 +94,7 @@ const searchGoogle = defineTool({
 
 const searchNews = defineTool({
   slug: "SERPAPI_SEARCH_NEWS",
-  name: "Search Google News (SerpApi)",
+  name: "Search news (SerpApi)",
   description:
     "Runs a Google News search (the News tab): { results: [{ position, title, link, source, date, snippet }], nextCursor }, for " +
     "recent coverage of a topic.",
@@ -135,4 +135,4 @@ const getAccount = defineTool({
 });
 
 /** SerpApi's curated tools: Google web and news results, and the account's quota. */
-export const serpapiTools: Tool[] = [searchGoogle, searchNews, getAccount];
+export const serpapiTools: Tool[] = [searchWeb, searchNews, getAccount];

@@ -71,10 +71,10 @@ const routes: Route[] = [
 const setup = () => setupToolkit({ slug: "serpapi", baseUrl: "https://serpapi.com", tools: serpapiTools, routes });
 
 describe("SerpApi tools", () => {
-  it("SERPAPI_SEARCH_GOOGLE sends engine=google with the filters and takes the next start as the cursor", async () => {
+  it("SERPAPI_SEARCH_WEB sends engine=google with the filters and takes the next start as the cursor", async () => {
     const serp = await setup();
     expect(
-      await serp.ok("SERPAPI_SEARCH_GOOGLE", {
+      await serp.ok("SERPAPI_SEARCH_WEB", {
         query: "coffee",
         location: "Austin, Texas, United States",
         country: "us",
@@ -112,12 +112,12 @@ describe("SerpApi tools", () => {
 
   it("a 200 saying Google has no results is an empty last page", async () => {
     const serp = await setup();
-    expect(await serp.ok("SERPAPI_SEARCH_GOOGLE", { query: "zzqqxx" })).toMatchObject({ results: [], nextCursor: null });
+    expect(await serp.ok("SERPAPI_SEARCH_WEB", { query: "zzqqxx" })).toMatchObject({ results: [], nextCursor: null });
   });
 
   it("a 429 is a failed result with SerpApi's error and the quota advice", async () => {
     const serp = await setup();
-    const result = await serp.execute("SERPAPI_SEARCH_GOOGLE", { query: "quota" });
+    const result = await serp.execute("SERPAPI_SEARCH_WEB", { query: "quota" });
     expect(result).toMatchObject({ successful: false, code: "upstream_error", upstreamStatus: 429 });
     expect(result.error).toBe(
       "SerpApi answered 429: Your account has run out of searches. SerpApi's hourly limit or the plan's monthly searches are used up: wait, or check the account (SERPAPI_GET_ACCOUNT).",
