@@ -7,6 +7,7 @@
 // https://docs.firecrawl.dev/api-reference/endpoint/map (POST /map: url, search, limit, includeSubdomains; { success, links: [{ url, title, description }] })
 // https://docs.firecrawl.dev/api-reference/endpoint/crawl-post (POST /crawl: url, limit, includePaths, excludePaths, scrapeOptions; { success, id, url })
 // https://docs.firecrawl.dev/api-reference/endpoint/crawl-get (GET /crawl/{id}: status, total, completed, creditsUsed, expiresAt, next, data)
+// https://docs.firecrawl.dev/api-reference/endpoint/credit-usage (GET /team/credit-usage: { data: { remainingCredits, planCredits, billingPeriodEnd } })
 import { z } from "zod";
 import { defineTool, type Tool } from "../../toolkits/define.js";
 import { type ProviderErrors, requestJson, segment } from "../../toolkits/provider-requests.js";
@@ -207,5 +208,22 @@ const getCrawl = defineTool({
   },
 });
 
-/** Firecrawl's curated tools: scrape a page, search, map a site, crawl one and read its pages. */
-export const firecrawlTools: Tool[] = [scrapeUrl, search, mapSite, startCrawl, getCrawl];
+const getCredits = defineTool({
+  slug: "FIRECRAWL_GET_CREDITS",
+  name: "Get Firecrawl's remaining credits",
+  description:
+    "Reads the team's remaining credits and the billing period's end, before a large crawl: { remainingCredits, planCredits, billingPeriodEnd }.",
+  input: z.object({}),
+  annotations: { readOnly: true, idempotent: true },
+  async run(_args, ctx) {
+    const data = (field(await requestJson(ctx, FIRECRAWL, "/team/credit-usage"), "data") ?? {}) as Json;
+    return {
+      remainingCredits: data.remainingCredits ?? null,
+      planCredits: data.planCredits ?? null,
+      billingPeriodEnd: data.billingPeriodEnd ?? null,
+    };
+  },
+});
+
+/** Firecrawl's curated tools: scrape a page, search, map a site, crawl one and read its pages, the credits left. */
+export const firecrawlTools: Tool[] = [scrapeUrl, search, mapSite, startCrawl, getCrawl, getCredits];

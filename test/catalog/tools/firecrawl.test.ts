@@ -73,6 +73,21 @@ const routes: Route[] = [
   },
 ];
 
+routes.push({
+  method: "GET",
+  path: /^\/v2\/team\/credit-usage$/,
+  answer: () =>
+    json({
+      success: true,
+      data: {
+        remainingCredits: 1000,
+        planCredits: 500000,
+        billingPeriodStart: "2025-01-01T00:00:00Z",
+        billingPeriodEnd: "2025-01-31T23:59:59Z",
+      },
+    }),
+});
+
 const setup = () => setupToolkit({ slug: "firecrawl", baseUrl: "https://api.firecrawl.dev/v2", tools: firecrawlTools, routes });
 
 describe("Firecrawl tools", () => {
@@ -142,5 +157,15 @@ describe("Firecrawl tools", () => {
     expect(first.pages[0].markdown).toHaveLength(1000);
     expect(await fc.ok("FIRECRAWL_GET_CRAWL", { crawlId: CRAWL, cursor: "10" })).toMatchObject({ nextCursor: null });
     expect([fc.last().path, fc.last().query.get("skip")]).toEqual([`/v2/crawl/${CRAWL}`, "10"]);
+  });
+
+  it("FIRECRAWL_GET_CREDITS reads the team's credit usage", async () => {
+    const fc = await setup();
+    expect(await fc.ok("FIRECRAWL_GET_CREDITS")).toEqual({
+      remainingCredits: 1000,
+      planCredits: 500000,
+      billingPeriodEnd: "2025-01-31T23:59:59Z",
+    });
+    expect([fc.last().method, fc.last().path]).toEqual(["GET", "/v2/team/credit-usage"]);
   });
 });
