@@ -6,14 +6,22 @@ import type { ToolContext } from "../../src/toolkits/define.js";
 /** The ten apps agents use most each have curated tools a model can act on. */
 
 const APPS = ["github", "slack", "gmail", "google-calendar", "google-drive", "notion", "linear", "jira", "hubspot", "outlook"];
+/** The next apps, with curated tools of their own. */
+APPS.push("zendesk", "salesforce", "discord", "x", "supabase");
 /** Lists the provider's API returns whole, without pages: their tools take no cursor. */
 const UNPAGED = new Set([
   "GMAIL_LIST_LABELS", // users.labels.list answers every label at once
   "JIRA_LIST_TRANSITIONS", // an issue's transitions come in one answer
   "LINEAR_LIST_WORKFLOW_STATES", // a team's workflow states: a handful, fetched at the largest page
+  "DISCORD_LIST_CHANNELS", // a server's channels come in one answer
+  "SUPABASE_LIST_ORGANIZATIONS", // the Management API answers every organization at once
+  "SUPABASE_LIST_PROJECTS", // and every project
+  "SUPABASE_LIST_EDGE_FUNCTIONS", // and every function of a project
+  "SALESFORCE_SEARCH_RECORDS", // SOSL answers once, up to its LIMIT, with no next page
 ]);
 /** Apps where files go in or out, and so a tool takes or gives a staged file. */
 const FILE_APPS = ["slack", "gmail", "google-drive", "outlook"];
+FILE_APPS.push("zendesk", "salesforce", "discord", "x");
 
 describe.each(APPS)("%s's curated tools", (slug) => {
   const toolkit = catalogToolkit(slug, { clientId: "id" });
@@ -54,6 +62,20 @@ describe.each(FILE_APPS)("%s, where files go in", (slug) => {
   it("has a tool that takes a staged file", () => {
     const takesFile = catalogToolkit(slug).tools.some((tool) => JSON.stringify(tool.inputParameters).includes(STAGED_FILE_FORMAT));
     expect(takesFile).toBe(true);
+  });
+});
+
+/** The web search and scraping APIs agents call: two tools or more each, read-only ones described. */
+describe.each(["brave-search", "serpapi", "firecrawl"])("%s's curated tools", (slug) => {
+  it("has at least two, each named after its toolkit, described, saying whether it only reads", () => {
+    const toolkit = catalogToolkit(slug);
+    expect(toolkit.tools.length).toBeGreaterThanOrEqual(2);
+    const prefix = slug.replace(/-/g, "").toUpperCase();
+    for (const tool of toolkit.tools) {
+      expect(tool.slug.startsWith(`${prefix}_`), tool.slug).toBe(true);
+      expect(tool.description.length, `${tool.slug}'s description`).toBeGreaterThanOrEqual(40);
+      expect(typeof tool.annotations?.readOnly, `${tool.slug} says whether it only reads`).toBe("boolean");
+    }
   });
 });
 

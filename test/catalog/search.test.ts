@@ -77,7 +77,8 @@ const TABLE: Row[] = [
   { query: "send email", first: ["gmail", "outlook"] },
   { query: "create an issue", first: ["github", "jira", "linear"] },
   { query: "post message", first: ["slack"] },
-  { query: "upload a file", top: ["google-drive", "slack"], within: 2 },
+  // Salesforce (SALESFORCE_UPLOAD_FILE) uploads files too, and ties with Slack by score.
+  { query: "upload a file", top: ["google-drive", "slack"], within: 3 },
   { query: "list calendar events", first: ["outlook"], top: ["google-calendar"], within: 2 },
 ];
 

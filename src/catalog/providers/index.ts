@@ -46,6 +46,7 @@ import etsy from "./etsy.json" with { type: "json" };
 import facebook from "./facebook.json" with { type: "json" };
 import fathom from "./fathom.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
+import firecrawl from "./firecrawl.json" with { type: "json" };
 import fireflies from "./fireflies.json" with { type: "json" };
 import freshdesk from "./freshdesk.json" with { type: "json" };
 import freshservice from "./freshservice.json" with { type: "json" };
@@ -132,6 +133,7 @@ import sapS4hana from "./sap-s4hana.json" with { type: "json" };
 import semrush from "./semrush.json" with { type: "json" };
 import sendgrid from "./sendgrid.json" with { type: "json" };
 import sentry from "./sentry.json" with { type: "json" };
+import serpapi from "./serpapi.json" with { type: "json" };
 import servicenow from "./servicenow.json" with { type: "json" };
 import sharepoint from "./sharepoint.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
@@ -143,6 +145,7 @@ import spotify from "./spotify.json" with { type: "json" };
 import square from "./square.json" with { type: "json" };
 import strava from "./strava.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
+import supabase from "./supabase.json" with { type: "json" };
 import tableau from "./tableau.json" with { type: "json" };
 import telegram from "./telegram.json" with { type: "json" };
 import tiktok from "./tiktok.json" with { type: "json" };
@@ -218,6 +221,7 @@ export const providerFiles: unknown[] = [
   facebook,
   fathom,
   figma,
+  firecrawl,
   fireflies,
   freshdesk,
   freshservice,
@@ -304,6 +308,7 @@ export const providerFiles: unknown[] = [
   semrush,
   sendgrid,
   sentry,
+  serpapi,
   servicenow,
   sharepoint,
   shopify,
@@ -315,6 +320,7 @@ export const providerFiles: unknown[] = [
   square,
   strava,
   stripe,
+  supabase,
   tableau,
   telegram,
   tiktok,

@@ -1,4 +1,7 @@
 import type { Tool } from "../../toolkits/define.js";
+import { braveSearchTools } from "./brave-search.js";
+import { discordTools } from "./discord.js";
+import { firecrawlTools } from "./firecrawl.js";
 import { githubTools } from "./github.js";
 import { gmailTools } from "./gmail.js";
 import { googleCalendarTools } from "./google-calendar.js";
@@ -8,10 +11,18 @@ import { jiraTools } from "./jira.js";
 import { linearTools } from "./linear.js";
 import { notionTools } from "./notion.js";
 import { outlookTools } from "./outlook.js";
+import { salesforceTools } from "./salesforce.js";
+import { serpapiTools } from "./serpapi.js";
 import { slackTools } from "./slack.js";
+import { supabaseTools } from "./supabase.js";
+import { xTools } from "./x.js";
+import { zendeskTools } from "./zendesk.js";
 
 /** Curated tools, by provider slug. */
 export const curatedTools: Record<string, Tool[]> = {
+  "brave-search": braveSearchTools,
+  discord: discordTools,
+  firecrawl: firecrawlTools,
   github: githubTools,
   gmail: gmailTools,
   "google-calendar": googleCalendarTools,
@@ -21,5 +32,10 @@ export const curatedTools: Record<string, Tool[]> = {
   linear: linearTools,
   notion: notionTools,
   outlook: outlookTools,
+  salesforce: salesforceTools,
+  serpapi: serpapiTools,
   slack: slackTools,
+  supabase: supabaseTools,
+  x: xTools,
+  zendesk: zendeskTools,
 };
