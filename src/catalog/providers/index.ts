@@ -1,6 +1,7 @@
 // Every provider data file, in slug order. Written by scripts/catalog-index.mjs (npm run catalog:index);
 // test/catalog/providers.test.ts checks this list against the directory.
 import airtable from "./airtable.json" with { type: "json" };
+import apaleo from "./apaleo.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
 import attio from "./attio.json" with { type: "json" };
 import auth0 from "./auth0.json" with { type: "json" };
@@ -11,12 +12,14 @@ import braveSearch from "./brave-search.json" with { type: "json" };
 import calendly from "./calendly.json" with { type: "json" };
 import canva from "./canva.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
+import coda from "./coda.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
 import datadog from "./datadog.json" with { type: "json" };
 import discord from "./discord.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
+import freshbooks from "./freshbooks.json" with { type: "json" };
 import freshdesk from "./freshdesk.json" with { type: "json" };
 import front from "./front.json" with { type: "json" };
 import github from "./github.json" with { type: "json" };
@@ -27,12 +30,16 @@ import googleCalendar from "./google-calendar.json" with { type: "json" };
 import googleDocs from "./google-docs.json" with { type: "json" };
 import googleDrive from "./google-drive.json" with { type: "json" };
 import googleSheets from "./google-sheets.json" with { type: "json" };
+import granola from "./granola.json" with { type: "json" };
+import hackerrankForWork from "./hackerrank-for-work.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
 import ibmCloud from "./ibm-cloud.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
 import jira from "./jira.json" with { type: "json" };
+import klipfolio from "./klipfolio.json" with { type: "json" };
 import linear from "./linear.json" with { type: "json" };
 import linkedin from "./linkedin.json" with { type: "json" };
+import linkhut from "./linkhut.json" with { type: "json" };
 import mailchimp from "./mailchimp.json" with { type: "json" };
 import mattermost from "./mattermost.json" with { type: "json" };
 import microsoftGraph from "./microsoft-graph.json" with { type: "json" };
@@ -47,20 +54,27 @@ import pagerduty from "./pagerduty.json" with { type: "json" };
 import paypal from "./paypal.json" with { type: "json" };
 import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
+import productboard from "./productboard.json" with { type: "json" };
+import pylon from "./pylon.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
 import reddit from "./reddit.json" with { type: "json" };
 import resend from "./resend.json" with { type: "json" };
+import rocketlane from "./rocketlane.json" with { type: "json" };
 import salesforce from "./salesforce.json" with { type: "json" };
 import sendgrid from "./sendgrid.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
+import surveymonkey from "./surveymonkey.json" with { type: "json" };
 import tableau from "./tableau.json" with { type: "json" };
 import telegram from "./telegram.json" with { type: "json" };
+import ticktick from "./ticktick.json" with { type: "json" };
+import timely from "./timely.json" with { type: "json" };
 import todoist from "./todoist.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
+import typefully from "./typefully.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
@@ -71,6 +85,7 @@ import zoom from "./zoom.json" with { type: "json" };
 
 export const providerFiles: unknown[] = [
   airtable,
+  apaleo,
   asana,
   attio,
   auth0,
@@ -81,12 +96,14 @@ export const providerFiles: unknown[] = [
   calendly,
   canva,
   clickup,
+  coda,
   confluence,
   datadog,
   discord,
   docusign,
   dropbox,
   figma,
+  freshbooks,
   freshdesk,
   front,
   github,
@@ -97,12 +114,16 @@ export const providerFiles: unknown[] = [
   googleDocs,
   googleDrive,
   googleSheets,
+  granola,
+  hackerrankForWork,
   hubspot,
   ibmCloud,
   intercom,
   jira,
+  klipfolio,
   linear,
   linkedin,
+  linkhut,
   mailchimp,
   mattermost,
   microsoftGraph,
@@ -117,20 +138,27 @@ export const providerFiles: unknown[] = [
   paypal,
   paypalSandbox,
   pipedrive,
+  productboard,
+  pylon,
   quickbooks,
   reddit,
   resend,
+  rocketlane,
   salesforce,
   sendgrid,
   shopify,
   slack,
   stripe,
+  surveymonkey,
   tableau,
   telegram,
+  ticktick,
+  timely,
   todoist,
   trello,
   twilio,
   typeform,
+  typefully,
   webflow,
   wrike,
   x,
