@@ -1,12 +1,15 @@
 // Every provider data file, in slug order. Written by scripts/catalog-index.mjs (npm run catalog:index);
 // test/catalog/providers.test.ts checks this list against the directory.
+import activecampaign from "./activecampaign.json" with { type: "json" };
 import airtable from "./airtable.json" with { type: "json" };
 import apaleo from "./apaleo.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
 import attio from "./attio.json" with { type: "json" };
 import auth0 from "./auth0.json" with { type: "json" };
 import bamboohr from "./bamboohr.json" with { type: "json" };
+import basecamp from "./basecamp.json" with { type: "json" };
 import bitbucket from "./bitbucket.json" with { type: "json" };
+import bitly from "./bitly.json" with { type: "json" };
 import box from "./box.json" with { type: "json" };
 import braveSearch from "./brave-search.json" with { type: "json" };
 import calendly from "./calendly.json" with { type: "json" };
@@ -32,6 +35,7 @@ import googleDrive from "./google-drive.json" with { type: "json" };
 import googleSheets from "./google-sheets.json" with { type: "json" };
 import granola from "./granola.json" with { type: "json" };
 import hackerrankForWork from "./hackerrank-for-work.json" with { type: "json" };
+import harvest from "./harvest.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
 import ibmCloud from "./ibm-cloud.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
@@ -41,6 +45,7 @@ import linear from "./linear.json" with { type: "json" };
 import linkedin from "./linkedin.json" with { type: "json" };
 import linkhut from "./linkhut.json" with { type: "json" };
 import mailchimp from "./mailchimp.json" with { type: "json" };
+import mailgun from "./mailgun.json" with { type: "json" };
 import mattermost from "./mattermost.json" with { type: "json" };
 import microsoftGraph from "./microsoft-graph.json" with { type: "json" };
 import microsoftTeams from "./microsoft-teams.json" with { type: "json" };
@@ -54,6 +59,7 @@ import pagerduty from "./pagerduty.json" with { type: "json" };
 import paypal from "./paypal.json" with { type: "json" };
 import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
+import postmark from "./postmark.json" with { type: "json" };
 import productboard from "./productboard.json" with { type: "json" };
 import pylon from "./pylon.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
@@ -64,6 +70,7 @@ import salesforce from "./salesforce.json" with { type: "json" };
 import sendgrid from "./sendgrid.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
+import smartsheet from "./smartsheet.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
 import surveymonkey from "./surveymonkey.json" with { type: "json" };
 import tableau from "./tableau.json" with { type: "json" };
@@ -71,6 +78,7 @@ import telegram from "./telegram.json" with { type: "json" };
 import ticktick from "./ticktick.json" with { type: "json" };
 import timely from "./timely.json" with { type: "json" };
 import todoist from "./todoist.json" with { type: "json" };
+import togglTrack from "./toggl-track.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
@@ -84,13 +92,16 @@ import zohoCrm from "./zoho-crm.json" with { type: "json" };
 import zoom from "./zoom.json" with { type: "json" };
 
 export const providerFiles: unknown[] = [
+  activecampaign,
   airtable,
   apaleo,
   asana,
   attio,
   auth0,
   bamboohr,
+  basecamp,
   bitbucket,
+  bitly,
   box,
   braveSearch,
   calendly,
@@ -116,6 +127,7 @@ export const providerFiles: unknown[] = [
   googleSheets,
   granola,
   hackerrankForWork,
+  harvest,
   hubspot,
   ibmCloud,
   intercom,
@@ -125,6 +137,7 @@ export const providerFiles: unknown[] = [
   linkedin,
   linkhut,
   mailchimp,
+  mailgun,
   mattermost,
   microsoftGraph,
   microsoftTeams,
@@ -138,6 +151,7 @@ export const providerFiles: unknown[] = [
   paypal,
   paypalSandbox,
   pipedrive,
+  postmark,
   productboard,
   pylon,
   quickbooks,
@@ -148,6 +162,7 @@ export const providerFiles: unknown[] = [
   sendgrid,
   shopify,
   slack,
+  smartsheet,
   stripe,
   surveymonkey,
   tableau,
@@ -155,6 +170,7 @@ export const providerFiles: unknown[] = [
   ticktick,
   timely,
   todoist,
+  togglTrack,
   trello,
   twilio,
   typeform,
