@@ -4,6 +4,7 @@ import activecampaign from "./activecampaign.json" with { type: "json" };
 import airtable from "./airtable.json" with { type: "json" };
 import apaleo from "./apaleo.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
+import assemblyai from "./assemblyai.json" with { type: "json" };
 import attio from "./attio.json" with { type: "json" };
 import auth0 from "./auth0.json" with { type: "json" };
 import bamboohr from "./bamboohr.json" with { type: "json" };
@@ -18,6 +19,7 @@ import clickup from "./clickup.json" with { type: "json" };
 import coda from "./coda.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
 import datadog from "./datadog.json" with { type: "json" };
+import deepgram from "./deepgram.json" with { type: "json" };
 import discord from "./discord.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
@@ -34,9 +36,12 @@ import googleDocs from "./google-docs.json" with { type: "json" };
 import googleDrive from "./google-drive.json" with { type: "json" };
 import googleSheets from "./google-sheets.json" with { type: "json" };
 import granola from "./granola.json" with { type: "json" };
+import groq from "./groq.json" with { type: "json" };
 import hackerrankForWork from "./hackerrank-for-work.json" with { type: "json" };
 import harvest from "./harvest.json" with { type: "json" };
+import helpScout from "./help-scout.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
+import huggingFace from "./hugging-face.json" with { type: "json" };
 import ibmCloud from "./ibm-cloud.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
 import jira from "./jira.json" with { type: "json" };
@@ -54,6 +59,7 @@ import monday from "./monday.json" with { type: "json" };
 import notion from "./notion.json" with { type: "json" };
 import onedrive from "./onedrive.json" with { type: "json" };
 import openai from "./openai.json" with { type: "json" };
+import openrouter from "./openrouter.json" with { type: "json" };
 import outlook from "./outlook.json" with { type: "json" };
 import pagerduty from "./pagerduty.json" with { type: "json" };
 import paypal from "./paypal.json" with { type: "json" };
@@ -64,6 +70,7 @@ import productboard from "./productboard.json" with { type: "json" };
 import pylon from "./pylon.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
 import reddit from "./reddit.json" with { type: "json" };
+import replicate from "./replicate.json" with { type: "json" };
 import resend from "./resend.json" with { type: "json" };
 import rocketlane from "./rocketlane.json" with { type: "json" };
 import salesforce from "./salesforce.json" with { type: "json" };
@@ -96,6 +103,7 @@ export const providerFiles: unknown[] = [
   airtable,
   apaleo,
   asana,
+  assemblyai,
   attio,
   auth0,
   bamboohr,
@@ -110,6 +118,7 @@ export const providerFiles: unknown[] = [
   coda,
   confluence,
   datadog,
+  deepgram,
   discord,
   docusign,
   dropbox,
@@ -126,9 +135,12 @@ export const providerFiles: unknown[] = [
   googleDrive,
   googleSheets,
   granola,
+  groq,
   hackerrankForWork,
   harvest,
+  helpScout,
   hubspot,
+  huggingFace,
   ibmCloud,
   intercom,
   jira,
@@ -146,6 +158,7 @@ export const providerFiles: unknown[] = [
   notion,
   onedrive,
   openai,
+  openrouter,
   outlook,
   pagerduty,
   paypal,
@@ -156,6 +169,7 @@ export const providerFiles: unknown[] = [
   pylon,
   quickbooks,
   reddit,
+  replicate,
   resend,
   rocketlane,
   salesforce,
