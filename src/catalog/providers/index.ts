@@ -9,16 +9,19 @@ import attio from "./attio.json" with { type: "json" };
 import auth0 from "./auth0.json" with { type: "json" };
 import bamboohr from "./bamboohr.json" with { type: "json" };
 import basecamp from "./basecamp.json" with { type: "json" };
+import bigcommerce from "./bigcommerce.json" with { type: "json" };
 import bitbucket from "./bitbucket.json" with { type: "json" };
 import bitly from "./bitly.json" with { type: "json" };
 import box from "./box.json" with { type: "json" };
 import braveSearch from "./brave-search.json" with { type: "json" };
 import calendly from "./calendly.json" with { type: "json" };
 import canva from "./canva.json" with { type: "json" };
+import chargebee from "./chargebee.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
 import coda from "./coda.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
 import datadog from "./datadog.json" with { type: "json" };
+import deel from "./deel.json" with { type: "json" };
 import deepgram from "./deepgram.json" with { type: "json" };
 import discord from "./discord.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
@@ -27,6 +30,7 @@ import figma from "./figma.json" with { type: "json" };
 import freshbooks from "./freshbooks.json" with { type: "json" };
 import freshdesk from "./freshdesk.json" with { type: "json" };
 import front from "./front.json" with { type: "json" };
+import ghost from "./ghost.json" with { type: "json" };
 import github from "./github.json" with { type: "json" };
 import gitlab from "./gitlab.json" with { type: "json" };
 import gitlabSelfManaged from "./gitlab-self-managed.json" with { type: "json" };
@@ -74,6 +78,8 @@ import replicate from "./replicate.json" with { type: "json" };
 import resend from "./resend.json" with { type: "json" };
 import rocketlane from "./rocketlane.json" with { type: "json" };
 import salesforce from "./salesforce.json" with { type: "json" };
+import sanity from "./sanity.json" with { type: "json" };
+import segment from "./segment.json" with { type: "json" };
 import sendgrid from "./sendgrid.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
@@ -91,6 +97,7 @@ import twilio from "./twilio.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
 import typefully from "./typefully.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
+import woocommerce from "./woocommerce.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
 import xero from "./xero.json" with { type: "json" };
@@ -108,16 +115,19 @@ export const providerFiles: unknown[] = [
   auth0,
   bamboohr,
   basecamp,
+  bigcommerce,
   bitbucket,
   bitly,
   box,
   braveSearch,
   calendly,
   canva,
+  chargebee,
   clickup,
   coda,
   confluence,
   datadog,
+  deel,
   deepgram,
   discord,
   docusign,
@@ -126,6 +136,7 @@ export const providerFiles: unknown[] = [
   freshbooks,
   freshdesk,
   front,
+  ghost,
   github,
   gitlab,
   gitlabSelfManaged,
@@ -173,6 +184,8 @@ export const providerFiles: unknown[] = [
   resend,
   rocketlane,
   salesforce,
+  sanity,
+  segment,
   sendgrid,
   shopify,
   slack,
@@ -190,6 +203,7 @@ export const providerFiles: unknown[] = [
   typeform,
   typefully,
   webflow,
+  woocommerce,
   wrike,
   x,
   xero,
