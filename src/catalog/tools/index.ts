@@ -3,6 +3,7 @@ import { githubTools } from "./github.js";
 import { gmailTools } from "./gmail.js";
 import { googleCalendarTools } from "./google-calendar.js";
 import { googleDriveTools } from "./google-drive.js";
+import { googleSheetsTools } from "./google-sheets.js";
 import { hubspotTools } from "./hubspot.js";
 import { jiraTools } from "./jira.js";
 import { linearTools } from "./linear.js";
@@ -16,6 +17,7 @@ export const curatedTools: Record<string, Tool[]> = {
   gmail: gmailTools,
   "google-calendar": googleCalendarTools,
   "google-drive": googleDriveTools,
+  "google-sheets": googleSheetsTools,
   hubspot: hubspotTools,
   jira: jiraTools,
   linear: linearTools,
