@@ -26,14 +26,10 @@ const spreadsheetId = z
   .string()
   .regex(/^[A-Za-z0-9_-]{10,200}$/, "must be a spreadsheet id")
   .meta({ description: "The spreadsheet's id: the part of its URL between /d/ and /edit." });
-const a1Range = z
-  .string()
-  .min(1)
-  .max(500)
-  .meta({
-    description:
-      "A range in A1 notation with the sheet's name, e.g. `Sheet1!A1:D20` or `'Q3 Budget'!A:C`; a sheet's name alone is all of it.",
-  });
+const a1Range = z.string().min(1).max(500).meta({
+  description:
+    "A range in A1 notation with the sheet's name, e.g. `Sheet1!A1:D20` or `'Q3 Budget'!A:C`; a sheet's name alone is all of it.",
+});
 const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const rows = z
   .array(z.array(cell).max(1000))
