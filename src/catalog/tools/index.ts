@@ -2,6 +2,7 @@ import type { Tool } from "../../toolkits/define.js";
 import { githubTools } from "./github.js";
 import { gmailTools } from "./gmail.js";
 import { googleCalendarTools } from "./google-calendar.js";
+import { googleDocsTools } from "./google-docs.js";
 import { googleDriveTools } from "./google-drive.js";
 import { googleSheetsTools } from "./google-sheets.js";
 import { hubspotTools } from "./hubspot.js";
@@ -16,6 +17,7 @@ export const curatedTools: Record<string, Tool[]> = {
   github: githubTools,
   gmail: gmailTools,
   "google-calendar": googleCalendarTools,
+  "google-docs": googleDocsTools,
   "google-drive": googleDriveTools,
   "google-sheets": googleSheetsTools,
   hubspot: hubspotTools,
