@@ -16,6 +16,7 @@ import datadog from "./datadog.json" with { type: "json" };
 import discord from "./discord.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
+import exa from "./exa.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
 import freshdesk from "./freshdesk.json" with { type: "json" };
 import front from "./front.json" with { type: "json" };
@@ -46,6 +47,7 @@ import outlook from "./outlook.json" with { type: "json" };
 import pagerduty from "./pagerduty.json" with { type: "json" };
 import paypal from "./paypal.json" with { type: "json" };
 import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
+import perplexity from "./perplexity.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
 import reddit from "./reddit.json" with { type: "json" };
@@ -56,6 +58,7 @@ import shopify from "./shopify.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
 import tableau from "./tableau.json" with { type: "json" };
+import tavily from "./tavily.json" with { type: "json" };
 import telegram from "./telegram.json" with { type: "json" };
 import todoist from "./todoist.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
@@ -65,6 +68,7 @@ import webflow from "./webflow.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
 import xero from "./xero.json" with { type: "json" };
+import youtube from "./youtube.json" with { type: "json" };
 import zendesk from "./zendesk.json" with { type: "json" };
 import zohoCrm from "./zoho-crm.json" with { type: "json" };
 import zoom from "./zoom.json" with { type: "json" };
@@ -86,6 +90,7 @@ export const providerFiles: unknown[] = [
   discord,
   docusign,
   dropbox,
+  exa,
   figma,
   freshdesk,
   front,
@@ -116,6 +121,7 @@ export const providerFiles: unknown[] = [
   pagerduty,
   paypal,
   paypalSandbox,
+  perplexity,
   pipedrive,
   quickbooks,
   reddit,
@@ -126,6 +132,7 @@ export const providerFiles: unknown[] = [
   slack,
   stripe,
   tableau,
+  tavily,
   telegram,
   todoist,
   trello,
@@ -135,6 +142,7 @@ export const providerFiles: unknown[] = [
   wrike,
   x,
   xero,
+  youtube,
   zendesk,
   zohoCrm,
   zoom,
