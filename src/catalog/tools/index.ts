@@ -11,6 +11,7 @@ import { linearTools } from "./linear.js";
 import { notionTools } from "./notion.js";
 import { outlookTools } from "./outlook.js";
 import { slackTools } from "./slack.js";
+import { youtubeTools } from "./youtube.js";
 
 /** Curated tools, by provider slug. */
 export const curatedTools: Record<string, Tool[]> = {
@@ -26,4 +27,5 @@ export const curatedTools: Record<string, Tool[]> = {
   notion: notionTools,
   outlook: outlookTools,
   slack: slackTools,
+  youtube: youtubeTools,
 };
