@@ -1,4 +1,5 @@
 import type { Tool } from "../../toolkits/define.js";
+import { airtableTools } from "./airtable.js";
 import { githubTools } from "./github.js";
 import { gmailTools } from "./gmail.js";
 import { googleCalendarTools } from "./google-calendar.js";
@@ -15,6 +16,7 @@ import { youtubeTools } from "./youtube.js";
 
 /** Curated tools, by provider slug. */
 export const curatedTools: Record<string, Tool[]> = {
+  airtable: airtableTools,
   github: githubTools,
   gmail: gmailTools,
   "google-calendar": googleCalendarTools,
