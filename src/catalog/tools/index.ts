@@ -1,5 +1,6 @@
 import type { Tool } from "../../toolkits/define.js";
 import { airtableTools } from "./airtable.js";
+import { asanaTools } from "./asana.js";
 import { githubTools } from "./github.js";
 import { gmailTools } from "./gmail.js";
 import { googleCalendarTools } from "./google-calendar.js";
@@ -17,6 +18,7 @@ import { youtubeTools } from "./youtube.js";
 /** Curated tools, by provider slug. */
 export const curatedTools: Record<string, Tool[]> = {
   airtable: airtableTools,
+  asana: asanaTools,
   github: githubTools,
   gmail: gmailTools,
   "google-calendar": googleCalendarTools,
