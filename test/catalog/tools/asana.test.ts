@@ -254,7 +254,7 @@ describe("comments and attachments", () => {
     const form = await new Request("http://x", {
       method: "POST",
       headers: { "content-type": request!.headers.get("content-type")! },
-      body: request!.bytes,
+      body: request!.bytes as BodyInit,
     }).formData();
     expect(form.get("parent")).toBe("3001");
     const file = form.get("file") as File;
