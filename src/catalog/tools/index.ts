@@ -12,6 +12,7 @@ import { jiraTools } from "./jira.js";
 import { linearTools } from "./linear.js";
 import { notionTools } from "./notion.js";
 import { outlookTools } from "./outlook.js";
+import { perplexityTools } from "./perplexity.js";
 import { slackTools } from "./slack.js";
 import { youtubeTools } from "./youtube.js";
 
@@ -30,6 +31,7 @@ export const curatedTools: Record<string, Tool[]> = {
   linear: linearTools,
   notion: notionTools,
   outlook: outlookTools,
+  perplexity: perplexityTools,
   slack: slackTools,
   youtube: youtubeTools,
 };
