@@ -14,6 +14,7 @@ import { notionTools } from "./notion.js";
 import { outlookTools } from "./outlook.js";
 import { perplexityTools } from "./perplexity.js";
 import { slackTools } from "./slack.js";
+import { tavilyTools } from "./tavily.js";
 import { youtubeTools } from "./youtube.js";
 
 /** Curated tools, by provider slug. */
@@ -33,5 +34,6 @@ export const curatedTools: Record<string, Tool[]> = {
   outlook: outlookTools,
   perplexity: perplexityTools,
   slack: slackTools,
+  tavily: tavilyTools,
   youtube: youtubeTools,
 };
