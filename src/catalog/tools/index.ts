@@ -1,6 +1,7 @@
 import type { Tool } from "../../toolkits/define.js";
 import { airtableTools } from "./airtable.js";
 import { asanaTools } from "./asana.js";
+import { exaTools } from "./exa.js";
 import { githubTools } from "./github.js";
 import { gmailTools } from "./gmail.js";
 import { googleCalendarTools } from "./google-calendar.js";
@@ -21,6 +22,7 @@ import { youtubeTools } from "./youtube.js";
 export const curatedTools: Record<string, Tool[]> = {
   airtable: airtableTools,
   asana: asanaTools,
+  exa: exaTools,
   github: githubTools,
   gmail: gmailTools,
   "google-calendar": googleCalendarTools,
