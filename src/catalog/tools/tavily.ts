@@ -4,7 +4,10 @@
 //   answer, results with title, url, content, score, raw_content, published_date; response_time)
 // https://docs.tavily.com/documentation/api-reference/endpoint/extract (POST /extract: urls, extract_depth, format;
 //   results with url, raw_content; failed_results with url, error)
-// Both pages show error bodies as { "detail": { "error": "..." } } for 400, 401, 429 and 432.
+// https://docs.tavily.com/documentation/api-reference/endpoint/crawl (POST /crawl, beta: url, max_depth, max_breadth, limit,
+//   instructions, select_paths, exclude_paths, allow_external, extract_depth, format; base_url, results with url, raw_content)
+// https://docs.tavily.com/documentation/api-reference/endpoint/map (POST /map: the same traversal; results as URLs)
+// The pages show error bodies as { "detail": { "error": "..." } } for 400, 401, 429 and 432.
 import { z } from "zod";
 import { defineTool, type Tool } from "../../toolkits/define.js";
 import { type ProviderErrors, requestJson } from "../../toolkits/provider-requests.js";
@@ -117,5 +120,87 @@ const extractPages = defineTool({
   },
 });
 
-/** Tavily's curated tools: web search with answer passages, and page content extraction. */
-export const tavilyTools: Tool[] = [searchWeb, extractPages];
+const traversal = {
+  url: z.string().min(1).max(2000).meta({ description: "The site's root URL, e.g. https://docs.example.com." }),
+  instructions: z
+    .string()
+    .max(2000)
+    .optional()
+    .meta({ description: "What to look for, in words, e.g. `pages about the Python SDK`; it steers the crawler and costs more credits." }),
+  maxDepth: z.number().int().min(1).max(5).default(1).meta({ description: "How many links away from the root to go, 1 to 5 (default 1)." }),
+  limit: z.number().int().min(1).max(500).default(50).meta({ description: "Most pages to visit (default 50)." }),
+  selectPaths: z
+    .array(z.string().min(1).max(200))
+    .max(50)
+    .optional()
+    .meta({ description: 'Regular expressions: only paths matching one, e.g. ["/docs/.*"].' }),
+  excludePaths: z.array(z.string().min(1).max(200)).max(50).optional().meta({ description: "Regular expressions of paths to skip." }),
+  allowExternal: z.boolean().default(false).meta({ description: "Follow links to other sites too (default false)." }),
+};
+const traversalBody = (args: {
+  url: string;
+  instructions?: string | undefined;
+  maxDepth: number;
+  limit: number;
+  selectPaths?: string[] | undefined;
+  excludePaths?: string[] | undefined;
+  allowExternal: boolean;
+}) => ({
+  url: args.url,
+  instructions: args.instructions,
+  max_depth: args.maxDepth,
+  limit: args.limit,
+  select_paths: args.selectPaths,
+  exclude_paths: args.excludePaths,
+  allow_external: args.allowExternal,
+});
+
+const crawlSite = defineTool({
+  slug: "TAVILY_CRAWL_SITE",
+  name: "Crawl a site",
+  description:
+    "Crawls a website from its root URL, following links up to `maxDepth` and `limit` pages (optionally only paths matching " +
+    "`selectPaths`, or steered by `instructions`), and returns each page's content as markdown cut at `maxChars`. Use " +
+    "TAVILY_MAP_SITE first when only the URLs are needed.",
+  input: z.object({
+    ...traversal,
+    maxChars: z.number().int().min(100).max(100_000).default(5000).meta({ description: "Longest content kept per page (default 5000)." }),
+  }),
+  annotations: { readOnly: true, idempotent: true, openWorld: true },
+  async run(args, ctx) {
+    const answer = await requestJson<{ base_url?: string; results?: Array<{ url: string; raw_content?: string | null }> }>(
+      ctx,
+      TAVILY,
+      "/crawl",
+      { method: "POST", json: { ...traversalBody(args), extract_depth: "basic", format: "markdown" } },
+    );
+    return {
+      baseUrl: answer.base_url ?? args.url,
+      pages: (answer.results ?? []).map((r) => ({
+        url: r.url,
+        content: excerpt(r.raw_content, args.maxChars),
+        truncated: (r.raw_content?.length ?? 0) > args.maxChars,
+      })),
+    };
+  },
+});
+
+const mapSite = defineTool({
+  slug: "TAVILY_MAP_SITE",
+  name: "Map a site's URLs",
+  description:
+    "Lists the URLs of a website found by following links from its root (up to `maxDepth` and `limit`), without their content: " +
+    "a site map to choose pages from before reading them with TAVILY_EXTRACT_PAGES.",
+  input: z.object(traversal),
+  annotations: { readOnly: true, idempotent: true, openWorld: true },
+  async run(args, ctx) {
+    const answer = await requestJson<{ base_url?: string; results?: string[] }>(ctx, TAVILY, "/map", {
+      method: "POST",
+      json: traversalBody(args),
+    });
+    return { baseUrl: answer.base_url ?? args.url, urls: answer.results ?? [] };
+  },
+});
+
+/** Tavily's curated tools: web search with answer passages, page extraction, and site crawling and mapping. */
+export const tavilyTools: Tool[] = [searchWeb, extractPages, crawlSite, mapSite];

@@ -2,6 +2,8 @@
  * Tavily's curated tools over an emulation of its API. Answer shapes follow Tavily's reference:
  * https://docs.tavily.com/documentation/api-reference/endpoint/search
  * https://docs.tavily.com/documentation/api-reference/endpoint/extract
+ * https://docs.tavily.com/documentation/api-reference/endpoint/crawl
+ * https://docs.tavily.com/documentation/api-reference/endpoint/map
  * Tavily's answers are whole (no pages): a search returns at most 20 results.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -103,5 +105,53 @@ describe("TAVILY_EXTRACT_PAGES", () => {
     expect(result.data.pages[0].content).toHaveLength(100);
     expect(result.data.pages[0].truncated).toBe(true);
     expect(result.data.failed).toEqual([{ url: "https://blocked.example/", error: "Failed to fetch url" }]);
+  });
+});
+
+describe("sites", () => {
+  it("TAVILY_CRAWL_SITE crawls from the root and returns each page's content", async () => {
+    t.api.answer(() =>
+      reply({
+        base_url: "docs.tavily.com",
+        results: [{ url: "https://docs.tavily.com/welcome", raw_content: "Welcome - Tavily Docs" }],
+        response_time: 1.23,
+      }),
+    );
+    const result = await t.execute("TAVILY_CRAWL_SITE", {
+      url: "https://docs.tavily.com",
+      instructions: "Python SDK",
+      selectPaths: ["/sdk/.*"],
+      limit: 10,
+    });
+    expect(t.api.sent[0]!.method).toBe("POST");
+    expect(t.api.sent[0]!.url.href).toBe(`${API}/crawl`);
+    expect(t.api.sent[0]!.json()).toEqual({
+      url: "https://docs.tavily.com",
+      instructions: "Python SDK",
+      max_depth: 1,
+      limit: 10,
+      select_paths: ["/sdk/.*"],
+      allow_external: false,
+      extract_depth: "basic",
+      format: "markdown",
+    });
+    expect(result.data).toEqual({
+      baseUrl: "docs.tavily.com",
+      pages: [{ url: "https://docs.tavily.com/welcome", content: "Welcome - Tavily Docs", truncated: false }],
+    });
+  });
+
+  it("TAVILY_MAP_SITE returns the URLs found", async () => {
+    t.api.answer(() =>
+      reply({
+        base_url: "docs.tavily.com",
+        results: ["https://docs.tavily.com/welcome", "https://docs.tavily.com/faq"],
+        response_time: 0.5,
+      }),
+    );
+    const result = await t.execute("TAVILY_MAP_SITE", { url: "https://docs.tavily.com", maxDepth: 2 });
+    expect(t.api.sent[0]!.url.href).toBe(`${API}/map`);
+    expect(t.api.sent[0]!.json()).toEqual({ url: "https://docs.tavily.com", max_depth: 2, limit: 50, allow_external: false });
+    expect(result.data).toEqual({ baseUrl: "docs.tavily.com", urls: ["https://docs.tavily.com/welcome", "https://docs.tavily.com/faq"] });
   });
 });
