@@ -56,7 +56,7 @@ const TABLE: Row[] = [
   { query: "website", first: ["webflow"] },
   { query: "code", top: ["github", "gitlab", "bitbucket"], within: 3 },
   { query: "git", top: ["github", "gitlab", "bitbucket"], within: 4 }, // gitlab-self-managed is the fourth git host
-  { query: "video", first: ["zoom"] },
+  { query: "video", first: ["youtube"] },
   { query: "social", top: ["x", "linkedin", "reddit"], within: 4 },
   { query: "marketing", top: ["mailchimp", "hubspot"], within: 4 },
   { query: "knowledge base", top: ["confluence"], within: 3 },
@@ -66,7 +66,7 @@ const TABLE: Row[] = [
   { query: "pull requests", top: ["github", "bitbucket"], within: 3 },
   { query: "video meetings", first: ["zoom"] },
   { query: "send sms", first: ["twilio"] },
-  { query: "web search", first: ["brave-search"] },
+  { query: "web search", top: ["brave-search", "exa", "perplexity", "tavily"], within: 4 },
   { query: "sign documents", first: ["docusign"] },
   { query: "transactional email", top: ["sendgrid", "resend"], within: 3 },
   { query: "file storage", top: ["google-drive", "dropbox", "box", "onedrive"], within: 6 },

@@ -53,6 +53,7 @@ import dropbox from "./dropbox.json" with { type: "json" };
 import dropboxSign from "./dropbox-sign.json" with { type: "json" };
 import elevenlabs from "./elevenlabs.json" with { type: "json" };
 import etsy from "./etsy.json" with { type: "json" };
+import exa from "./exa.json" with { type: "json" };
 import facebook from "./facebook.json" with { type: "json" };
 import fathom from "./fathom.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
@@ -139,6 +140,7 @@ import paypal from "./paypal.json" with { type: "json" };
 import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
 import pennylane from "./pennylane.json" with { type: "json" };
 import peopleDataLabs from "./people-data-labs.json" with { type: "json" };
+import perplexity from "./perplexity.json" with { type: "json" };
 import pinecone from "./pinecone.json" with { type: "json" };
 import pinterest from "./pinterest.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
@@ -178,6 +180,7 @@ import stripe from "./stripe.json" with { type: "json" };
 import supabase from "./supabase.json" with { type: "json" };
 import surveymonkey from "./surveymonkey.json" with { type: "json" };
 import tableau from "./tableau.json" with { type: "json" };
+import tavily from "./tavily.json" with { type: "json" };
 import telegram from "./telegram.json" with { type: "json" };
 import ticktick from "./ticktick.json" with { type: "json" };
 import tiktok from "./tiktok.json" with { type: "json" };
@@ -201,6 +204,7 @@ import workday from "./workday.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
 import xero from "./xero.json" with { type: "json" };
+import youtube from "./youtube.json" with { type: "json" };
 import zendesk from "./zendesk.json" with { type: "json" };
 import zohoBooks from "./zoho-books.json" with { type: "json" };
 import zohoCrm from "./zoho-crm.json" with { type: "json" };
@@ -264,6 +268,7 @@ export const providerFiles: unknown[] = [
   dropboxSign,
   elevenlabs,
   etsy,
+  exa,
   facebook,
   fathom,
   figma,
@@ -350,6 +355,7 @@ export const providerFiles: unknown[] = [
   paypalSandbox,
   pennylane,
   peopleDataLabs,
+  perplexity,
   pinecone,
   pinterest,
   pipedrive,
@@ -389,6 +395,7 @@ export const providerFiles: unknown[] = [
   supabase,
   surveymonkey,
   tableau,
+  tavily,
   telegram,
   ticktick,
   tiktok,
@@ -412,6 +419,7 @@ export const providerFiles: unknown[] = [
   wrike,
   x,
   xero,
+  youtube,
   zendesk,
   zohoBooks,
   zohoCrm,
