@@ -118,6 +118,7 @@ export const oauth2Fields = {
   authorizationParams: stringMap.optional(),
   tokenParams: stringMap.optional(),
   refreshParams: stringMap.optional(),
+  refreshRedirectUri: z.boolean().optional(),
   refreshUrl: z.union([pathOrUrl, endpoint]).optional(),
   scopeSeparator: z.string().min(1).optional(),
   userScopes: z.array(z.string()).optional(),
