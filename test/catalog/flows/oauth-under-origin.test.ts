@@ -1,7 +1,8 @@
 /**
  * OAuth whose endpoints are under an origin input (docs/guide/auth/origin-inputs.md): a JSON
  * toolkit writes `"authorizationUrl": "{instance}/oauth/authorize"`, and every OAuth request goes
- * to the origin the connection named. Two handlers share one store:
+ * to the origin the connection named. The client is a public one (PKCE, no secret), since a
+ * secret would go to whatever server a connection names. Two handlers share one store:
  *
  * - with `allowPrivateNetworks` (its `fetch` sends the instances' hosts to a local emulation of a
  *   self-managed GitLab, whose OAuth is documented at https://docs.gitlab.com/api/oauth2/): the
@@ -12,6 +13,7 @@
  *   `POST /auth`, the code exchange after the name rebinds, a refresh, the revocation) with the
  *   address check's error, and the handler's own `fetch` is never used for them.
  */
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createToolsHandler, issueApiKey, memoryStore, parseToolkitFile, type ToolsHandler } from "../../../src/index.js";
 import { type EmulatedAnswer, type EmulatedRequest, form, mint, startEmulation } from "./emulation.js";
@@ -20,7 +22,6 @@ const ONE = "git.acme-origin.dev";
 const TWO = "gitlab.beta-origin.dev";
 const PUBLIC = "93.184.215.14"; // never connected to: the name rebinds before any request
 const CLIENT_ID = mint("app-");
-const CLIENT_SECRET = mint("secret-");
 const CALLBACK = "http://tools.test/proxy/tools/auth/callback";
 
 const file = JSON.stringify({
@@ -34,9 +35,7 @@ const file = JSON.stringify({
     authorizationUrl: "{instance}/oauth/authorize",
     tokenUrl: "{instance}/oauth/token",
     revocationUrl: "{instance}/oauth/revoke",
-    tokenEndpointAuthMethod: "client_secret_post",
     clientId: CLIENT_ID,
-    clientSecret: CLIENT_SECRET,
     scopes: ["api"],
     identify: { url: "/user", remoteUser: "username" },
   },
@@ -44,9 +43,12 @@ const file = JSON.stringify({
 });
 
 /** Per host: the codes issued, the live access and refresh tokens, the revoked tokens. */
-const state = new Map<string, { codes: Set<string>; access: Set<string>; refresh: Set<string>; revoked: string[] }>();
+const state = new Map<
+  string,
+  { codes: Set<string>; challenges: Map<string, string>; access: Set<string>; refresh: Set<string>; revoked: string[] }
+>();
 const of = (host: string) => {
-  if (!state.has(host)) state.set(host, { codes: new Set(), access: new Set(), refresh: new Set(), revoked: [] });
+  if (!state.has(host)) state.set(host, { codes: new Set(), challenges: new Map(), access: new Set(), refresh: new Set(), revoked: [] });
   return state.get(host)!;
 };
 
@@ -63,15 +65,27 @@ function emulate(request: EmulatedRequest): EmulatedAnswer {
   const at = of(host);
   if (path === "/oauth/authorize") {
     if (query.get("client_id") !== CLIENT_ID || query.get("redirect_uri") !== CALLBACK) return { status: 400, body: "bad client" };
+    if (query.get("code_challenge_method") !== "S256") return { status: 400, body: "PKCE required" };
     const code = mint("code-");
     at.codes.add(code);
+    at.challenges.set(code, query.get("code_challenge") ?? "");
     return { status: 302, headers: { location: `${CALLBACK}?code=${code}&state=${query.get("state")}` } };
   }
   if (method === "POST" && path === "/oauth/token") {
     const body = form(request);
-    if (body.client_id !== CLIENT_ID || body.client_secret !== CLIENT_SECRET) return { status: 401, body: { error: "invalid_client" } };
-    if (body.grant_type === "authorization_code" && at.codes.delete(body.code ?? "") && body.redirect_uri === CALLBACK)
+    // A public (non-confidential) application: its id, and PKCE's verifier instead of a secret.
+    if (body.client_id !== CLIENT_ID || body.client_secret !== undefined) return { status: 401, body: { error: "invalid_client" } };
+    const challenge = at.challenges.get(body.code ?? "");
+    if (body.grant_type === "authorization_code" && at.codes.delete(body.code ?? "") && body.redirect_uri === CALLBACK) {
+      if (
+        !challenge ||
+        createHash("sha256")
+          .update(body.code_verifier ?? "")
+          .digest("base64url") !== challenge
+      )
+        return { status: 400, body: { error: "invalid_grant" } };
       return { body: tokens(host) };
+    }
     if (body.grant_type === "refresh_token" && at.refresh.delete(body.refresh_token ?? "")) return { body: tokens(host) };
     return { status: 400, body: { error: "invalid_grant" } };
   }
@@ -168,6 +182,7 @@ describe("OAuth endpoints under an origin input, private networks allowed", () =
     expect(made.authorizationUrl.origin + made.authorizationUrl.pathname).toBe(`https://${ONE}/oauth/authorize`);
     const exchange = emulation.requests.filter((r) => r.host === ONE && r.path === "/oauth/token").at(-1)!;
     expect(form(exchange)).toMatchObject({ grant_type: "authorization_code", client_id: CLIENT_ID, redirect_uri: CALLBACK });
+    expect(form(exchange).client_secret).toBeUndefined();
     expect(emulation.requests.some((r) => r.host === ONE && r.path === "/api/v4/user")).toBe(true);
     const listed = await call(lax, "GET", "/connections?toolkit=selfhosted-git");
     expect(listed.json.connections.find((c: { id: string }) => c.id === connectionId)).toMatchObject({
@@ -261,6 +276,12 @@ describe("OAuth endpoints under an origin input, checked at every request", () =
 describe("an OAuth endpoint template in a JSON toolkit", () => {
   const withAuth = (auth: Record<string, unknown>, inputs: unknown[] = [{ name: "instance", label: "Server", type: "origin" }]) =>
     JSON.stringify({ ...JSON.parse(file), inputs, auth: { ...JSON.parse(file).auth, ...auth } });
+
+  it("takes a public client only: a secret would go to whatever server a connection names", () => {
+    for (const auth of [{ clientSecret: "s3cret-value" }, { tokenEndpointAuthMethod: "client_secret_post" }]) {
+      expect(() => parseToolkitFile(withAuth(auth))).toThrow("would send the client's secret to any server a connection names");
+    }
+  });
 
   it("may begin with an origin input only", () => {
     expect(() => parseToolkitFile(withAuth({}, [{ name: "instance", label: "Server" }]))).toThrow(
