@@ -15,6 +15,7 @@
  */
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { catalogToolkit } from "../../../src/catalog/index.js";
 import { createToolsHandler, issueApiKey, memoryStore, parseToolkitFile, type ToolsHandler } from "../../../src/index.js";
 import { type EmulatedAnswer, type EmulatedRequest, form, mint, startEmulation } from "./emulation.js";
 
@@ -219,6 +220,37 @@ describe("OAuth endpoints under an origin input, private networks allowed", () =
     const [refresh] = of(ONE).refresh;
     expect((await call(lax, "DELETE", `/connections/${connectionId}`)).status).toBe(204);
     expect(of(ONE).revoked).toContain(refresh);
+  });
+});
+
+describe("the catalog's gitlab-self-managed, connected with OAuth", () => {
+  it("connects with the deployer's non-confidential application on the instance the person names", async () => {
+    const gitlab = createToolsHandler({
+      store,
+      secret,
+      publicUrl: "http://tools.test",
+      toolkits: [catalogToolkit("gitlab-self-managed", { clientId: CLIENT_ID })],
+      fetch: emulation.fetch,
+      allowPrivateNetworks: true,
+    });
+    const started = await call(gitlab, "POST", "/auth", {
+      toolkit: "gitlab-self-managed",
+      mode: "oauth2",
+      config: { instance: `https://${TWO}` },
+    });
+    expect(started.status, started.text).toBe(200);
+    const url = new URL(started.json.authorizationUrl);
+    expect(url.origin + url.pathname).toBe(`https://${TWO}/oauth/authorize`);
+    expect(url.searchParams.get("scope")).toBe("api");
+    const done = await consent(gitlab, url.href);
+    expect(done.status, JSON.stringify(done.json)).toBe(200);
+    const exchange = emulation.requests.filter((r) => r.host === TWO && r.path === "/oauth/token").at(-1)!;
+    expect(form(exchange).client_secret).toBeUndefined();
+    const listed = await call(gitlab, "GET", "/connections?toolkit=gitlab-self-managed");
+    expect(listed.json.connections.find((c: { id: string }) => c.id === done.json.connectionId)).toMatchObject({ remoteUser: "grace" });
+    // Given a secret, the mode is not offered: it says to unset it.
+    const withSecret = catalogToolkit("gitlab-self-managed", { clientId: CLIENT_ID, clientSecret: "a-secret-value" });
+    expect(withSecret.authModes.find((mode) => mode.type === "oauth2")).toMatchObject({ unconfigured: expect.stringContaining("unset") });
   });
 });
 
