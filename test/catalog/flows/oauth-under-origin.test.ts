@@ -10,8 +10,9 @@
  *   revocation all reach the connection's own instance, and a second connection's instance is
  *   another host;
  * - without it, names resolving to 127.0.0.1 are refused at each step (the origin given to
- *   `POST /auth`, the code exchange after the name rebinds, a refresh, the revocation) with the
- *   address check's error, and the handler's own `fetch` is never used for them.
+ *   `POST /auth`, the code exchange after the name rebinds, a refresh, the revocation, and the
+ *   identify lookup of a toolkit whose sign-in is on a fixed host) with the address check's error,
+ *   and the handler's own `fetch` is never used for them.
  */
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -302,6 +303,51 @@ describe("OAuth endpoints under an origin input, checked at every request", () =
     expect(strictLogs.slice(revokeMark).join("\n")).toContain(`origin ${ONE} resolves to a non-public address (loopback)`);
     expect(onlyEmulated()).toBe(before);
     expect(strictFetchCalls).toEqual([]);
+  });
+});
+
+describe("identification under an origin input", () => {
+  it("is refused when the connection's origin resolves to 127.0.0.1, though the token came from a fixed host", async () => {
+    // Sign-in at a fixed host the handler's fetch reaches; the API, and its who-am-I lookup, on the connection's origin.
+    const AUTH = "login.fixed-origin.dev";
+    const regional = parseToolkitFile(
+      JSON.stringify({
+        ...JSON.parse(file),
+        slug: "regional-api",
+        auth: {
+          ...JSON.parse(file).auth,
+          authorizationUrl: `https://${AUTH}/oauth/authorize`,
+          tokenUrl: `https://${AUTH}/oauth/token`,
+          revocationUrl: undefined,
+        },
+      }),
+    );
+    const auth = await startEmulation([AUTH], emulate);
+    const warnings: string[] = [];
+    try {
+      const handler = createToolsHandler({
+        store,
+        secret,
+        publicUrl: "http://tools.test",
+        toolkits: regional,
+        fetch: auth.fetch,
+        lookup: async (hostname) => (dns.has(hostname) ? [{ address: dns.get(hostname)!, family: 4 }] : []),
+        logger: { warn: (message, fields) => void warnings.push(`${message} ${JSON.stringify(fields ?? {})}`) },
+      });
+      dns.set(ONE, PUBLIC);
+      const started = await call(handler, "POST", "/auth", { toolkit: "regional-api", config: { instance: `https://${ONE}` } });
+      expect(started.status, started.text).toBe(200);
+      dns.set(ONE, "127.0.0.1");
+      const atProvider = await auth.fetch(started.json.authorizationUrl);
+      const done = await handler(new Request(atProvider.headers.get("location")!, { headers: { accept: "application/json" } }));
+      expect(done.status).toBe(400);
+      expect(auth.requests.map((r) => r.path)).toEqual(["/oauth/authorize", "/oauth/token"]);
+      const status = await call(handler, "GET", `/auth/${started.json.authorizationId}`);
+      expect(status.json).toMatchObject({ status: "failed", error: expect.stringContaining("did not say which account") });
+      expect(warnings.join("\n")).toContain(`origin ${ONE} resolves to a non-public address (loopback)`);
+    } finally {
+      await auth.close();
+    }
   });
 });
 
