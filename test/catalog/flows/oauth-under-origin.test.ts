@@ -306,6 +306,37 @@ describe("OAuth endpoints under an origin input, checked at every request", () =
   });
 });
 
+describe("the origin typed on the connect page", () => {
+  /** Opens the connect link `POST /auth` gave without the origin, and submits `instance` on its page. */
+  async function typeOrigin(handler: ToolsHandler, instance: string) {
+    const started = await call(handler, "POST", "/auth", { toolkit: "selfhosted-git" });
+    expect(started.status, started.text).toBe(200);
+    const page = await (await handler(new Request(started.json.authorizationUrl))).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
+    return handler(
+      new Request(started.json.authorizationUrl, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ csrf, "input.instance": instance }).toString(),
+      }),
+    );
+  }
+
+  it("sends the person on to the authorize page of the instance they typed", async () => {
+    const response = await typeOrigin(lax, `https://${TWO}`);
+    expect(response.status).toBe(303);
+    const location = new URL(response.headers.get("location")!);
+    expect(location.origin + location.pathname).toBe(`https://${TWO}/oauth/authorize`);
+  });
+
+  it("refuses, on the page, an instance whose name resolves to a loopback address", async () => {
+    dns.set(ONE, "127.0.0.1");
+    const response = await typeOrigin(strict, `https://${ONE}`);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("resolves to a non-public address (loopback)");
+  });
+});
+
 describe("identification under an origin input", () => {
   it("is refused when the connection's origin resolves to 127.0.0.1, though the token came from a fixed host", async () => {
     // Sign-in at a fixed host the handler's fetch reaches; the API, and its who-am-I lookup, on the connection's origin.
