@@ -6,6 +6,7 @@ import {
   type PlacedCredential,
   placedSecrets,
   placementProblem,
+  placesBesideToken,
   type SecretField,
   type ValuePlacement,
 } from "./placements.js";
@@ -146,6 +147,21 @@ export interface OAuth2Scheme extends SchemeCommon {
   callbackConfig?: Record<string, ValueRule>;
   /** Where the access token goes on API requests (default `Authorization: Bearer`). */
   placement?: CredentialPlacement;
+  /**
+   * The deployer's values sent on every API request beside the token (Google Ads' developer
+   * token), read from their `env` variables; missing, `POST /auth` answers 400 naming them.
+   */
+  values?: DeployerValue[];
+  /**
+   * Headers and query parameters every API request carries beside the token (Twitch's `Client-Id:
+   * {clientId}`), their templates naming `{clientId}` and the deployer's `values` (see `placements.ts`).
+   */
+  placements?: ValuePlacement[];
+  /**
+   * The name of the client id's parameter in the authorization, token, refresh and revocation
+   * requests (default `client_id`; TikTok's `client_key`).
+   */
+  clientIdParam?: string;
   /**
    * Identifies the upstream account when neither userinfo nor an ID token does: a function
    * given the new access token, or one or more "who am I" requests, made in order.
@@ -337,7 +353,14 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
  * (RFC 7617). `field` names the credential's field, e.g. `apiKey`.
  */
 export function credentialProblem(scheme: AuthScheme, credential: Credential): { field: string; reason: string } | null {
-  if (scheme.type === credential.type && "placements" in scheme && scheme.placements) return placementProblem(scheme, credential);
+  const placed = scheme.type === credential.type && "placements" in scheme && scheme.placements;
+  if (placed && !placesBesideToken(scheme.type)) return placementProblem(scheme, credential as PlacedCredential);
+  // Beside a token, the token is checked first, then the values placed with it.
+  const token = tokenProblem(scheme, credential);
+  return token ?? (placed ? placementProblem(scheme as Placed, credential as PlacedCredential) : null);
+}
+
+function tokenProblem(scheme: AuthScheme, credential: Credential): { field: string; reason: string } | null {
   const headerValue = (field: string, value: string) => {
     if (!HEADER_VALUE.test(value))
       return {

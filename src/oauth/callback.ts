@@ -229,7 +229,7 @@ async function identify(
       return { remoteUser: String(info[field] ?? info.sub), config: {} };
     }
   } catch (error) {
-    ctx.logger.log("warn", "could not identify the OAuth account", { error }, credentialSecrets(credential));
+    ctx.logger.log("warn", "could not identify the OAuth account", { error }, credentialSecrets(credential, scheme));
     throw new CallbackError("The provider did not say which account was connected, so no connection was made. Try again.");
   }
   return { remoteUser: claims ? String(claims[field] ?? claims.sub) : "", config: {} };

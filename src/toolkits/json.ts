@@ -74,8 +74,42 @@ const typedField = z.strictObject({
   optional: z.boolean().optional(),
 });
 
+/** The deployer's values: each read from its `env` variable, unless a `value` is given. */
+const deployerValues = z.array(
+  z
+    .strictObject({
+      name: fieldName,
+      label: text.optional(),
+      env: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
+        .optional(),
+      value: z.string().optional(),
+    })
+    .refine((value) => value.env !== undefined || value.value !== undefined, "must give env or value"),
+);
+
+/**
+ * What an OAuth 2 or token grant mode sends beside its token on every API request (see
+ * `src/credentials/placements.ts`): the deployer's values, and headers or query parameters whose
+ * templates name them and `{clientId}`.
+ */
+const besideToken = {
+  values: deployerValues.optional(),
+  placements: z
+    .array(
+      z.discriminatedUnion("in", [
+        z.strictObject({ in: z.literal("header"), name: text, value: text }),
+        z.strictObject({ in: z.literal("query"), name: text, value: text }),
+      ]),
+    )
+    .min(1)
+    .optional(),
+};
+
 /** What every token grant's scheme may say besides its request (see `GrantSchemeCommon`). */
 const grantCommon = {
+  ...besideToken,
   placement: placement.optional(),
   tokenConfig: z.record(text, valueRule).optional(),
   identify: lookups.optional(),
@@ -117,6 +151,11 @@ export const oauth2Fields = {
   tokenConfig: z.record(text, valueRule).optional(),
   callbackConfig: z.record(text, valueRule).optional(),
   placement: placement.optional(),
+  ...besideToken,
+  clientIdParam: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, "must be a parameter name: letters, digits, _, . and -")
+    .optional(),
   identify: lookups.optional(),
   ...common,
 };
@@ -124,21 +163,7 @@ export const oauth2Fields = {
 /** Several secrets, the deployer's values, and where each goes (see `src/credentials/placements.ts`). */
 const schemeValues = {
   fields: z.array(z.strictObject({ name: fieldName, label: text, secret: z.boolean().optional() })).optional(),
-  values: z
-    .array(
-      z
-        .strictObject({
-          name: fieldName,
-          label: text.optional(),
-          env: z
-            .string()
-            .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
-            .optional(),
-          value: z.string().optional(),
-        })
-        .refine((value) => value.env !== undefined || value.value !== undefined, "must give env or value"),
-    )
-    .optional(),
+  values: deployerValues.optional(),
   placements: z
     .array(
       z.discriminatedUnion("in", [
