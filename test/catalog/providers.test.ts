@@ -55,6 +55,11 @@ function configNames(provider: ProviderDefinition): Set<string> {
       for (const field of mode.fields ?? []) names.add(field.name);
     }
     for (const lookup of lookups(mode)) for (const name of Object.keys(lookup.config ?? {})) names.add(name);
+    // Beside a token (OAuth 2, token grants), placements name the deployer's values and the client's id.
+    if ("placements" in mode && mode.type !== "apiKey" && mode.type !== "bearer" && mode.type !== "basic") {
+      for (const value of mode.values ?? []) names.add(value.name);
+      if (mode.placements) names.add("clientId");
+    }
     // A credential's own fields, its further secrets and the deployer's values fill placement templates and path segments.
     if (mode.type === "apiKey" || mode.type === "bearer" || mode.type === "basic") {
       for (const name of [...ownFieldNames(mode.type), ...(mode.fields ?? []), ...(mode.values ?? [])].map((f) =>
@@ -151,8 +156,11 @@ describe.each(jsonFiles)("%s", (file) => {
     }
   });
 
+  const deployerValues = provider.auth.flatMap((mode) => ("values" in mode ? (mode.values ?? []) : []));
+
   it("builds a toolkit with a deployer's client", () => {
-    const toolkit = catalogToolkit(provider.slug, { clientId: "id", clientSecret: "secret" });
+    const values = Object.fromEntries(deployerValues.map((value) => [value.name, "deployer-value"]));
+    const toolkit = catalogToolkit(provider.slug, { clientId: "id", clientSecret: "secret", values, env: {} });
     expect(toolkit.slug).toBe(provider.slug);
     expect(toolkit.authModes.map((mode) => mode.type)).toEqual(provider.auth.map((mode) => mode.type));
     for (const mode of toolkit.authModes) {
@@ -160,6 +168,15 @@ describe.each(jsonFiles)("%s", (file) => {
       expect(mode.clientId).toBe("id");
       expect(mode.unconfigured).toBeUndefined();
     }
+  });
+
+  it.runIf(deployerValues.length > 0)("names the variable of each deployer value it lacks, in the mode that sends it", () => {
+    const toolkit = catalogToolkit(provider.slug, { clientId: "id", clientSecret: "secret", env: {} });
+    provider.auth.forEach((mode, index) => {
+      const sent = "values" in mode ? (mode.values ?? []) : [];
+      const said = (toolkit.authModes[index] as { unconfigured?: string }).unconfigured ?? "";
+      for (const value of sent) expect(said).toContain(value.env ?? value.name);
+    });
   });
 });
 
