@@ -68,7 +68,9 @@ describe("Twitch: the client id in Client-Id beside the token", () => {
         }
         if (host === "id.twitch.tv" && path === "/oauth2/validate") {
           if (!tokens.has(bearer(request) ?? "")) return { status: 401, body: { status: 401, message: "invalid access token" } };
-          return { body: { client_id: flow.clientId, login: "twitchdev", scopes: ["user:read:email"], user_id: "141981764", expires_in: 5520838 } };
+          return {
+            body: { client_id: flow.clientId, login: "twitchdev", scopes: ["user:read:email"], user_id: "141981764", expires_in: 5520838 },
+          };
         }
         if (host === "api.twitch.tv") {
           return api(request, tokens, "client-id", flow.clientId, () => ({ data: [{ id: "141981764", login: "twitchdev" }] }));
@@ -286,7 +288,9 @@ describe("Blackbaud: the deployer's subscription key from its variable", () => {
           if (!codes.delete(form(request).code ?? "")) return { status: 400, body: { error: "invalid_grant" } };
           const token = mint("bb");
           tokens.add(token);
-          return { body: { access_token: token, token_type: "Bearer", expires_in: 3600, refresh_token: mint("rt"), environment_id: "p-1" } };
+          return {
+            body: { access_token: token, token_type: "Bearer", expires_in: 3600, refresh_token: mint("rt"), environment_id: "p-1" },
+          };
         }
         if (host === "api.sky.blackbaud.com") {
           return api(request, tokens, "bb-api-subscription-key", SUBSCRIPTION_KEY, () => ({ count: 1, value: [{ id: "280" }] }));
@@ -368,7 +372,8 @@ describe("a JSON toolkit's OAuth mode with values and placements: a tool's ctx.f
         }
         if (host === "api.acme.test") {
           if (request.headers["x-client"] !== `client ${flow.clientId}`) return { status: 401, body: { message: "x-client required" } };
-          if (path === "/v1/things/missing") return { status: 404, body: { message: `no thing; you sent key ${request.headers["x-app-key"]}` } };
+          if (path === "/v1/things/missing")
+            return { status: 404, body: { message: `no thing; you sent key ${request.headers["x-app-key"]}` } };
           return api(request, tokens, "x-app-key", APP_KEY, () => (path === "/v1/me" ? { login: "wile" } : { id: path.split("/").at(-1) }));
         }
         return { status: 404, body: {} };
