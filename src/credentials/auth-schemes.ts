@@ -68,6 +68,19 @@ export interface RevocationRequest {
   format?: "form" | "json";
 }
 
+/**
+ * A token request the provider makes its own way (Instagram's long-lived token exchange and
+ * refresh): a `url` (absolute, or a path under the toolkit's first base URL), its `method`
+ * (default POST: `params` in a form body; GET: in the query), and `params` where `{accessToken}`,
+ * `{refreshToken}`, `{clientId}` and `{clientSecret}` are filled. Its answer is read as a token
+ * endpoint's.
+ */
+export interface TokenRequestTemplate {
+  url: string;
+  method?: "GET" | "POST";
+  params: Record<string, string>;
+}
+
 /** What every scheme may say about itself, for people choosing and connecting it. */
 export interface SchemeCommon {
   /**
@@ -124,6 +137,16 @@ export interface OAuth2Scheme extends SchemeCommon {
   refreshParams?: Record<string, string>;
   /** Where refreshes go when not to `tokenUrl`. */
   refreshUrl?: string;
+  /**
+   * A request made right after the code exchange whose tokens replace the exchange's (Instagram's
+   * short-lived token for a 60-day one, `grant_type=ig_exchange_token`).
+   */
+  tokenUpgrade?: TokenRequestTemplate;
+  /**
+   * The provider's own refresh, made instead of RFC 6749's (Instagram's `ig_refresh_token`, which
+   * renews the access token itself: no refresh token is needed).
+   */
+  refreshRequest?: TokenRequestTemplate;
   /** Joins `scopes` in the authorization request (default a space; Slack, Linear, Zoom use a comma). */
   scopeSeparator?: string;
   /** Scopes granted to the user beside the app's (Slack), sent as `userScopesParam`. */

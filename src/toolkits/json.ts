@@ -116,6 +116,13 @@ const grantCommon = {
   ...common,
 };
 
+/** A token request of the provider's own making (see `TokenRequestTemplate`). */
+const tokenRequestTemplate = z.strictObject({
+  url: pathOrUrl,
+  method: z.enum(["GET", "POST"]).optional(),
+  params: stringMap,
+});
+
 /** The OAuth 2 scheme's fields, without the client's id and secret (the catalog's providers leave them to the deployer). */
 export const oauth2Fields = {
   type: z.literal("oauth2"),
@@ -142,6 +149,8 @@ export const oauth2Fields = {
   tokenParams: stringMap.optional(),
   refreshParams: stringMap.optional(),
   refreshUrl: pathOrUrl.optional(),
+  tokenUpgrade: tokenRequestTemplate.optional(),
+  refreshRequest: tokenRequestTemplate.optional(),
   scopeSeparator: z.string().min(1).optional(),
   userScopes: z.array(z.string()).optional(),
   userScopesParam: text.optional(),

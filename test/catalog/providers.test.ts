@@ -28,6 +28,10 @@ const VOCABULARY = new Set(
 const ICON_SLUGS = new Set<string>(Object.values(simpleIcons).map((icon) => icon.slug));
 // Placeholders the engine fills itself in revocation requests (see RevocationRequest).
 const ENGINE_PLACEHOLDERS = new Set(["accessToken", "refreshToken", "clientId"]);
+/** What the engine fills in a request of its own: a revocation's placeholders, and the client's secret in a token request. */
+const filledByEngine = (path: string, name: string) =>
+  (/revocation/.test(path) && ENGINE_PLACEHOLDERS.has(name)) ||
+  (/tokenUpgrade|refreshRequest/.test(path) && (ENGINE_PLACEHOLDERS.has(name) || name === "clientSecret"));
 
 type Mode = ProviderDefinition["auth"][number];
 type Lookup = { url: string; config?: Record<string, unknown> };
@@ -141,7 +145,7 @@ describe.each(jsonFiles)("%s", (file) => {
     const known = configNames(provider);
     const unknown = strings(document)
       .flatMap(([path, value]) => [...value.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((match) => [path, match[1]!] as const))
-      .filter(([path, name]) => !known.has(name) && !(path.includes("revocation") && ENGINE_PLACEHOLDERS.has(name)))
+      .filter(([path, name]) => !known.has(name) && !filledByEngine(path, name))
       .filter(([path]) => !path.startsWith("inputs") && !path.startsWith("unconfirmed") && !path.startsWith("description"));
     expect(unknown).toEqual([]);
   });
