@@ -196,6 +196,9 @@ describe("Google Ads: the deployer's developer token beside the token", () => {
     const passed = await flow.passthrough("google-ads/echo");
     expect(passed.status, passed.text).toBe(200);
     expect(passed.text).not.toContain(DEVELOPER_TOKEN);
+    // The toolkit's description lists its modes, never a deployer's value.
+    const described = await flow.call("GET", "/toolkit/google-ads");
+    expect(described.json.authModes.map((mode: { mode: string }) => mode.mode)).toEqual(["oauth2", "jwtBearer"]);
     flow.assertNoLeaks([DEVELOPER_TOKEN, ...tokens, flow.clientSecret]);
   });
 
