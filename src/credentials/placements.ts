@@ -65,6 +65,8 @@ export interface PlacedCredential {
   username?: string;
   password?: string;
   fields?: Record<string, string>;
+  /** A token grant's typed values (a client-credentials client the person types: `clientId`). */
+  secrets?: Record<string, string>;
 }
 
 /** The names a scheme's own credential holds, before any extra field. */
@@ -110,7 +112,7 @@ function valuesOf(scheme: Placed, credential: PlacedCredential): Record<string, 
   };
   const values: Record<string, string | undefined> = {};
   for (const name of ownFieldNames(scheme.type)) values[name] = own[name];
-  if (placesBesideToken(scheme.type)) values.clientId = scheme.clientId || undefined;
+  if (placesBesideToken(scheme.type)) values.clientId = scheme.clientId || credential.secrets?.clientId || undefined;
   for (const field of scheme.fields ?? []) values[field.name] = credential.fields?.[field.name];
   for (const value of scheme.values ?? []) values[value.name] = value.value;
   return values;

@@ -260,3 +260,12 @@ describe("placements beside a token (OAuth 2, token grants)", () => {
     );
   });
 });
+
+describe("{clientId} of a client the person types", () => {
+  it("is the typed client's id, for a client-credentials mode without the deployer's", () => {
+    const typed: Placed = { type: "clientCredentials", placements: [{ in: "header", name: "Client-Id", value: "{clientId}" }] };
+    const credential = { type: "clientCredentials", secrets: { clientId: "typed-id", clientSecret: "s" } };
+    expect(renderPlacements(typed, credential)).toEqual([{ in: "header", name: "client-id", value: "typed-id" }]);
+    expect(placementProblem(typed, credential)).toBeNull();
+  });
+});
