@@ -40,7 +40,8 @@ export interface ProviderOptions {
    */
   pkce?: boolean;
   /**
-   * The deployer's values a provider sends on every request (Trello's application `key`), by name;
+   * The deployer's values a provider sends on every request (Trello's application `key`, Google
+   * Ads' `developerToken` beside its OAuth token), by name;
    * one not given here is read from the environment variable the provider names
    * (`TOOLS_PROXY_TRELLO_KEY`). Missing, the provider is listed but `POST /auth` answers 400
    * naming the variable.
@@ -107,45 +108,11 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
   const provider = getProvider(slug);
   if (!provider) throw new TypeError(`The catalog has no provider "${slug}". See tools-proxy/catalog's providers for the list.`);
   const env = options.env ?? globalThis.process?.env ?? {};
-  const auth = provider.auth.map((mode): AuthScheme => {
-    if (mode.type === "clientCredentials" && mode.client === "deployer")
-      return deployerClient(provider, mode as ClientCredentialsScheme, options);
-    if (isGrantType(mode.type)) return grantMode(provider, mode, options);
-    if (mode.type !== "oauth2") return configureValues(mode as Exclude<AuthScheme, OAuth2Scheme>, env, options.values ?? {}, provider.name);
-    const scheme: OAuth2Scheme = {
-      ...(mode as Omit<OAuth2Scheme, "clientId">),
-      clientId: options.clientId ?? "",
-      ...(options.clientSecret !== undefined ? { clientSecret: options.clientSecret } : {}),
-      ...(options.scopes ? { scopes: options.scopes } : {}),
-      ...(options.authorizationUrl ? { authorizationUrl: options.authorizationUrl } : {}),
-      ...(options.tokenUrl ? { tokenUrl: options.tokenUrl } : {}),
-      ...(options.revocationUrl ? { revocationUrl: options.revocationUrl } : {}),
-      ...(options.userInfoUrl ? { userInfoUrl: options.userInfoUrl } : {}),
-      ...(options.pkce !== undefined ? { pkce: options.pkce } : {}),
-    };
-    if (oauthEndpointUnderOrigin(scheme)) {
-      // Its endpoints are on the server each connection names: a public client only (see defineToolkit).
-      const variables = clientVariables(provider.clientOf ?? provider.slug);
-      const { clientSecret: _secret, ...publicClient } = scheme;
-      if (!options.clientId) {
-        publicClient.unconfigured =
-          `${provider.name}'s OAuth mode is not configured on this server: its operator must set ${variables.id} (the id of a ` +
-          "public OAuth application, without a secret, registered on the instance), then restart it.";
-      } else if (options.clientSecret !== undefined) {
-        publicClient.unconfigured =
-          `${provider.name}'s OAuth mode takes a public client: its operator must unset ${variables.secret}, since the secret ` +
-          "would go to whatever server a connection names, and register the application on the instance as non-confidential.";
-      }
-      return publicClient;
-    }
-    if (!options.clientId) {
-      const variables = clientVariables(provider.clientOf ?? provider.slug);
-      scheme.unconfigured =
-        `${provider.name} is not configured on this server: its operator must set ${variables.id} and ` +
-        `${variables.secret} (the OAuth client's id and secret), then restart it.`;
-    }
-    return scheme;
-  });
+  // Every mode reads the deployer's values it sends (Trello's app key, Google Ads' developer token);
+  // one missing leaves the mode unconfigured, naming its variable beside any the client needs.
+  const auth = provider.auth.map(
+    (mode): AuthScheme => configureValues(clientMode(provider, mode, options), env, options.values ?? {}, provider.name),
+  );
   const toolkit = defineToolkit({
     slug: provider.slug,
     name: provider.name,
@@ -162,6 +129,49 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
     tools: curatedTools[provider.slug] ?? [],
   });
   return markCatalogMade(toolkit);
+}
+
+/** A catalog mode with the deployer's client, app or key where it needs them (not yet its values). */
+function clientMode(provider: ProviderDefinition, mode: ProviderDefinition["auth"][number], options: ProviderOptions): AuthScheme {
+  if (mode.type === "clientCredentials" && mode.client === "deployer")
+    return deployerClient(provider, mode as ClientCredentialsScheme, options);
+  if (isGrantType(mode.type)) return grantMode(provider, mode, options);
+  if (mode.type !== "oauth2") return mode as AuthScheme;
+  const scheme: OAuth2Scheme = {
+    ...(mode as Omit<OAuth2Scheme, "clientId">),
+    clientId: options.clientId ?? "",
+    ...(options.clientSecret !== undefined ? { clientSecret: options.clientSecret } : {}),
+    ...(options.scopes ? { scopes: options.scopes } : {}),
+    ...(options.authorizationUrl ? { authorizationUrl: options.authorizationUrl } : {}),
+    ...(options.tokenUrl ? { tokenUrl: options.tokenUrl } : {}),
+    ...(options.revocationUrl ? { revocationUrl: options.revocationUrl } : {}),
+    ...(options.userInfoUrl ? { userInfoUrl: options.userInfoUrl } : {}),
+    ...(options.pkce !== undefined ? { pkce: options.pkce } : {}),
+  };
+  if (oauthEndpointUnderOrigin(scheme)) return publicClientMode(provider, scheme, options);
+  if (!options.clientId) {
+    const variables = clientVariables(provider.clientOf ?? provider.slug);
+    scheme.unconfigured =
+      `${provider.name} is not configured on this server: its operator must set ${variables.id} and ` +
+      `${variables.secret} (the OAuth client's id and secret), then restart it.`;
+  }
+  return scheme;
+}
+
+/** An OAuth mode whose endpoints are on the server each connection names: a public client only (see defineToolkit). */
+function publicClientMode(provider: ProviderDefinition, scheme: OAuth2Scheme, options: ProviderOptions): OAuth2Scheme {
+  const variables = clientVariables(provider.clientOf ?? provider.slug);
+  const { clientSecret: _secret, ...publicClient } = scheme;
+  if (!options.clientId) {
+    publicClient.unconfigured =
+      `${provider.name}'s OAuth mode is not configured on this server: its operator must set ${variables.id} (the id of a ` +
+      "public OAuth application, without a secret, registered on the instance), then restart it.";
+  } else if (options.clientSecret !== undefined) {
+    publicClient.unconfigured =
+      `${provider.name}'s OAuth mode takes a public client: its operator must unset ${variables.secret}, since the secret ` +
+      "would go to whatever server a connection names, and register the application on the instance as non-confidential.";
+  }
+  return publicClient;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   type PlacedCredential,
   placedSecrets,
   placementProblem,
+  placesBesideToken,
   type SecretField,
   type ValuePlacement,
 } from "./placements.js";
@@ -65,6 +66,19 @@ export interface RevocationRequest {
   auth: "bearer" | "client_basic" | "client_post" | "none";
   body?: Record<string, string>;
   format?: "form" | "json";
+}
+
+/**
+ * A token request the provider makes its own way (Instagram's long-lived token exchange and
+ * refresh): a `url` (absolute, or a path under the toolkit's first base URL), its `method`
+ * (default POST: `params` in a form body; GET: in the query), and `params` where `{accessToken}`,
+ * `{refreshToken}`, `{clientId}` and `{clientSecret}` are filled. Its answer is read as a token
+ * endpoint's.
+ */
+export interface TokenRequestTemplate {
+  url: string;
+  method?: "GET" | "POST";
+  params: Record<string, string>;
 }
 
 /** What every scheme may say about itself, for people choosing and connecting it. */
@@ -128,6 +142,16 @@ export interface OAuth2Scheme extends SchemeCommon {
   refreshRedirectUri?: boolean;
   /** Where refreshes go when not to `tokenUrl`. */
   refreshUrl?: string;
+  /**
+   * A request made right after the code exchange whose tokens replace the exchange's (Instagram's
+   * short-lived token for a 60-day one, `grant_type=ig_exchange_token`).
+   */
+  tokenUpgrade?: TokenRequestTemplate;
+  /**
+   * The provider's own refresh, made instead of RFC 6749's (Instagram's `ig_refresh_token`, which
+   * renews the access token itself: no refresh token is needed).
+   */
+  refreshRequest?: TokenRequestTemplate;
   /** Joins `scopes` in the authorization request (default a space; Slack, Linear, Zoom use a comma). */
   scopeSeparator?: string;
   /** Scopes granted to the user beside the app's (Slack), sent as `userScopesParam`. */
@@ -151,6 +175,21 @@ export interface OAuth2Scheme extends SchemeCommon {
   callbackConfig?: Record<string, ValueRule>;
   /** Where the access token goes on API requests (default `Authorization: Bearer`). */
   placement?: CredentialPlacement;
+  /**
+   * The deployer's values sent on every API request beside the token (Google Ads' developer
+   * token), read from their `env` variables; missing, `POST /auth` answers 400 naming them.
+   */
+  values?: DeployerValue[];
+  /**
+   * Headers and query parameters every API request carries beside the token (Twitch's `Client-Id:
+   * {clientId}`), their templates naming `{clientId}` and the deployer's `values` (see `placements.ts`).
+   */
+  placements?: ValuePlacement[];
+  /**
+   * The name of the client id's parameter in the authorization, token, refresh and revocation
+   * requests (default `client_id`; TikTok's `client_key`).
+   */
+  clientIdParam?: string;
   /**
    * Identifies the upstream account when neither userinfo nor an ID token does: a function
    * given the new access token, or one or more "who am I" requests, made in order.
@@ -342,7 +381,14 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
  * (RFC 7617). `field` names the credential's field, e.g. `apiKey`.
  */
 export function credentialProblem(scheme: AuthScheme, credential: Credential): { field: string; reason: string } | null {
-  if (scheme.type === credential.type && "placements" in scheme && scheme.placements) return placementProblem(scheme, credential);
+  const placed = scheme.type === credential.type && "placements" in scheme && scheme.placements;
+  if (placed && !placesBesideToken(scheme.type)) return placementProblem(scheme, credential as PlacedCredential);
+  // Beside a token, the token is checked first, then the values placed with it.
+  const token = tokenProblem(scheme, credential);
+  return token ?? (placed ? placementProblem(scheme as Placed, credential as PlacedCredential) : null);
+}
+
+function tokenProblem(scheme: AuthScheme, credential: Credential): { field: string; reason: string } | null {
   const headerValue = (field: string, value: string) => {
     if (!HEADER_VALUE.test(value))
       return {

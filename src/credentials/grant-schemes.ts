@@ -1,4 +1,5 @@
 import type { AccountLookup, CredentialPlacement, SchemeCommon, ValueRule } from "./auth-schemes.js";
+import type { DeployerValue, ValuePlacement } from "./placements.js";
 
 /**
  * The types of the modes whose access token comes from a request the handler makes itself (a
@@ -16,6 +17,12 @@ export interface GrantSchemeCommon extends SchemeCommon {
   tokenConfig?: Record<string, ValueRule>;
   /** "Who am I" requests made with the first token, naming the account. */
   identify?: AccountLookup | AccountLookup[];
+  /** The deployer's values sent on every API request beside the token (as OAuth 2's `values`). */
+  values?: DeployerValue[];
+  /** Headers and query parameters every API request carries beside the token (as OAuth 2's `placements`). */
+  placements?: ValuePlacement[];
+  /** Set when the deployer has not configured what the mode needs: the sentence `POST /auth` answers (400). */
+  unconfigured?: string;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { toBase64 } from "../util/encoding.js";
+import { isGrantType } from "./grant-schemes.js";
 
 /**
  * Several secrets and where each goes, as data: a scheme's extra `fields` (secrets a person types
@@ -6,6 +7,11 @@ import { toBase64 } from "../util/encoding.js";
  * same on every connection) and `placements` (each value's place on every request). A placement's
  * `value` is a template: `{name}` stands for a credential field (`apiKey`, `token`, `username`,
  * `password`, or an extra field) or a deployer value; other characters are sent as written.
+ *
+ * An OAuth 2 or token grant mode's placements go beside its token, which keeps its own placement
+ * (`Authorization: Bearer`): headers and query parameters only, whose templates name the deployer's
+ * values and `{clientId}`, the OAuth client's id (Twitch's `Client-Id`, Etsy's `x-api-key`). The
+ * other schemes' placements replace the credential's default placement.
  */
 
 /** A secret a person types beside the scheme's own (`apiKey`, `token`, or `username` and `password`). */
@@ -44,6 +50,8 @@ export type ValuePlacement =
 /** What a scheme declares about its values; every field optional. */
 export interface Placed {
   type: string;
+  /** The OAuth client's id, `{clientId}` of an OAuth 2 or token grant mode's templates. */
+  clientId?: string;
   fields?: SecretField[];
   values?: DeployerValue[];
   placements?: ValuePlacement[];
@@ -57,6 +65,8 @@ export interface PlacedCredential {
   username?: string;
   password?: string;
   fields?: Record<string, string>;
+  /** A token grant's typed values (a client-credentials client the person types: `clientId`). */
+  secrets?: Record<string, string>;
 }
 
 /** The names a scheme's own credential holds, before any extra field. */
@@ -65,6 +75,19 @@ export function ownFieldNames(type: string): string[] {
   if (type === "bearer") return ["token"];
   if (type === "basic") return ["username", "password"];
   return [];
+}
+
+/**
+ * Whether a scheme's placements go beside its token rather than replace its credential: OAuth 2
+ * and token grants, whose token is the provider's answer, not a value a template could name.
+ */
+export function placesBesideToken(type: string): boolean {
+  return type === "oauth2" || isGrantType(type);
+}
+
+/** The names a scheme's templates may use beside its fields and values: `{clientId}` beside a token. */
+function schemeNames(type: string): string[] {
+  return placesBesideToken(type) ? ["clientId"] : ownFieldNames(type);
 }
 
 const TEMPLATE = /\{([A-Za-z][A-Za-z0-9_]{0,63})\}/g;
@@ -89,6 +112,7 @@ function valuesOf(scheme: Placed, credential: PlacedCredential): Record<string, 
   };
   const values: Record<string, string | undefined> = {};
   for (const name of ownFieldNames(scheme.type)) values[name] = own[name];
+  if (placesBesideToken(scheme.type)) values.clientId = scheme.clientId || credential.secrets?.clientId || undefined;
   for (const field of scheme.fields ?? []) values[field.name] = credential.fields?.[field.name];
   for (const value of scheme.values ?? []) values[value.name] = value.value;
   return values;
@@ -154,6 +178,7 @@ const PATH_SEGMENT = /^[A-Za-z0-9\-._~!$&'()*+,;=:@]+$/;
 export function placementProblem(scheme: Placed, credential: PlacedCredential): { field: string; reason: string } | null {
   const values = valuesOf(scheme, credential);
   const deployer = new Set((scheme.values ?? []).map((v) => v.name));
+  if (placesBesideToken(scheme.type)) deployer.add("clientId");
   for (const placement of scheme.placements ?? []) {
     for (const template of templatesOf(placement)) {
       for (const name of templateNames(template)) {
@@ -189,20 +214,31 @@ function valueProblem(place: ValuePlacement["in"], value: string): string | null
 /**
  * What is wrong with a scheme's declared fields, values and placements, as a sentence, or null:
  * each template names a field of the credential or a deployer value, a path placement names a
- * `{placeholder}` of a base URL's path (never its host), and names are not declared twice.
+ * `{placeholder}` of a base URL's path (never its host), and names are not declared twice. Beside
+ * a token (OAuth 2, token grants) only headers and query parameters are placed, never `tokenHeader`,
+ * the header the token itself goes in.
  */
-export function placementsDefinitionProblem(scheme: Placed, baseUrls: readonly string[]): string | null {
-  const known = new Set(ownFieldNames(scheme.type));
+export function placementsDefinitionProblem(scheme: Placed, baseUrls: readonly string[], tokenHeader?: string | null): string | null {
+  const beside = placesBesideToken(scheme.type);
+  const known = new Set(schemeNames(scheme.type));
   for (const name of [...(scheme.fields ?? []), ...(scheme.values ?? [])].map((f) => f.name)) {
     if (!/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name)) return `field or value name "${name}" must be letters, digits and _`;
     if (known.has(name)) return `"${name}" is declared twice among the credential's fields and the deployer's values`;
     known.add(name);
   }
   for (const placement of scheme.placements ?? []) {
+    if (beside && placement.in !== "header" && placement.in !== "query") {
+      return `a ${scheme.type} mode places only headers and query parameters beside its token, not "${placement.in}"`;
+    }
+    if (beside && placement.in === "header" && placement.name.toLowerCase() === tokenHeader) {
+      return `placement header "${placement.name}" is where the token goes; name another header`;
+    }
     for (const template of templatesOf(placement)) {
       const unknown = templateNames(template).find((name) => !known.has(name));
       if (unknown)
-        return `placement template "${template}" names {${unknown}}, which is neither a field of the credential nor a deployer value`;
+        return beside
+          ? `placement template "${template}" names {${unknown}}, which is neither {clientId} nor a deployer value`
+          : `placement template "${template}" names {${unknown}}, which is neither a field of the credential nor a deployer value`;
       if (!HEADER_VALUE.test(template)) return `placement template "${template}" holds a character a request cannot carry`;
     }
     if (placement.in === "header" && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(placement.name)) {
@@ -257,11 +293,11 @@ export function configureValues<S extends Placed & { unconfigured?: string }>(
   });
   if (missing.length === 0) return { ...scheme, values };
   const list = missing.length > 1 ? `${missing.slice(0, -1).join(", ")} and ${missing.at(-1)}` : missing[0];
-  return {
-    ...scheme,
-    values,
-    unconfigured:
-      `${toolkitName} is not configured on this server: its operator must set ${list} ` +
-      "(the value its deployer gives for every connection), then restart it.",
-  };
+  const what =
+    missing.length > 1 ? "the values its deployer gives for every connection" : "the value its deployer gives for every connection";
+  // A mode already unconfigured (an OAuth client not set) names both, in one answer.
+  const unconfigured = scheme.unconfigured
+    ? `${scheme.unconfigured} It also needs ${list} (${what}).`
+    : `${toolkitName} is not configured on this server: its operator must set ${list} (${what}), then restart it.`;
+  return { ...scheme, values, unconfigured };
 }

@@ -11,6 +11,7 @@ import { oauthClient } from "./client.js";
 import { resultPage } from "./page.js";
 import { type AuthorizationSecrets, isAllowedReturnUrl, redirectUri } from "./start.js";
 import type { TokenAnswer } from "./token-answer.js";
+import { TokenTemplateError, templateTokenRequest } from "./token-template.js";
 import { readPath, readValues, runLookups, ValueError } from "./values.js";
 
 /** A failure of the callback, with a message safe to show in the browser and to the agent. */
@@ -124,6 +125,8 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
     throw new CallbackError("The code could not be exchanged for a token at the provider. Start the connection again.");
   }
 
+  if (scheme.tokenUpgrade) tokens = await upgradeTokens(ctx, toolkit, scheme, tokens, config);
+
   const credential: Credential = {
     type: "oauth2",
     accessToken: tokens.access_token,
@@ -161,6 +164,35 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
     params: { ...values, ...account.config },
     credentialsExpireAt: typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null,
   });
+}
+
+/**
+ * The tokens of the scheme's `tokenUpgrade` in place of the code exchange's (Instagram's 60-day
+ * token for its one-hour one), the exchange's ID token kept. A refusal ends without a connection.
+ */
+async function upgradeTokens(
+  ctx: HandlerContext,
+  toolkit: Toolkit,
+  scheme: OAuth2Scheme,
+  tokens: oauth.TokenEndpointResponse,
+  config: Record<string, string>,
+): Promise<oauth.TokenEndpointResponse> {
+  try {
+    const upgraded = await templateTokenRequest(
+      ctx,
+      toolkit,
+      scheme,
+      scheme.tokenUpgrade!,
+      { accessToken: tokens.access_token, refreshToken: tokens.refresh_token },
+      config,
+    );
+    return { ...tokens, ...upgraded, token_type: "bearer" } as oauth.TokenEndpointResponse;
+  } catch (error) {
+    const secrets = [tokens.access_token, tokens.refresh_token, scheme.clientSecret].filter((s): s is string => !!s);
+    ctx.logger.log("warn", "the token upgrade after the code exchange failed", { toolkit: toolkit.slug, error }, secrets);
+    const refused = error instanceof TokenTemplateError ? ` (${error.error ?? error.status})` : "";
+    throw new CallbackError(`The provider did not exchange its first token for a lasting one${refused}. Start the connection again.`);
+  }
 }
 
 /**
@@ -231,7 +263,7 @@ async function identify(
       return { remoteUser: String(info[field] ?? info.sub), config: {} };
     }
   } catch (error) {
-    ctx.logger.log("warn", "could not identify the OAuth account", { error }, credentialSecrets(credential));
+    ctx.logger.log("warn", "could not identify the OAuth account", { error }, credentialSecrets(credential, scheme));
     throw new CallbackError("The provider did not say which account was connected, so no connection was made. Try again.");
   }
   return { remoteUser: claims ? String(claims[field] ?? claims.sub) : "", config: {} };

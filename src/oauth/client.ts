@@ -62,7 +62,9 @@ export function oauthClient(
   const insecure = oauthEndpoints(scheme).some((u) => new URL(fill(u)).protocol === "http:");
   // Endpoints under an origin input go to a host the connection chose: through the address check.
   const underOrigin = [...oauthEndpoints(scheme), scheme.refreshUrl ?? ""].some((u) => ORIGIN_PLACEHOLDER.test(u));
-  const send = underOrigin && !ctx.origins.allowPrivateNetworks ? ctx.origins.originFetch : ctx.fetch;
+  const fetchVia = underOrigin && !ctx.origins.allowPrivateNetworks ? ctx.origins.originFetch : ctx.fetch;
+  const rename = scheme.clientIdParam && scheme.clientIdParam !== "client_id" ? scheme.clientIdParam : undefined;
+  const send = (url: string, init: RequestInit) => fetchVia(url, rename ? renamedClientId(init, rename) : init);
   const base = (signal: AbortSignal | undefined, fetch: (url: string, init: RequestInit) => Promise<Response>) => ({
     [oauth.customFetch]: fetch,
     ...(insecure ? { [oauth.allowInsecureRequests]: true } : {}),
@@ -75,12 +77,23 @@ export function oauthClient(
     options: (signal) => base(signal, (url, init) => send(url, init)),
     tokenOptions: (answer, extra, signal) => ({
       ...base(signal, async (url, init) => {
-        const response = await send(url, scheme.tokenRequestFormat === "json" ? asJsonBody(init) : init);
+        const renamed = rename ? renamedClientId(init, rename) : init;
+        const response = await send(url, scheme.tokenRequestFormat === "json" ? asJsonBody(renamed) : renamed);
         return normalizeTokenAnswer(response, scheme, answer);
       }),
       ...(extra && Object.keys(extra).length ? { additionalParameters: extra } : {}),
     }),
   };
+}
+
+/**
+ * The same request with the form body's `client_id` named `name` (TikTok's `client_key`), in its
+ * place: oauth4webapi writes `client_id` itself for a client authenticating in the body or not at all.
+ */
+function renamedClientId(init: RequestInit, name: string): RequestInit {
+  if (!(init.body instanceof URLSearchParams) || !init.body.has("client_id")) return init;
+  const body = new URLSearchParams([...init.body].map(([key, value]) => [key === "client_id" ? name : key, value]));
+  return { ...init, body };
 }
 
 /** The same request with its form body sent as a JSON object (Notion's token endpoint). */

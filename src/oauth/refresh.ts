@@ -8,6 +8,7 @@ import { oauthMode, type Toolkit } from "../toolkits/define.js";
 import { randomId } from "../util/encoding.js";
 import { oauthClient } from "./client.js";
 import { redirectUri } from "./start.js";
+import { type TemplateTokens, TokenTemplateError, templateTokenRequest } from "./token-template.js";
 
 /** An access token this close to expiry is refreshed before use, at most (see `refreshMargin`). */
 export const REFRESH_MARGIN_MS = 60_000;
@@ -52,7 +53,7 @@ export async function freshOAuthCredential(
   if (credential.type !== "oauth2" || !scheme) return { connection, credential };
   const renewal: Renewal = {
     needed: (current, opened) => needsRefresh(current, opened as OAuthCredential, staleAccessToken),
-    renew: (shared, latest, opened) => refreshNow(shared, scheme, latest, opened as OAuthCredential),
+    renew: (shared, latest, opened) => refreshNow(shared, toolkit, scheme, latest, opened as OAuthCredential),
   };
   if (!renewal.needed(connection, credential)) return { connection, credential };
   return renewOnce(ctx, connection.id, renewal);
@@ -153,10 +154,13 @@ function refreshParams(ctx: HandlerContext, scheme: OAuth2Scheme): Record<string
 /** Calls the token endpoint and saves the new tokens before anyone uses them. */
 async function refreshNow(
   ctx: HandlerContext,
+  toolkit: Toolkit,
   scheme: OAuth2Scheme,
   connection: ConnectionRecord,
   credential: OAuthCredential,
 ): Promise<FreshCredential> {
+  if (scheme.refreshRequest)
+    return saveRefreshed(ctx, scheme, connection, credential, await refreshByRequest(ctx, toolkit, scheme, connection, credential));
   if (!credential.refreshToken) {
     return expire(ctx, connection, "The provider gave no refresh token and the access token expired.");
   }
@@ -189,6 +193,42 @@ async function refreshNow(
     });
   }
 
+  return saveRefreshed(ctx, scheme, connection, credential, tokens);
+}
+
+/**
+ * The provider's own refresh (`refreshRequest`, Instagram's `ig_refresh_token`). A refusal (400,
+ * 401, `invalid_grant`) expires the connection; another failure is a 503 to retry.
+ */
+async function refreshByRequest(
+  ctx: HandlerContext,
+  toolkit: Toolkit,
+  scheme: OAuth2Scheme,
+  connection: ConnectionRecord,
+  credential: OAuthCredential,
+): Promise<TemplateTokens> {
+  try {
+    return await templateTokenRequest(ctx, toolkit, scheme, scheme.refreshRequest!, credential, connection.params, renewalTimeout(ctx));
+  } catch (error) {
+    if (error instanceof TokenTemplateError && (error.status === 400 || error.status === 401 || error.error === "invalid_grant")) {
+      return expire(ctx, connection, `The provider refused to renew the token (${error.error ?? error.status}).`);
+    }
+    const secrets = [credential.refreshToken, credential.accessToken, scheme.clientSecret].filter((s): s is string => !!s);
+    ctx.logger.log("warn", "token refresh failed", { connectionId: connection.id, error }, secrets);
+    throw new ToolsError("unavailable", "The provider's token endpoint could not refresh the connection's token; retry shortly.", {
+      retryAfter: 5,
+    });
+  }
+}
+
+/** Saves a refresh's tokens before anyone uses them (see `saveRenewed`), and reports it. */
+async function saveRefreshed(
+  ctx: HandlerContext,
+  scheme: OAuth2Scheme,
+  connection: ConnectionRecord,
+  credential: OAuthCredential,
+  tokens: TemplateTokens & { id_token?: string },
+): Promise<FreshCredential> {
   const next: OAuthCredential = {
     type: "oauth2",
     accessToken: tokens.access_token,

@@ -83,7 +83,8 @@ async function revokeByRequest(
     const fields: Record<string, string> = Object.fromEntries(
       Object.entries(request.body ?? {}).map(([name, value]) => [name, fill(value)]),
     );
-    if (request.auth === "client_post") Object.assign(fields, { client_id: scheme.clientId, client_secret: scheme.clientSecret ?? "" });
+    if (request.auth === "client_post")
+      Object.assign(fields, { [scheme.clientIdParam ?? "client_id"]: scheme.clientId, client_secret: scheme.clientSecret ?? "" });
     if (request.format === "json") {
       headers.set("content-type", "application/json");
       body = JSON.stringify(fields);

@@ -72,7 +72,7 @@ export async function startAuthorization(
   // authorizationParams can neither override nor add any of them.
   const own: Record<string, string | undefined> = {
     response_type: "code",
-    client_id: scheme.clientId,
+    [scheme.clientIdParam ?? "client_id"]: scheme.clientId,
     redirect_uri: callback,
     scope: scheme.scopes.length ? scheme.scopes.join(scheme.scopeSeparator ?? " ") : undefined,
     state,

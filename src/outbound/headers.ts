@@ -1,7 +1,7 @@
 import { ToolsError } from "../core/errors.js";
 import { type AuthScheme, basicAuthorization, type Credential, type CredentialPlacement } from "../credentials/auth-schemes.js";
 import { type GrantCredential, type GrantScheme, isGrantType } from "../credentials/grant-schemes.js";
-import { placedHeaderNames, type RenderedPlacement, renderPlacements } from "../credentials/placements.js";
+import { placedHeaderNames, placesBesideToken, type RenderedPlacement, renderPlacements } from "../credentials/placements.js";
 
 // Headers a caller may never send upstream: hop-by-hop headers (RFC 9110 7.6.1, plus the h2c
 // upgrade's), the proxy's own session and routing (`host`, `cookie`), and framing that fetch
@@ -168,28 +168,36 @@ export function credentialHeader(scheme: AuthScheme): string | null {
   return credentialHeaders(scheme)[0] ?? null;
 }
 
-/** Every header the scheme's credential goes in, lowercased: one, none, or what its placements set. */
+/**
+ * Every header the scheme's credential goes in, lowercased: one, none, or what its placements set
+ * (beside a token's own header, for OAuth 2 and token grants).
+ */
 export function credentialHeaders(scheme: AuthScheme): string[] {
-  if ("placements" in scheme && scheme.placements) return placedHeaderNames(scheme);
   const placement = placementOf(scheme);
-  return placement?.in === "header" ? [placement.name.toLowerCase()] : [];
+  const own = placement?.in === "header" ? [placement.name.toLowerCase()] : [];
+  if (!("placements" in scheme && scheme.placements)) return own;
+  return placesBesideToken(scheme.type) ? [...own, ...placedHeaderNames(scheme)] : placedHeaderNames(scheme);
 }
 
 /** Whether any of the scheme's credential goes in the query string. */
 export function placesInQuery(scheme: AuthScheme): boolean {
-  if ("placements" in scheme && scheme.placements) return scheme.placements.some((p) => p.in === "query");
+  const placed = "placements" in scheme && scheme.placements ? scheme.placements.some((p) => p.in === "query") : false;
+  if (placed) return true;
+  if ("placements" in scheme && scheme.placements && !placesBesideToken(scheme.type)) return false;
   return placementOf(scheme)?.in === "query";
 }
 
 /**
  * Every value the credential puts on a request: the scheme's placements filled in (headers, query
- * parameters, base URL path segments), or its one default placement.
+ * parameters, base URL path segments), or its one default placement; an OAuth 2 or token grant
+ * mode's token first, then the values its placements put beside it (Twitch's `Client-Id`).
  */
 export function credentialValues(scheme: AuthScheme, credential: Credential | null): RenderedPlacement[] {
-  if (credential && credential.type === scheme.type && "placements" in scheme && scheme.placements) {
-    return renderPlacements(scheme, credential);
-  }
   const sent = credentialValue(scheme, credential);
+  if (credential && credential.type === scheme.type && "placements" in scheme && scheme.placements) {
+    const placed = renderPlacements(scheme, credential);
+    return placesBesideToken(scheme.type) && sent ? [sent, ...placed] : placed;
+  }
   return sent ? [sent] : [];
 }
 

@@ -4,6 +4,7 @@ import type { Awaitable, Principal } from "../core/principal.js";
 import { type RateLimitHeaders, rateLimitHeadersSchema } from "../core/rate-limit-headers.js";
 import { type AuthScheme, MODE_ID, modeId, type OAuth2Scheme, type ValueRule } from "../credentials/auth-schemes.js";
 import { placementsDefinitionProblem } from "../credentials/placements.js";
+import { credentialHeader } from "../outbound/headers.js";
 import { type RetryOptions, retriesSchema } from "../outbound/retry.js";
 import { baseUrlTemplateProblem, ORIGIN_PLACEHOLDER } from "../outbound/url-policy.js";
 import { assertGrantMode, grantEndpoints } from "./grant-modes.js";
@@ -293,12 +294,17 @@ function assertAuthModes(slug: string, modes: AuthScheme[], baseUrls: string[]):
     ids.add(id);
     if (mode.type === "oauth2") {
       // The OAuth callback, refresh and revocation use the toolkit's one OAuth 2 mode.
+      if (mode.clientIdParam !== undefined && !/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(mode.clientIdParam)) {
+        throw new TypeError(`Toolkit "${slug}": clientIdParam "${mode.clientIdParam}" must be a parameter name.`);
+      }
       if (++oauth > 1) throw new TypeError(`Toolkit "${slug}": auth lists two OAuth 2 modes; a toolkit has at most one.`);
       assertOAuthEndpoints(slug, mode);
     }
     assertGrantMode(slug, mode);
     assertValueRules(slug, mode);
-    const placed = mode.type === "oauth2" || mode.type === "none" ? null : placementsDefinitionProblem(mode, baseUrls);
+    // Beside a token, placements may not name the token's own header (its `placement`, default Authorization).
+    const tokenHeader = "placements" in mode ? credentialHeader({ ...mode, placements: undefined } as AuthScheme) : null;
+    const placed = mode.type === "none" ? null : placementsDefinitionProblem(mode, baseUrls, tokenHeader);
     if (placed) throw new TypeError(`Toolkit "${slug}": auth mode "${id}": ${placed}.`);
   }
   if (modes.some((mode) => mode.type === "none") && modes.length > 1)

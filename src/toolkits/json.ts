@@ -85,13 +85,54 @@ const typedField = z.strictObject({
   optional: z.boolean().optional(),
 });
 
+/** The deployer's values: each read from its `env` variable, unless a `value` is given. */
+const deployerValues = z.array(
+  z
+    .strictObject({
+      name: fieldName,
+      label: text.optional(),
+      env: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
+        .optional(),
+      value: z.string().optional(),
+    })
+    .refine((value) => value.env !== undefined || value.value !== undefined, "must give env or value"),
+);
+
+/**
+ * What an OAuth 2 or token grant mode sends beside its token on every API request (see
+ * `src/credentials/placements.ts`): the deployer's values, and headers or query parameters whose
+ * templates name them and `{clientId}`.
+ */
+const besideToken = {
+  values: deployerValues.optional(),
+  placements: z
+    .array(
+      z.discriminatedUnion("in", [
+        z.strictObject({ in: z.literal("header"), name: text, value: text }),
+        z.strictObject({ in: z.literal("query"), name: text, value: text }),
+      ]),
+    )
+    .min(1)
+    .optional(),
+};
+
 /** What every token grant's scheme may say besides its request (see `GrantSchemeCommon`). */
 const grantCommon = {
+  ...besideToken,
   placement: placement.optional(),
   tokenConfig: z.record(text, valueRule).optional(),
   identify: lookups.optional(),
   ...common,
 };
+
+/** A token request of the provider's own making (see `TokenRequestTemplate`). */
+const tokenRequestTemplate = z.strictObject({
+  url: pathOrUrl,
+  method: z.enum(["GET", "POST"]).optional(),
+  params: stringMap,
+});
 
 /** The OAuth 2 scheme's fields, without the client's id and secret (the catalog's providers leave them to the deployer). */
 export const oauth2Fields = {
@@ -120,6 +161,8 @@ export const oauth2Fields = {
   refreshParams: stringMap.optional(),
   refreshRedirectUri: z.boolean().optional(),
   refreshUrl: z.union([pathOrUrl, endpoint]).optional(),
+  tokenUpgrade: tokenRequestTemplate.optional(),
+  refreshRequest: tokenRequestTemplate.optional(),
   scopeSeparator: z.string().min(1).optional(),
   userScopes: z.array(z.string()).optional(),
   userScopesParam: text.optional(),
@@ -129,6 +172,11 @@ export const oauth2Fields = {
   tokenConfig: z.record(text, valueRule).optional(),
   callbackConfig: z.record(text, valueRule).optional(),
   placement: placement.optional(),
+  ...besideToken,
+  clientIdParam: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, "must be a parameter name: letters, digits, _, . and -")
+    .optional(),
   identify: lookups.optional(),
   ...common,
 };
@@ -136,21 +184,7 @@ export const oauth2Fields = {
 /** Several secrets, the deployer's values, and where each goes (see `src/credentials/placements.ts`). */
 const schemeValues = {
   fields: z.array(z.strictObject({ name: fieldName, label: text, secret: z.boolean().optional() })).optional(),
-  values: z
-    .array(
-      z
-        .strictObject({
-          name: fieldName,
-          label: text.optional(),
-          env: z
-            .string()
-            .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
-            .optional(),
-          value: z.string().optional(),
-        })
-        .refine((value) => value.env !== undefined || value.value !== undefined, "must give env or value"),
-    )
-    .optional(),
+  values: deployerValues.optional(),
   placements: z
     .array(
       z.discriminatedUnion("in", [

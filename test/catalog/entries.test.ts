@@ -34,6 +34,17 @@ describe("catalogToolkits (serve --catalog)", () => {
     expect(oauth("google-drive", catalogToolkits({ env: own }))).toMatchObject({ clientId: "g-id", clientSecret: "g-secret" });
   });
 
+  it("Zoho CRM shares the Zoho client of Books, Desk, Inventory and Mail, its own variables first", () => {
+    const env = { TOOLS_PROXY_ZOHO_CLIENT_ID: "zoho-id", TOOLS_PROXY_ZOHO_CLIENT_SECRET: "zoho-secret" };
+    for (const slug of ["zoho-crm", "zoho-books", "zoho-mail"]) {
+      expect(oauth(slug, catalogToolkits({ env }))).toMatchObject({ clientId: "zoho-id", clientSecret: "zoho-secret" });
+    }
+    const own = { ...env, TOOLS_PROXY_ZOHO_CRM_CLIENT_ID: "crm-id", TOOLS_PROXY_ZOHO_CRM_CLIENT_SECRET: "crm-secret" };
+    expect(oauth("zoho-crm", catalogToolkits({ env: own }))).toMatchObject({ clientId: "crm-id", clientSecret: "crm-secret" });
+    expect(oauth("zoho-books", catalogToolkits({ env: own }))).toMatchObject({ clientId: "zoho-id" });
+    expect(oauth("zoho-crm").unconfigured).toMatch(/TOOLS_PROXY_ZOHO_CLIENT_ID and TOOLS_PROXY_ZOHO_CLIENT_SECRET/);
+  });
+
   it("without a client, an OAuth provider is listed as not configured, with a sentence naming the variables", () => {
     expect(oauth("slack").unconfigured).toBe(
       "Slack is not configured on this server: its operator must set TOOLS_PROXY_SLACK_CLIENT_ID and " +

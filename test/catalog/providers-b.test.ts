@@ -155,7 +155,8 @@ describe.each(slugs)("catalog provider %s", (slug) => {
       expect(mode.unconfigured).toBeUndefined();
     }
     const bare = catalogToolkit(slug);
-    const variable = `TOOLS_PROXY_${slug.toUpperCase().replace(/-/g, "_")}_CLIENT_ID`;
+    // A provider sharing a client (Zoho CRM's clientOf zoho) names the shared client's variable.
+    const variable = `TOOLS_PROXY_${(provider.clientOf ?? slug).toUpperCase().replace(/-/g, "_")}_CLIENT_ID`;
     for (const mode of bare.authModes) if (mode.type === "oauth2") expect(mode.unconfigured).toContain(variable);
   });
 

@@ -28,6 +28,10 @@ const VOCABULARY = new Set(
 const ICON_SLUGS = new Set<string>(Object.values(simpleIcons).map((icon) => icon.slug));
 // Placeholders the engine fills itself in revocation requests (see RevocationRequest).
 const ENGINE_PLACEHOLDERS = new Set(["accessToken", "refreshToken", "clientId"]);
+/** What the engine fills in a request of its own: a revocation's placeholders, and the client's secret in a token request. */
+const filledByEngine = (path: string, name: string) =>
+  (/revocation/.test(path) && ENGINE_PLACEHOLDERS.has(name)) ||
+  (/tokenUpgrade|refreshRequest/.test(path) && (ENGINE_PLACEHOLDERS.has(name) || name === "clientSecret"));
 
 type Mode = ProviderDefinition["auth"][number];
 type Lookup = { url: string; config?: Record<string, unknown> };
@@ -55,6 +59,11 @@ function configNames(provider: ProviderDefinition): Set<string> {
       for (const field of mode.fields ?? []) names.add(field.name);
     }
     for (const lookup of lookups(mode)) for (const name of Object.keys(lookup.config ?? {})) names.add(name);
+    // Beside a token (OAuth 2, token grants), placements name the deployer's values and the client's id.
+    if ("placements" in mode && mode.type !== "apiKey" && mode.type !== "bearer" && mode.type !== "basic") {
+      for (const value of mode.values ?? []) names.add(value.name);
+      if (mode.placements) names.add("clientId");
+    }
     // A credential's own fields, its further secrets and the deployer's values fill placement templates and path segments.
     if (mode.type === "apiKey" || mode.type === "bearer" || mode.type === "basic") {
       for (const name of [...ownFieldNames(mode.type), ...(mode.fields ?? []), ...(mode.values ?? [])].map((f) =>
@@ -136,7 +145,7 @@ describe.each(jsonFiles)("%s", (file) => {
     const known = configNames(provider);
     const unknown = strings(document)
       .flatMap(([path, value]) => [...value.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((match) => [path, match[1]!] as const))
-      .filter(([path, name]) => !known.has(name) && !(path.includes("revocation") && ENGINE_PLACEHOLDERS.has(name)))
+      .filter(([path, name]) => !known.has(name) && !filledByEngine(path, name))
       .filter(([path]) => !path.startsWith("inputs") && !path.startsWith("unconfirmed") && !path.startsWith("description"));
     expect(unknown).toEqual([]);
   });
@@ -151,8 +160,11 @@ describe.each(jsonFiles)("%s", (file) => {
     }
   });
 
+  const deployerValues = provider.auth.flatMap((mode) => ("values" in mode ? (mode.values ?? []) : []));
+
   it("builds a toolkit with a deployer's client", () => {
-    const toolkit = catalogToolkit(provider.slug, { clientId: "id", clientSecret: "secret" });
+    const values = Object.fromEntries(deployerValues.map((value) => [value.name, "deployer-value"]));
+    const toolkit = catalogToolkit(provider.slug, { clientId: "id", clientSecret: "secret", values, env: {} });
     expect(toolkit.slug).toBe(provider.slug);
     expect(toolkit.authModes.map((mode) => mode.type)).toEqual(provider.auth.map((mode) => mode.type));
     for (const mode of toolkit.authModes) {
@@ -165,6 +177,15 @@ describe.each(jsonFiles)("%s", (file) => {
         expect(publicClient && "unconfigured" in publicClient).toBe(false);
       } else expect(mode.unconfigured).toBeUndefined();
     }
+  });
+
+  it.runIf(deployerValues.length > 0)("names the variable of each deployer value it lacks, in the mode that sends it", () => {
+    const toolkit = catalogToolkit(provider.slug, { clientId: "id", clientSecret: "secret", env: {} });
+    provider.auth.forEach((mode, index) => {
+      const sent = "values" in mode ? (mode.values ?? []) : [];
+      const said = (toolkit.authModes[index] as { unconfigured?: string }).unconfigured ?? "";
+      for (const value of sent) expect(said).toContain(value.env ?? value.name);
+    });
   });
 });
 

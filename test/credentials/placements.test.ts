@@ -212,3 +212,60 @@ describe("configureValues", () => {
     expect(configureValues(two, {}, {}, "T").values!.map((v) => v.value)).toEqual([undefined, undefined, undefined]);
   });
 });
+
+describe("placements beside a token (OAuth 2, token grants)", () => {
+  const twitch: Placed = { type: "oauth2", clientId: "cid-1", placements: [{ in: "header", name: "Client-Id", value: "{clientId}" }] };
+  const ads: Placed = {
+    type: "oauth2",
+    clientId: "cid-1",
+    values: [{ name: "developerToken", env: "TOOLS_PROXY_GOOGLE_ADS_DEVELOPER_TOKEN", value: "dev-1" }],
+    placements: [{ in: "header", name: "developer-token", value: "{developerToken}" }],
+  };
+  const oauth = { type: "oauth2", accessToken: "at" };
+
+  it("fill {clientId} and the deployer's values; the client id is no secret, a deployer value is", () => {
+    expect(renderPlacements(twitch, oauth)).toEqual([{ in: "header", name: "client-id", value: "cid-1" }]);
+    expect(renderPlacements(ads, oauth)).toEqual([{ in: "header", name: "developer-token", value: "dev-1" }]);
+    expect(placedSecrets(twitch, oauth)).toEqual([]);
+    expect(placedSecrets(ads, oauth)).toEqual(["dev-1"]);
+  });
+
+  it("name a client id or a deployer value that is not configured", () => {
+    expect(placementProblem({ ...twitch, clientId: "" }, oauth)).toEqual({ field: "clientId", reason: "is not configured on this server" });
+    const unset: Placed = { ...ads, values: [{ name: "developerToken", env: "X" }] };
+    expect(placementProblem(unset, oauth)).toEqual({ field: "developerToken", reason: "is not configured on this server" });
+    expect(placementProblem(ads, oauth)).toBeNull();
+  });
+
+  it("are headers and query parameters naming {clientId} or a value, never the token's header", () => {
+    expect(placementsDefinitionProblem(twitch, [], "authorization")).toBeNull();
+    expect(placementsDefinitionProblem({ ...twitch, type: "jwtBearer" }, [], "authorization")).toBeNull();
+    const path: Placed = { type: "oauth2", placements: [{ in: "path", name: "k", value: "{clientId}" }] };
+    expect(placementsDefinitionProblem(path, ["https://x.test/{k}"], "authorization")).toMatch(/only headers and query parameters/);
+    const basic: Placed = { type: "oauth2", placements: [{ in: "basic", username: "{clientId}", password: "" }] };
+    expect(placementsDefinitionProblem(basic, [], "authorization")).toMatch(/only headers and query parameters/);
+    const over: Placed = { type: "oauth2", placements: [{ in: "header", name: "Authorization", value: "{clientId}" }] };
+    expect(placementsDefinitionProblem(over, [], "authorization")).toMatch(/is where the token goes/);
+    const token: Placed = { type: "oauth2", placements: [{ in: "header", name: "X", value: "{accessToken}" }] };
+    expect(placementsDefinitionProblem(token, [], "authorization")).toMatch(/neither \{clientId\} nor a deployer value/);
+    expect(placementsDefinitionProblem({ type: "apiKey", placements: [{ in: "header", name: "X", value: "{clientId}" }] }, [])).toMatch(
+      /neither a field of the credential nor a deployer value/,
+    );
+  });
+
+  it("name every missing variable in one sentence when the client is not configured either", () => {
+    const both = { ...ads, values: [{ name: "developerToken", env: "DEV" }], unconfigured: "Ads is not configured: set ID." };
+    expect(configureValues(both, {}, {}, "Ads").unconfigured).toBe(
+      "Ads is not configured: set ID. It also needs DEV (the value its deployer gives for every connection).",
+    );
+  });
+});
+
+describe("{clientId} of a client the person types", () => {
+  it("is the typed client's id, for a client-credentials mode without the deployer's", () => {
+    const typed: Placed = { type: "clientCredentials", placements: [{ in: "header", name: "Client-Id", value: "{clientId}" }] };
+    const credential = { type: "clientCredentials", secrets: { clientId: "typed-id", clientSecret: "s" } };
+    expect(renderPlacements(typed, credential)).toEqual([{ in: "header", name: "client-id", value: "typed-id" }]);
+    expect(placementProblem(typed, credential)).toBeNull();
+  });
+});
