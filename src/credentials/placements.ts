@@ -221,6 +221,9 @@ function valueProblem(place: ValuePlacement["in"], value: string): string | null
 export function placementsDefinitionProblem(scheme: Placed, baseUrls: readonly string[], tokenHeader?: string | null): string | null {
   const beside = placesBesideToken(scheme.type);
   const known = new Set(schemeNames(scheme.type));
+  // Beside a token, a typed field named clientId is the client id that {clientId} names (Workday's token exchange).
+  const typedClientId = beside && (scheme.fields ?? []).some((field) => field.name === "clientId");
+  if (typedClientId) known.delete("clientId");
   for (const name of [...(scheme.fields ?? []), ...(scheme.values ?? [])].map((f) => f.name)) {
     if (!/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name)) return `field or value name "${name}" must be letters, digits and _`;
     if (known.has(name)) return `"${name}" is declared twice among the credential's fields and the deployer's values`;

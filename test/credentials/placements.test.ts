@@ -149,6 +149,16 @@ describe("placementsDefinitionProblem", () => {
     ).toMatch(/"a" is declared twice/);
   });
 
+  it("beside a token, a typed clientId field is the {clientId} templates name; a deployer value of that name is still twice", () => {
+    const exchange = { type: "tokenExchange", fields: [{ name: "clientId", label: "Client ID" }] };
+    expect(
+      placementsDefinitionProblem({ ...exchange, placements: [{ in: "header", name: "x-client", value: "{clientId}" }] }, []),
+    ).toBeNull();
+    expect(placementsDefinitionProblem({ type: "tokenExchange", values: [{ name: "clientId", env: "X" }] }, [])).toMatch(
+      /"clientId" is declared twice/,
+    );
+  });
+
   it("refuses a template naming what is not there, or holding what a request cannot carry", () => {
     expect(placementsDefinitionProblem({ type: "bearer", placements: [{ in: "header", name: "x", value: "{apiKey}" }] }, [])).toBe(
       'placement template "{apiKey}" names {apiKey}, which is neither a field of the credential nor a deployer value',
