@@ -17,6 +17,7 @@ import { rateLimit } from "../limits/rate-limit.js";
 import type { LimitsHook, RateLimitRule } from "../limits/types.js";
 import { redisApiKeyRevocations } from "../redis/revocations.js";
 import type { Toolkit } from "../toolkits/define.js";
+import { toolCount } from "../toolkits/lazy.js";
 import { createAccessLog, type LogFormat } from "./access-log.js";
 import { createDemoApi, DEMO_API_KEY, DEMO_API_PATH } from "./demo-api.js";
 import { demoToolkit } from "./demo-toolkit.js";
@@ -253,10 +254,10 @@ function oauthUnconfigured(toolkit: Toolkit): boolean {
 /** The toolkits served: each by name, or for a catalog's worth a count and what is left to configure. */
 function toolkitsLine(toolkits: Toolkit[]): string {
   if (toolkits.length <= 12) {
-    const each = toolkits.map((t) => `${t.slug} (${t.tools.length} tools${oauthUnconfigured(t) ? ", OAuth not configured" : ""})`);
+    const each = toolkits.map((t) => `${t.slug} (${toolCount(t)} tools${oauthUnconfigured(t) ? ", OAuth not configured" : ""})`);
     return `toolkits: ${each.join(", ") || "none"}`;
   }
-  const tools = toolkits.reduce((sum, t) => sum + t.tools.length, 0);
+  const tools = toolkits.reduce((sum, t) => sum + toolCount(t), 0);
   const unconfigured = toolkits.filter(oauthUnconfigured).length;
   return (
     `toolkits: ${toolkits.length} with ${tools} tools; ${unconfigured} OAuth providers are not configured ` +

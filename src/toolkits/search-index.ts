@@ -1,0 +1,220 @@
+import type { Toolkit } from "./define.js";
+import { type ToolSummary, toolSummaries } from "./lazy.js";
+import { includes, Postings, within } from "./search-postings.js";
+import { type ParsedQuery, PHRASE, stems, TOOL_MATCH, WORD } from "./search-rules.js";
+
+/**
+ * The words of a list of toolkits and of all their tools (by their summaries, loading nothing),
+ * made once per list, so that ranking toolkits and a toolkit's tools looks up each query word
+ * instead of reading every tool's text. It gives the same order as `rank` (see search.ts): the
+ * same fields, points and ties.
+ *
+ * Toolkits are numbered in name order (the order ties keep); tools are numbered toolkit after
+ * toolkit, so a toolkit's tools are one range of ids.
+ */
+export class SearchIndex {
+  /** The toolkits as given, to tell whether a later list is the same. */
+  readonly source: readonly Toolkit[];
+  readonly toolkits: Toolkit[];
+  private readonly idOf = new Map<Toolkit, number>();
+  private readonly toolStart: number[] = [];
+  private readonly toolkitOfTool: number[] = [];
+  private readonly summaries: ToolSummary[] = [];
+  private readonly kit = new Fields();
+  private readonly tool = new Fields();
+  /** Each word of a toolkit's tools' names and descriptions, to the toolkits. */
+  private readonly related = new Postings();
+  private readonly toolText = { slug: new Postings(), name: new Postings() };
+
+  constructor(toolkits: readonly Toolkit[]) {
+    this.source = [...toolkits];
+    this.toolkits = [...toolkits].sort((a, b) => a.name.localeCompare(b.name, "en") || a.slug.localeCompare(b.slug, "en"));
+    this.toolkits.forEach((toolkit, id) => {
+      this.idOf.set(toolkit, id);
+      this.kit.addItem(id, toolkit);
+      this.toolStart.push(this.summaries.length);
+      const related = new Set<string>();
+      for (const summary of toolSummaries(toolkit)) {
+        const toolId = this.summaries.length;
+        this.summaries.push(summary);
+        this.toolkitOfTool.push(id);
+        this.tool.addItem(toolId, summary);
+        const name = stems(summary.name);
+        const description = stems(summary.description);
+        this.toolText.slug.add(toolId, stems(summary.slug));
+        this.toolText.name.add(toolId, name);
+        for (const word of name) related.add(word);
+        for (const word of description) related.add(word);
+      }
+      this.related.add(id, [...related]);
+    });
+    this.toolStart.push(this.summaries.length);
+  }
+
+  /** Toolkits matching the query, most relevant first (see `searchToolkits`). */
+  rankToolkits(query: ParsedQuery): Toolkit[] {
+    const extra = [{ ids: (word: string) => this.related.exact(word), points: WORD.related.exact }];
+    const scores = this.kit.score(query, 0, this.toolkits.length, extra);
+    for (const toolkit of this.withToolFor(query.words)) {
+      const current = scores.get(toolkit);
+      if (current !== undefined) scores.set(toolkit, current + TOOL_MATCH);
+    }
+    for (const id of this.kit.slugHits(query.raw, 0, this.toolkits.length)) scores.set(id, 1000);
+    return ordered(scores).map((id) => this.toolkits[id]!);
+  }
+
+  /** The tools of `toolkit` matching the query, most relevant first; undefined for a toolkit not indexed. */
+  rankTools(toolkit: Toolkit, query: ParsedQuery): ToolSummary[] | undefined {
+    const id = this.idOf.get(toolkit);
+    if (id === undefined) return undefined;
+    const [from, to] = [this.toolStart[id]!, this.toolStart[id + 1]!];
+    const scores = this.tool.score(query, from, to, []);
+    for (const toolId of this.tool.slugHits(query.raw, from, to)) scores.set(toolId, 1000);
+    return ordered(scores).map((toolId) => this.summaries[toolId]!);
+  }
+
+  /** Toolkits with a tool whose slug and name hold every word. */
+  private withToolFor(words: readonly string[]): Set<number> {
+    const lists = words.map((word) => [this.toolText.slug.exact(word), this.toolText.name.exact(word)]);
+    const size = (pair: (typeof lists)[number]) => pair[0]!.length + pair[1]!.length;
+    const rarest = lists.reduce((a, b) => (size(b) < size(a) ? b : a), lists[0] ?? [[], []]);
+    const found = new Set<number>();
+    for (const tool of new Set([...rarest[0]!, ...rarest[1]!])) {
+      if (lists.every(([slug, name]) => includes(slug!, tool) || includes(name!, tool))) found.add(this.toolkitOfTool[tool]!);
+    }
+    return found;
+  }
+}
+
+/** Ids by score, highest first, ties by id. */
+function ordered(scores: Map<number, number>): number[] {
+  return [...scores]
+    .filter(([, score]) => score > 0)
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .map(([id]) => id);
+}
+
+interface Item {
+  slug: string;
+  name: string;
+  description: string;
+  aliases?: readonly string[];
+  categories?: readonly string[];
+}
+
+/** The searched fields of one kind of item (toolkits, or tools), with their phrases and slugs. */
+class Fields {
+  private readonly name = new Postings();
+  private readonly alias = new Postings();
+  private readonly category = new Postings();
+  private readonly description = new Postings();
+  private readonly slugs = new Map<string, number[]>();
+  private readonly phrases = {
+    name: new Map<string, number[]>(),
+    alias: new Map<string, number[]>(),
+    category: new Map<string, number[]>(),
+  };
+  private readonly mainCategory = new Map<string, number[]>();
+
+  addItem(id: number, item: Item): void {
+    this.name.add(id, [...stems(item.slug), ...stems(item.name)]);
+    const aliases = (item.aliases ?? []).map(stems);
+    const categories = (item.categories ?? []).map(stems);
+    this.alias.add(id, aliases.flat());
+    this.category.add(id, categories.flat());
+    this.description.add(id, stems(item.description));
+    push(this.slugs, item.slug.toLowerCase(), id);
+    for (const phrase of new Set([stems(item.name).join(" "), stems(item.slug).join(" ")])) push(this.phrases.name, phrase, id);
+    for (const phrase of new Set(aliases.map((words) => words.join(" ")))) push(this.phrases.alias, phrase, id);
+    const first = categories[0]?.join(" ");
+    if (first !== undefined) push(this.mainCategory, first, id);
+    for (const phrase of new Set(categories.slice(1).map((words) => words.join(" ")))) {
+      if (phrase !== first) push(this.phrases.category, phrase, id);
+    }
+  }
+
+  /**
+   * Scores of the items with ids in [from, to) that match, as `rank` scores them before its tool
+   * bonus: `extra` adds fields scored by whole words only (a toolkit's tool text).
+   */
+  score(
+    query: ParsedQuery,
+    from: number,
+    to: number,
+    extra: Array<{ ids: (word: string) => Iterable<number>; points: number }>,
+  ): Map<number, number> {
+    const totals = new Map<number, number>();
+    const matched = new Map<number, number>();
+    for (const word of query.words) {
+      const points = new Map<number, number>();
+      for (const [postings, weights] of [
+        [this.name, WORD.name],
+        [this.alias, WORD.alias],
+        [this.category, WORD.category],
+        [this.description, WORD.description],
+      ] as const) {
+        addBest(points, postings, word, weights, from, to);
+      }
+      for (const field of extra) {
+        for (const id of field.ids(word)) if (id >= from && id < to) points.set(id, (points.get(id) ?? 0) + field.points);
+      }
+      for (const [id, value] of points) {
+        if (value <= 0) continue;
+        totals.set(id, (totals.get(id) ?? 0) + value);
+        matched.set(id, (matched.get(id) ?? 0) + 1);
+      }
+    }
+    const phrased = this.phrasePoints(query.phrase, from, to);
+    const scores = new Map<number, number>();
+    for (const [id, count] of matched) {
+      const total = totals.get(id)! + (phrased.get(id) ?? 0);
+      scores.set(id, (total * count) / query.words.length);
+    }
+    return scores;
+  }
+
+  /** The items whose slug is the whole query (case aside), which `rank` puts first. */
+  slugHits(raw: string, from: number, to: number): readonly number[] {
+    return within(this.slugs.get(raw) ?? [], from, to);
+  }
+
+  /** Points of the items whose name, an alias or a category is the whole query. */
+  private phrasePoints(phrase: string, from: number, to: number): Map<number, number> {
+    const points = new Map<number, number>();
+    const add = (map: Map<string, number[]>, value: number) => {
+      for (const id of within(map.get(phrase) ?? [], from, to)) points.set(id, (points.get(id) ?? 0) + value);
+    };
+    add(this.phrases.name, PHRASE.name);
+    add(this.phrases.alias, PHRASE.alias);
+    add(this.mainCategory, PHRASE.mainCategory);
+    add(this.phrases.category, PHRASE.category);
+    return points;
+  }
+}
+
+/** Adds to each item its best match of `word` in one field: a whole word, else a longer word it begins. */
+function addBest(
+  points: Map<number, number>,
+  postings: Postings,
+  word: string,
+  weights: { exact: number; prefix: number },
+  from: number,
+  to: number,
+): void {
+  const exact = within(postings.exact(word), from, to);
+  for (const id of exact) points.set(id, (points.get(id) ?? 0) + weights.exact);
+  // One-letter prefixes match too much to mean anything.
+  if (word.length < 2 || weights.prefix === 0) return;
+  const whole = new Set(exact);
+  const prefixed = new Set<number>();
+  postings.prefixed(word, from, to, (id) => {
+    if (!whole.has(id)) prefixed.add(id);
+  });
+  for (const id of prefixed) points.set(id, (points.get(id) ?? 0) + weights.prefix);
+}
+
+function push(map: Map<string, number[]>, key: string, id: number): void {
+  const ids = map.get(key);
+  if (!ids) map.set(key, [id]);
+  else if (ids[ids.length - 1] !== id) ids.push(id);
+}
