@@ -4,7 +4,7 @@
  * SIGINT or SIGTERM. Resolves with the exit code. Loaded only when `serve` runs, so that the
  * client commands start without the server's modules.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createUndiciFetch, handleClientError, toNodeHandler } from "../../adapters/node.js";
@@ -51,6 +51,13 @@ export async function runServe(settings: ServeSettings): Promise<number> {
   const extra: Toolkit[] = [];
   const files = new Map<Toolkit, string>();
   for (const file of settings.toolkitFiles) {
+    if (isDirectory(file)) {
+      for (const toolkit of await collectionToolkits(file)) {
+        extra.push(toolkit);
+        files.set(toolkit, file);
+      }
+      continue;
+    }
     let text: string;
     try {
       text = readFileSync(file, "utf8");
@@ -184,6 +191,29 @@ export async function runServe(settings: ServeSettings): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The toolkits of a compiled collection (`import openapi --out DIR`), its tools loaded on first use. */
+async function collectionToolkits(dir: string): Promise<Toolkit[]> {
+  const { isCollection, loadCollection } = await import("../collection/load.js");
+  if (!isCollection(dir)) {
+    throw new CliError(
+      `${dir} is a directory without a collection: make one with ${commandName()} import openapi <documents...> --out ${dir}.`,
+    );
+  }
+  try {
+    return loadCollection(dir, { env: process.env });
+  } catch (error) {
+    throw new CliError(`${dir}: ${(error as Error).message}`);
+  }
 }
 
 /**
