@@ -38,10 +38,8 @@ export class SearchIndex {
         const toolId = this.summaries.length;
         this.summaries.push(summary);
         this.toolkitOfTool.push(id);
-        this.tool.addItem(toolId, summary);
-        const name = stems(summary.name);
-        const description = stems(summary.description);
-        this.toolText.slug.add(toolId, stems(summary.slug));
+        const { slug, name, description } = this.tool.addItem(toolId, summary);
+        this.toolText.slug.add(toolId, slug);
         this.toolText.name.add(toolId, name);
         for (const word of name) related.add(word);
         for (const word of description) related.add(word);
@@ -116,21 +114,24 @@ class Fields {
   };
   private readonly mainCategory = new Map<string, number[]>();
 
-  addItem(id: number, item: Item): void {
-    this.name.add(id, [...stems(item.slug), ...stems(item.name)]);
+  /** Adds the item's words, and returns those of its slug, name and description (in singular). */
+  addItem(id: number, item: Item): { slug: string[]; name: string[]; description: string[] } {
+    const words = { slug: stems(item.slug), name: stems(item.name), description: stems(item.description) };
+    this.name.add(id, [...words.slug, ...words.name]);
     const aliases = (item.aliases ?? []).map(stems);
     const categories = (item.categories ?? []).map(stems);
     this.alias.add(id, aliases.flat());
     this.category.add(id, categories.flat());
-    this.description.add(id, stems(item.description));
+    this.description.add(id, words.description);
     push(this.slugs, item.slug.toLowerCase(), id);
-    for (const phrase of new Set([stems(item.name).join(" "), stems(item.slug).join(" ")])) push(this.phrases.name, phrase, id);
+    for (const phrase of new Set([words.name.join(" "), words.slug.join(" ")])) push(this.phrases.name, phrase, id);
     for (const phrase of new Set(aliases.map((words) => words.join(" ")))) push(this.phrases.alias, phrase, id);
     const first = categories[0]?.join(" ");
     if (first !== undefined) push(this.mainCategory, first, id);
     for (const phrase of new Set(categories.slice(1).map((words) => words.join(" ")))) {
       if (phrase !== first) push(this.phrases.category, phrase, id);
     }
+    return words;
   }
 
   /**
