@@ -18,6 +18,7 @@ import type { LimitsHook, RateLimitRule } from "../limits/types.js";
 import { redisApiKeyRevocations } from "../redis/revocations.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { toolCount } from "../toolkits/lazy.js";
+import { searchIndex } from "../toolkits/search.js";
 import { createAccessLog, type LogFormat } from "./access-log.js";
 import { createDemoApi, DEMO_API_KEY, DEMO_API_PATH } from "./demo-api.js";
 import { demoToolkit } from "./demo-toolkit.js";
@@ -150,6 +151,9 @@ export async function runServe(settings: ServeSettings): Promise<number> {
   // Expired staged files, OAuth authorizations and leases: the handler's own sweeper (sweepIntervalMs).
 
   const toolkits = await tools.registry.list();
+  // The search index, made now rather than on the first search (seconds for a collection of
+  // a hundred thousand tools).
+  searchIndex(toolkits);
   const command = commandName();
   process.stdout.write(
     [

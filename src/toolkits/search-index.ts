@@ -24,7 +24,6 @@ export class SearchIndex {
   private readonly tool = new Fields();
   /** Each word of a toolkit's tools' names and descriptions, to the toolkits. */
   private readonly related = new Postings();
-  private readonly toolText = { slug: new Postings(), name: new Postings() };
 
   constructor(toolkits: readonly Toolkit[]) {
     this.source = [...toolkits];
@@ -33,18 +32,15 @@ export class SearchIndex {
       this.idOf.set(toolkit, id);
       this.kit.addItem(id, toolkit);
       this.toolStart.push(this.summaries.length);
-      const related = new Set<string>();
       for (const summary of toolSummaries(toolkit)) {
         const toolId = this.summaries.length;
         this.summaries.push(summary);
         this.toolkitOfTool.push(id);
-        const { slug, name, description } = this.tool.addItem(toolId, summary);
-        this.toolText.slug.add(toolId, slug);
-        this.toolText.name.add(toolId, name);
-        for (const word of name) related.add(word);
-        for (const word of description) related.add(word);
+        const { name, description } = this.tool.addItem(toolId, summary);
+        // Postings keep an id once per word: the toolkit's id is the same for all its tools.
+        this.related.add(id, name);
+        this.related.add(id, description);
       }
-      this.related.add(id, [...related]);
     });
     this.toolStart.push(this.summaries.length);
   }
@@ -73,12 +69,11 @@ export class SearchIndex {
 
   /** Toolkits with a tool whose slug and name hold every word. */
   private withToolFor(words: readonly string[]): Set<number> {
-    const lists = words.map((word) => [this.toolText.slug.exact(word), this.toolText.name.exact(word)]);
-    const size = (pair: (typeof lists)[number]) => pair[0]!.length + pair[1]!.length;
-    const rarest = lists.reduce((a, b) => (size(b) < size(a) ? b : a), lists[0] ?? [[], []]);
+    const lists = words.map((word) => this.tool.named(word));
+    const rarest = lists.reduce((a, b) => (b.length < a.length ? b : a), lists[0] ?? []);
     const found = new Set<number>();
-    for (const tool of new Set([...rarest[0]!, ...rarest[1]!])) {
-      if (lists.every(([slug, name]) => includes(slug!, tool) || includes(name!, tool))) found.add(this.toolkitOfTool[tool]!);
+    for (const tool of rarest) {
+      if (lists.every((ids) => includes(ids, tool))) found.add(this.toolkitOfTool[tool]!);
     }
     return found;
   }
@@ -144,34 +139,50 @@ class Fields {
     to: number,
     extra: Array<{ ids: (word: string) => Iterable<number>; points: number }>,
   ): Map<number, number> {
-    const totals = new Map<number, number>();
-    const matched = new Map<number, number>();
+    // Arrays over the range, not maps: a word of a large toolkit can match thousands of tools.
+    const size = to - from;
+    const totals = new Float64Array(size);
+    const matched = new Uint16Array(size);
+    const points = new Float64Array(size);
+    const touched: number[] = [];
+    const marks = new Marks(size);
     for (const word of query.words) {
-      const points = new Map<number, number>();
+      const hit: number[] = [];
+      const add = (id: number, value: number) => {
+        if (points[id - from] === 0) hit.push(id);
+        points[id - from] = points[id - from]! + value;
+      };
       for (const [postings, weights] of [
         [this.name, WORD.name],
         [this.alias, WORD.alias],
         [this.category, WORD.category],
         [this.description, WORD.description],
       ] as const) {
-        addBest(points, postings, word, weights, from, to);
+        addBest(add, marks, postings, word, weights, from, to);
       }
       for (const field of extra) {
-        for (const id of field.ids(word)) if (id >= from && id < to) points.set(id, (points.get(id) ?? 0) + field.points);
+        for (const id of field.ids(word)) if (id >= from && id < to) add(id, field.points);
       }
-      for (const [id, value] of points) {
-        if (value <= 0) continue;
-        totals.set(id, (totals.get(id) ?? 0) + value);
-        matched.set(id, (matched.get(id) ?? 0) + 1);
+      for (const id of hit) {
+        const at = id - from;
+        if (matched[at] === 0) touched.push(id);
+        totals[at] = totals[at]! + points[at]!;
+        matched[at] = matched[at]! + 1;
+        points[at] = 0;
       }
     }
     const phrased = this.phrasePoints(query.phrase, from, to);
     const scores = new Map<number, number>();
-    for (const [id, count] of matched) {
-      const total = totals.get(id)! + (phrased.get(id) ?? 0);
-      scores.set(id, (total * count) / query.words.length);
+    for (const id of touched) {
+      const total = totals[id - from]! + (phrased.get(id) ?? 0);
+      scores.set(id, (total * matched[id - from]!) / query.words.length);
     }
     return scores;
+  }
+
+  /** The items whose slug or name holds `word`, ascending. */
+  named(word: string): readonly number[] {
+    return this.name.exact(word);
   }
 
   /** The items whose slug is the whole query (case aside), which `rank` puts first. */
@@ -195,7 +206,8 @@ class Fields {
 
 /** Adds to each item its best match of `word` in one field: a whole word, else a longer word it begins. */
 function addBest(
-  points: Map<number, number>,
+  add: (id: number, value: number) => void,
+  marks: Marks,
   postings: Postings,
   word: string,
   weights: { exact: number; prefix: number },
@@ -203,15 +215,34 @@ function addBest(
   to: number,
 ): void {
   const exact = within(postings.exact(word), from, to);
-  for (const id of exact) points.set(id, (points.get(id) ?? 0) + weights.exact);
+  for (const id of exact) add(id, weights.exact);
   // One-letter prefixes match too much to mean anything.
   if (word.length < 2 || weights.prefix === 0) return;
-  const whole = new Set(exact);
-  const prefixed = new Set<number>();
+  const field = marks.next();
+  for (const id of exact) marks.set(id - from, field);
   postings.prefixed(word, from, to, (id) => {
-    if (!whole.has(id)) prefixed.add(id);
+    if (marks.get(id - from) === field) return;
+    marks.set(id - from, field);
+    add(id, weights.prefix);
   });
-  for (const id of prefixed) points.set(id, (points.get(id) ?? 0) + weights.prefix);
+}
+
+/** Which items a field has already counted for a word, reset by starting a new field (no clearing). */
+class Marks {
+  private readonly stamps: Uint32Array;
+  private current = 0;
+  constructor(size: number) {
+    this.stamps = new Uint32Array(size);
+  }
+  next(): number {
+    return ++this.current;
+  }
+  get(at: number): number {
+    return this.stamps[at]!;
+  }
+  set(at: number, stamp: number): void {
+    this.stamps[at] = stamp;
+  }
 }
 
 function push(map: Map<string, number[]>, key: string, id: number): void {
