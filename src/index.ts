@@ -44,4 +44,13 @@ export type {
 } from "./toolkits/define.js";
 export { defineTool, defineToolkit, STAGED_FILE_FORMAT, stagedFile } from "./toolkits/define.js";
 export { defineJsonToolkit, type JsonToolkitOptions, parseToolkitFile } from "./toolkits/json.js";
+export {
+  allTools,
+  defaultFirst,
+  findTool,
+  type LazyTools,
+  type ToolSummary,
+  toolCount,
+  toolSummaries,
+} from "./toolkits/lazy.js";
 export { createToolkitRegistry, type ToolkitRegistry } from "./toolkits/registry.js";

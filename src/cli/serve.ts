@@ -4,7 +4,7 @@
  * SIGINT or SIGTERM. Resolves with the exit code. Loaded only when `serve` runs, so that the
  * client commands start without the server's modules.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createUndiciFetch, handleClientError, toNodeHandler } from "../../adapters/node.js";
@@ -17,6 +17,8 @@ import { rateLimit } from "../limits/rate-limit.js";
 import type { LimitsHook, RateLimitRule } from "../limits/types.js";
 import { redisApiKeyRevocations } from "../redis/revocations.js";
 import type { Toolkit } from "../toolkits/define.js";
+import { toolCount } from "../toolkits/lazy.js";
+import { searchIndex } from "../toolkits/search.js";
 import { createAccessLog, type LogFormat } from "./access-log.js";
 import { createDemoApi, DEMO_API_KEY, DEMO_API_PATH } from "./demo-api.js";
 import { demoToolkit } from "./demo-toolkit.js";
@@ -50,6 +52,13 @@ export async function runServe(settings: ServeSettings): Promise<number> {
   const extra: Toolkit[] = [];
   const files = new Map<Toolkit, string>();
   for (const file of settings.toolkitFiles) {
+    if (isDirectory(file)) {
+      for (const toolkit of await collectionToolkits(file)) {
+        extra.push(toolkit);
+        files.set(toolkit, file);
+      }
+      continue;
+    }
     let text: string;
     try {
       text = readFileSync(file, "utf8");
@@ -142,6 +151,9 @@ export async function runServe(settings: ServeSettings): Promise<number> {
   // Expired staged files, OAuth authorizations and leases: the handler's own sweeper (sweepIntervalMs).
 
   const toolkits = await tools.registry.list();
+  // The search index, made now rather than on the first search (seconds for a collection of
+  // a hundred thousand tools).
+  searchIndex(toolkits);
   const command = commandName();
   process.stdout.write(
     [
@@ -183,6 +195,29 @@ export async function runServe(settings: ServeSettings): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The toolkits of a compiled collection (`import openapi --out DIR`), its tools loaded on first use. */
+async function collectionToolkits(dir: string): Promise<Toolkit[]> {
+  const { isCollection, loadCollection } = await import("../collection/load.js");
+  if (!isCollection(dir)) {
+    throw new CliError(
+      `${dir} is a directory without a collection: make one with ${commandName()} import openapi <documents...> --out ${dir}.`,
+    );
+  }
+  try {
+    return loadCollection(dir, { env: process.env });
+  } catch (error) {
+    throw new CliError(`${dir}: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -253,10 +288,10 @@ function oauthUnconfigured(toolkit: Toolkit): boolean {
 /** The toolkits served: each by name, or for a catalog's worth a count and what is left to configure. */
 function toolkitsLine(toolkits: Toolkit[]): string {
   if (toolkits.length <= 12) {
-    const each = toolkits.map((t) => `${t.slug} (${t.tools.length} tools${oauthUnconfigured(t) ? ", OAuth not configured" : ""})`);
+    const each = toolkits.map((t) => `${t.slug} (${toolCount(t)} tools${oauthUnconfigured(t) ? ", OAuth not configured" : ""})`);
     return `toolkits: ${each.join(", ") || "none"}`;
   }
-  const tools = toolkits.reduce((sum, t) => sum + t.tools.length, 0);
+  const tools = toolkits.reduce((sum, t) => sum + toolCount(t), 0);
   const unconfigured = toolkits.filter(oauthUnconfigured).length;
   return (
     `toolkits: ${toolkits.length} with ${tools} tools; ${unconfigured} OAuth providers are not configured ` +

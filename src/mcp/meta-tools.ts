@@ -8,8 +8,9 @@ import { describeIssues } from "../core/http.js";
 import type { AgentPrincipal } from "../core/principal.js";
 import { connectToolkit } from "../routes/auth.js";
 import { iconUrl } from "../routes/icons.js";
+import { toolCount, toolsBySlug } from "../toolkits/lazy.js";
 import { requireToolkit } from "../toolkits/registry.js";
-import { rank, searchToolkits } from "../toolkits/search.js";
+import { searchToolkits, searchTools } from "../toolkits/search.js";
 import { callTool } from "./call.js";
 import type { McpCallResult } from "./results.js";
 import { type McpTool, stagingHint, takesFiles } from "./tools.js";
@@ -79,7 +80,7 @@ export const META_TOOLS: MetaTool<z.ZodType>[] = [
           description: t.description,
           icon: iconUrl(t.icon, ctx),
           authScheme: t.auth.type,
-          toolCount: t.tools.length,
+          toolCount: toolCount(t),
           connected: t.auth.type === "none" || connected.has(t.slug),
         })),
         nextCursor,
@@ -101,11 +102,16 @@ export const META_TOOLS: MetaTool<z.ZodType>[] = [
     route: "GET /toolkit/:toolkit/search",
     async run({ toolkit: slug, query, limit, cursor }, { ctx }) {
       const toolkit = await requireToolkit(ctx.registry, slug, ctx.basePath);
-      const tools = rank(toolkit.tools, query, (t) => t);
+      const tools = searchTools(await ctx.registry.list(), toolkit, query);
       const fingerprint = `tools:${toolkit.slug}:${query ?? ""}:`;
       const { page, nextCursor } = await ctx.cursors.paginate(tools, { limit, cursor, fingerprint });
       return {
-        tools: page.map((t) => ({
+        tools: (
+          await toolsBySlug(
+            toolkit,
+            page.map((t) => t.slug),
+          )
+        ).map((t) => ({
           slug: t.slug,
           name: t.name,
           description: t.description,

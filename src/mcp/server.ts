@@ -10,6 +10,7 @@ import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import type { AgentPrincipal } from "../core/principal.js";
 import type { Tool, Toolkit } from "../toolkits/define.js";
+import { allTools, defaultFirst } from "../toolkits/lazy.js";
 import { callTool } from "./call.js";
 import { metaToolList, runMetaTool } from "./meta-tools.js";
 import { mcpToolNames } from "./names.js";
@@ -29,7 +30,7 @@ export interface McpCall {
 
 /** Answers one HTTP request of the MCP Streamable HTTP transport. */
 export async function serveMcp(ctx: HandlerContext, call: McpCall): Promise<Response> {
-  const tools = call.toolkits ? toolkitTools(ctx, call.toolkits) : null;
+  const tools = call.toolkits ? await toolkitTools(ctx, call.toolkits) : null;
   const server = new Server(
     { name: "tools-proxy", title: "tools-proxy", version: "1.0.0" },
     { capabilities: { tools: { listChanged: false } }, instructions: instructions(call.toolkits) },
@@ -95,11 +96,12 @@ interface ToolkitTools {
 }
 
 /**
- * The tools of `toolkits` as MCP tools, in order, each under its MCP name (see `mcpToolNames`).
- * Built once per handler and list of toolkits, and kept while the registry hands out the same
- * toolkit objects: a `tools/call` then finds its tool without describing a thousand others.
+ * The tools of `toolkits` as MCP tools (lazy ones loaded), in order, each toolkit's default set
+ * first (see `defaultFirst`), each under its MCP name (see `mcpToolNames`). Built once per
+ * handler and list of toolkits, and kept while the registry hands out the same toolkit objects: a
+ * `tools/call` then finds its tool without describing a thousand others.
  */
-function toolkitTools(ctx: HandlerContext, toolkits: Toolkit[]): ToolkitTools {
+async function toolkitTools(ctx: HandlerContext, toolkits: Toolkit[]): Promise<ToolkitTools> {
   let cache = built.get(ctx);
   if (!cache) {
     cache = new Map();
@@ -108,7 +110,8 @@ function toolkitTools(ctx: HandlerContext, toolkits: Toolkit[]): ToolkitTools {
   const key = toolkits.map((t) => t.slug).join(",");
   const hit = cache.get(key);
   if (hit && hit.toolkits.length === toolkits.length && hit.toolkits.every((t, i) => t === toolkits[i])) return hit.tools;
-  const pairs = toolkits.flatMap((toolkit) => toolkit.tools.map((tool) => ({ toolkit, tool })));
+  const loaded = await Promise.all(toolkits.map(async (toolkit) => defaultFirst(await allTools(toolkit))));
+  const pairs = toolkits.flatMap((toolkit, i) => loaded[i]!.map((tool) => ({ toolkit, tool })));
   const { nameOf } = mcpToolNames(pairs.map((p) => p.tool.slug));
   const byName = new Map<string, { toolkit: Toolkit; tool: Tool }>();
   const list = pairs.map(({ toolkit, tool }) => {

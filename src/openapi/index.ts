@@ -28,6 +28,11 @@ export interface ImportOptions extends OperationFilter {
   baseUrl?: string;
   /** At most this many tools, the first operations in the document's order. */
   maxTools?: number;
+  /**
+   * Toolkit slugs already taken (a collection's): without `slug`, a title whose slug is taken
+   * gets the first free of `<slug>_2`, `<slug>_3`...
+   */
+  takenSlugs?: ReadonlySet<string>;
   /** Bounds on the cost of the import (see `ImportLimits`); each defaults to `DEFAULT_LIMITS`. */
   limits?: Partial<ImportLimits>;
 }
@@ -57,7 +62,7 @@ export async function importOpenApi(document: string | object, options: ImportOp
   const warn = (message: string) => warnings.push(message);
   const info = isRecord(spec.info) ? spec.info : {};
   const title = typeof info.title === "string" && info.title.trim() ? info.title.trim() : "API";
-  const slug = options.slug ?? toolkitSlug(title);
+  const slug = options.slug ?? freeSlug(toolkitSlug(title), options.takenSlugs);
   const server = baseUrlOf(spec, options.baseUrl, warn);
 
   const references = new ToolSchemas(spec, new SchemaBudget(limits), warn);
@@ -168,6 +173,12 @@ function toolkitSlug(title: string): string {
     .split(/[^a-z0-9]+/)
     .filter((word) => word && !FILLER.has(word) && !/^v\d+$/.test(word));
   return cut(words.slice(0, 3).join("_"), 24) || "api";
+}
+
+function freeSlug(slug: string, taken: ReadonlySet<string> | undefined): string {
+  let candidate = slug;
+  for (let n = 2; taken?.has(candidate); n++) candidate = `${cut(slug, 24 - String(n).length - 1)}_${n}`;
+  return candidate;
 }
 
 function httpUrl(value: unknown): string | undefined {

@@ -16,8 +16,9 @@ import { type AuthScheme, modeId } from "../credentials/auth-schemes.js";
 import { fieldsOf, publicFields } from "../credentials/fields.js";
 import type { ConnectionInput, Tool, Toolkit } from "../toolkits/define.js";
 import { inputType, isFilled, isOptional } from "../toolkits/inputs.js";
+import { allTools, type ToolSummary, toolCount, toolsBySlug } from "../toolkits/lazy.js";
 import { requireToolkit } from "../toolkits/registry.js";
-import { rank, searchToolkits } from "../toolkits/search.js";
+import { searchToolkits, searchTools } from "../toolkits/search.js";
 import { iconUrl } from "./icons.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
@@ -52,7 +53,7 @@ export const catalogRoutes = [
           icon: iconUrl(t.icon, ctx),
           authScheme: t.auth.type,
           authSchemes: t.authModes.map((mode) => mode.type),
-          toolCount: t.tools.length,
+          toolCount: toolCount(t),
           connected: connected.has(t.slug),
           configured: isConfigured(t),
         })),
@@ -68,7 +69,13 @@ export const catalogRoutes = [
     responses: { 200: { description: "The toolkit.", schema: ToolkitDetailsSchema }, ...errors(400, 401, 404) },
     async handle({ params, query, principal }, ctx) {
       const toolkit = await requireToolkit(ctx.registry, params.toolkit, ctx.basePath);
-      const tools = await toolsFor(ctx, principal, toolkit, query.connection_id);
+      const tools = await toolsFor(
+        ctx,
+        principal,
+        toolkit,
+        query.connection_id,
+        searchTools(await ctx.registry.list(), toolkit, undefined),
+      );
       const { page, nextCursor } = await ctx.cursors.paginate(tools, {
         limit: query.limit,
         cursor: query.cursor,
@@ -86,7 +93,12 @@ export const catalogRoutes = [
         categories: toolkit.categories,
         ...(toolkit.docsUrl ? { docsUrl: toolkit.docsUrl } : {}),
         baseUrls: toolkit.baseUrls,
-        tools: page.map(publicTool),
+        tools: (
+          await toolsBySlug(
+            toolkit,
+            page.map((t) => t.slug),
+          )
+        ).map(publicTool),
         nextCursor,
       });
     },
@@ -102,10 +114,19 @@ export const catalogRoutes = [
     },
     async handle({ params, query, principal }, ctx) {
       const toolkit = await requireToolkit(ctx.registry, params.toolkit, ctx.basePath);
-      const tools = rank(await toolsFor(ctx, principal, toolkit, query.connection_id), query.query, (t) => t);
+      const found = searchTools(await ctx.registry.list(), toolkit, query.query);
+      const tools = await toolsFor(ctx, principal, toolkit, query.connection_id, found);
       const fingerprint = `tools:${toolkit.slug}:${query.query ?? ""}:${query.connection_id ?? ""}`;
       const { page, nextCursor } = await ctx.cursors.paginate(tools, { limit: query.limit, cursor: query.cursor, fingerprint });
-      return json({ tools: page.map(publicTool), nextCursor });
+      return json({
+        tools: (
+          await toolsBySlug(
+            toolkit,
+            page.map((t) => t.slug),
+          )
+        ).map(publicTool),
+        nextCursor,
+      });
     },
   }),
 ];
@@ -166,12 +187,19 @@ export function publicTool(tool: Tool) {
 }
 
 /**
- * The toolkit's tools, or with `connection_id` only those the connection can run: tools whose
- * required scopes the connection was granted. A connection without recorded scopes (API key,
- * bearer, basic) can run every tool of its toolkit.
+ * `tools` (the toolkit's, as found), or with `connection_id` only those the connection can run:
+ * tools whose required scopes the connection was granted (which loads the toolkit's tools to read
+ * their scopes). A connection without recorded scopes (API key, bearer, basic) can run every tool
+ * of its toolkit.
  */
-async function toolsFor(ctx: HandlerContext, principal: Principal, toolkit: Toolkit, connectionId: string | undefined): Promise<Tool[]> {
-  if (!connectionId) return toolkit.tools;
+async function toolsFor(
+  ctx: HandlerContext,
+  principal: Principal,
+  toolkit: Toolkit,
+  connectionId: string | undefined,
+  tools: ToolSummary[],
+): Promise<ToolSummary[]> {
+  if (!connectionId) return tools;
   const connection = await findVisibleConnection(ctx, principal, connectionId);
   if (!connection || connection.toolkit !== toolkit.slug) {
     throw new ToolsError(
@@ -180,7 +208,10 @@ async function toolsFor(ctx: HandlerContext, principal: Principal, toolkit: Tool
         `List connections with GET ${ctx.basePath}/connections.`,
     );
   }
-  if (connection.scopes.length === 0) return toolkit.tools;
+  if (connection.scopes.length === 0) return tools;
   const granted = new Set(connection.scopes);
-  return toolkit.tools.filter((tool) => (tool.scopes ?? []).every((scope) => granted.has(scope)));
+  const runnable = new Set(
+    (await allTools(toolkit)).filter((tool) => (tool.scopes ?? []).every((scope) => granted.has(scope))).map((tool) => tool.slug),
+  );
+  return tools.filter((tool) => runnable.has(tool.slug));
 }

@@ -10,12 +10,14 @@ import { baseUrlTemplateProblem, ORIGIN_PLACEHOLDER } from "../outbound/url-poli
 import { assertGrantMode, grantEndpoints } from "./grant-modes.js";
 import { wholeHostPlaceholder } from "./host-input.js";
 import { assertInput, assertInputPlaces, type ConnectionInput } from "./inputs.js";
+import { assertLazyTools, type LazyTools } from "./lazy.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
 import { linearPattern } from "./patterns.js";
 import { argumentsSchema, inputParametersOf, type JsonSchema, type StandardOutput, type StandardSchemaV1 } from "./schemas.js";
 
 export type { ConnectionInput, InputType } from "./inputs.js";
 export { inputValueFits } from "./inputs.js";
+export type { LazyTools, ToolSummary } from "./lazy.js";
 export type { JsonSchema, StandardSchemaV1 } from "./schemas.js";
 
 /** Hints for agents about what a tool does, after MCP's tool annotations. */
@@ -122,6 +124,11 @@ export interface ToolDefinition<Input extends StandardSchemaV1 = StandardSchemaV
    * connection's own access token.
    */
   credential?: string;
+  /**
+   * In the toolkit's default set: the tools an agent is handed first when it asks for the
+   * toolkit's tools without a query (see `defaultFirst`). A toolkit that marks none lists all in order.
+   */
+  default?: boolean;
   /** Runs the tool. The returned value becomes `data` of the ExecutionResult and must be JSON-serialisable. */
   run(args: StandardOutput<Input>, ctx: ToolContext): Awaitable<unknown>;
 }
@@ -154,6 +161,8 @@ export interface ToolkitDefinition {
   docsUrl?: string;
   // biome-ignore lint/suspicious/noExplicitAny: each tool has its own input schema; `defineTool` checks each one.
   tools: Array<Tool | ToolDefinition<any>>;
+  /** Tools loaded on first use, beside `tools`: for toolkits of thousands of tools (see `LazyTools`). */
+  lazy?: LazyTools;
   /** Timeout of one tool run or proxied call, in milliseconds. */
   timeoutMs?: number;
   /** Retries of this toolkit's outbound calls, replacing the handler's `retries` (`{ max: 0 }` turns them off). */
@@ -182,7 +191,10 @@ export interface Toolkit {
   aliases: string[];
   categories: string[];
   docsUrl?: string;
+  /** The tools made at definition. With `lazy`, the toolkit's tools are these and the lazy ones (see `allTools`). */
   tools: Tool[];
+  /** Tools loaded on first use; read them through `toolCount`, `toolSummaries`, `allTools` and `findTool`. */
+  lazy?: LazyTools;
   timeoutMs: number | undefined;
   /** Retries of this toolkit's outbound calls; absent: the handler's. */
   retries?: RetryOptions;
@@ -255,6 +267,7 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
     if (seen.has(tool.slug)) throw new TypeError(`Toolkit "${definition.slug}" defines tool "${tool.slug}" twice.`);
     seen.add(tool.slug);
   }
+  if (definition.lazy) assertLazyTools(definition.slug, definition.lazy, tools, (slug) => TOOL_SLUG.test(slug));
   return {
     kind: "toolkit",
     slug: definition.slug,
@@ -270,6 +283,7 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
     categories: [...(definition.categories ?? [])],
     ...(definition.docsUrl ? { docsUrl: definition.docsUrl } : {}),
     tools,
+    ...(definition.lazy ? { lazy: definition.lazy } : {}),
     timeoutMs: definition.timeoutMs,
     ...(definition.retries ? { retries: { ...definition.retries } } : {}),
     ...(rateLimit ? { rateLimit } : {}),

@@ -5,7 +5,7 @@ import { configureValues } from "../credentials/placements.js";
 import { credentialHeaders, isHeaderName } from "../outbound/headers.js";
 import { retriesSchema } from "../outbound/retry.js";
 import { ORIGIN_PLACEHOLDER } from "../outbound/url-policy.js";
-import { defineToolkit, type JsonSchema, type Tool, type Toolkit } from "./define.js";
+import { defineToolkit, type JsonSchema, type Tool, type Toolkit, type ToolkitDefinition } from "./define.js";
 import { TEMPLATE } from "./http-request.js";
 import { type HttpTool, runHttpTool } from "./http-tool.js";
 import { BODY_TYPE } from "./request-body.js";
@@ -487,9 +487,33 @@ export type JsonToolkit = z.output<typeof toolkitSchema>;
  * and reads its answer as `request.response` says (see `runHttpTool`).
  */
 export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = {}): Toolkit {
+  const { definition, tools, makeTool } = jsonToolkitParts(input, options);
+  return defineToolkit({ ...definition, tools: tools.map((tool, index) => makeTool(tool, index)) });
+}
+
+/** A JSON toolkit, checked, as `defineToolkit`'s definition without tools and a maker of its tools. */
+export interface JsonToolkitParts {
+  definition: Omit<ToolkitDefinition, "tools">;
+  /** The tools as given (checked only by `makeTool`). */
+  tools: unknown[];
+  /**
+   * Makes the tool at `index` of the JSON toolkit from its JSON (its `${NAME}` references replaced,
+   * then checked as `defineJsonToolkit` checks it); a TypeError names what is wrong.
+   */
+  makeTool(tool: unknown, index: number): Tool;
+}
+
+/**
+ * `defineJsonToolkit` in two steps, for a toolkit whose tools are made later, one by one (a
+ * compiled collection's lazy tools): the toolkit checked without its tools, and a maker of each.
+ */
+export function jsonToolkitParts(input: unknown, options: JsonToolkitOptions = {}): JsonToolkitParts {
   const env = options.env ?? globalThis.process?.env ?? {};
-  const unset = new UnsetClients(input);
-  const substituted = substituteEnv(input, env, [], (input as { slug?: unknown } | null)?.slug, unset.tolerate);
+  const tools = isRecord(input) && Array.isArray(input.tools) ? input.tools : [];
+  const withoutTools = isRecord(input) && Array.isArray(input.tools) ? { ...input, tools: [] } : input;
+  const unset = new UnsetClients(withoutTools);
+  const slug = (input as { slug?: unknown } | null)?.slug;
+  const substituted = substituteEnv(withoutTools, env, [], slug, unset.tolerate);
   const single = isRecord(substituted) && isRecord(substituted.auth);
   const document = single ? { ...substituted, auth: [substituted.auth] } : substituted;
   const parsed = toolkitSchema.safeParse(unset.standIn(document));
@@ -498,25 +522,40 @@ export function defineJsonToolkit(input: unknown, options: JsonToolkitOptions = 
     .unconfigure(parsed.data.auth, parsed.data.name)
     .map((scheme) => configureValues(scheme as AuthScheme, env, {}, parsed.data.name));
   const spec = { ...parsed.data, auth: configured };
-  const baseUrl = [spec.baseUrl].flat()[0]!;
+  const baseUrls = [spec.baseUrl].flat();
   const credentialHeaderNames = spec.auth.flatMap((scheme) => credentialHeaders(scheme as AuthScheme));
-  return defineToolkit({
-    slug: spec.slug,
-    name: spec.name,
-    description: spec.description,
-    icon: spec.icon,
-    baseUrl: spec.baseUrl,
-    auth: single ? spec.auth[0]! : spec.auth,
-    headers: spec.headers,
-    inputs: spec.inputs,
-    aliases: spec.aliases,
-    categories: spec.categories,
-    docsUrl: spec.docsUrl,
-    timeoutMs: spec.timeoutMs,
-    retries: spec.retries,
-    rateLimit: spec.rateLimit,
-    tools: spec.tools.map((tool, index) => toTool(tool, index, baseUrl, document, credentialHeaderNames)),
-  });
+  const makeTool = (tool: unknown, index: number): Tool => {
+    const path = ["tools", index];
+    const checked = toolSchema.safeParse(substituteEnv(tool, env, path, slug));
+    if (!checked.success) {
+      const issues = checked.error.issues.map((issue) => ({ ...issue, path: [...path, ...issue.path] }));
+      throw new TypeError(`${label(document)}: ${describe(issues)}.`);
+    }
+    if (checked.data.baseUrl !== undefined && !baseUrls.includes(checked.data.baseUrl)) {
+      throw new TypeError(`${label(document)}: tools[${index}].baseUrl: must be one of the toolkit's baseUrl values.`);
+    }
+    return toTool(checked.data, index, baseUrls[0]!, document, credentialHeaderNames);
+  };
+  return {
+    definition: {
+      slug: spec.slug,
+      name: spec.name,
+      description: spec.description,
+      icon: spec.icon,
+      baseUrl: spec.baseUrl,
+      auth: single ? spec.auth[0]! : spec.auth,
+      headers: spec.headers,
+      inputs: spec.inputs,
+      aliases: spec.aliases,
+      categories: spec.categories,
+      docsUrl: spec.docsUrl,
+      timeoutMs: spec.timeoutMs,
+      retries: spec.retries,
+      rateLimit: spec.rateLimit,
+    },
+    tools,
+    makeTool,
+  };
 }
 
 /**

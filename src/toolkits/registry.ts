@@ -1,6 +1,7 @@
 import { ToolsError } from "../core/errors.js";
 import type { Awaitable } from "../core/principal.js";
 import { defineToolkit, type Tool, type Toolkit, type ToolkitDefinition } from "./define.js";
+import { findTool, toolSummaries } from "./lazy.js";
 
 /**
  * Where the handler finds toolkits and their tools.
@@ -10,7 +11,9 @@ import { defineToolkit, type Tool, type Toolkit, type ToolkitDefinition } from "
  * - `list` returns every toolkit, in a stable order.
  * - `get` and `getTool` return null for an unknown slug; slugs are matched exactly (case-sensitive).
  * - Tool slugs are unique across all toolkits: `getTool(slug)` names at most one toolkit, and it
- *   is the toolkit whose `tools` contain that tool.
+ *   is the toolkit whose tools (`tools` and its `lazy` ones, see `allTools`) contain that tool.
+ * - A toolkit's lazy tools are loaded only by `getTool` of one of them, or by a caller of `allTools`:
+ *   `list` and `get` load none.
  */
 export interface ToolkitRegistry {
   list(): Awaitable<Toolkit[]>;
@@ -34,24 +37,28 @@ export async function requireTool(registry: ToolkitRegistry, slug: string, baseP
 
 /**
  * The built-in registry: a fixed set of toolkits held in memory. Throws at creation when two
- * toolkits share a slug or two tools anywhere share a slug.
+ * toolkits share a slug or two tools anywhere share a slug (lazy tools by their summaries, so
+ * nothing is loaded). `getTool` of a lazy tool loads that tool only (or its toolkit's lazy tools,
+ * once, where the source cannot load one).
  */
 export function createToolkitRegistry(toolkits: Array<Toolkit | ToolkitDefinition>): ToolkitRegistry {
   const bySlug = new Map<string, Toolkit>();
-  const byTool = new Map<string, { toolkit: Toolkit; tool: Tool }>();
+  // A lazy tool's entry has no `tool` until `getTool` loads it.
+  const byTool = new Map<string, { toolkit: Toolkit; tool?: Tool }>();
   for (const input of toolkits) {
     const toolkit = "kind" in input && input.kind === "toolkit" ? input : defineToolkit(input);
     if (bySlug.has(toolkit.slug)) throw new TypeError(`Two toolkits have the slug "${toolkit.slug}"; toolkit slugs must be unique.`);
     bySlug.set(toolkit.slug, toolkit);
-    for (const tool of toolkit.tools) {
-      const other = byTool.get(tool.slug);
+    const eager = new Map(toolkit.tools.map((tool) => [tool.slug, tool]));
+    for (const { slug } of toolSummaries(toolkit)) {
+      const other = byTool.get(slug);
       if (other) {
         throw new TypeError(
-          `Tool slug "${tool.slug}" is defined by both "${other.toolkit.slug}" and "${toolkit.slug}"; ` +
-            "tool slugs must be unique across toolkits.",
+          `Tool slug "${slug}" is defined by both "${other.toolkit.slug}" and "${toolkit.slug}"; tool slugs must be unique across toolkits.`,
         );
       }
-      byTool.set(tool.slug, { toolkit, tool });
+      const tool = eager.get(slug);
+      byTool.set(slug, tool ? { toolkit, tool } : { toolkit });
     }
   }
   const all = [...bySlug.values()];
@@ -59,6 +66,12 @@ export function createToolkitRegistry(toolkits: Array<Toolkit | ToolkitDefinitio
     // A copy, so a caller that sorts or filters the answer in place cannot reorder the registry.
     list: () => [...all],
     get: (slug) => bySlug.get(slug) ?? null,
-    getTool: (slug) => byTool.get(slug) ?? null,
+    getTool: (slug) => {
+      const found = byTool.get(slug);
+      if (!found) return null;
+      // An eager tool is answered at once, as before lazy tools existed.
+      if (found.tool) return { toolkit: found.toolkit, tool: found.tool };
+      return findTool(found.toolkit, slug).then((tool) => (tool ? { toolkit: found.toolkit, tool } : null));
+    },
   };
 }

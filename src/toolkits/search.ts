@@ -1,4 +1,9 @@
 import type { Toolkit } from "./define.js";
+import { defaultFirst, type ToolSummary, toolSummaries } from "./lazy.js";
+import { SearchIndex } from "./search-index.js";
+import { type ParsedQuery, PHRASE, parseQuery, stems, TOOL_MATCH, WORD } from "./search-rules.js";
+
+export { singular, tokenize } from "./search-rules.js";
 
 /** The text of an item that a search looks at. */
 export interface SearchFields {
@@ -20,30 +25,6 @@ export interface SearchFields {
   tools?: readonly string[];
 }
 
-// Words that would otherwise match nearly every description.
-const STOP_WORDS = new Set(["a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with"]);
-
-/** Points for the whole query equal to a name, an alias or a category ("google mail", "project management"). */
-const PHRASE = { name: 100, alias: 60, mainCategory: 50, category: 40 };
-/** Points for a toolkit with a tool named for every word of the query: as many as its own name would give. */
-const TOOL_MATCH = 100;
-/** Points for one query word equal to a word of a field, or a prefix of one. */
-const WORD = {
-  name: { exact: 20, prefix: 10 },
-  alias: { exact: 10, prefix: 5 },
-  category: { exact: 10, prefix: 5 },
-  description: { exact: 3, prefix: 1 },
-  related: { exact: 1, prefix: 0 },
-};
-
-/** Lowercase words of `text`, split on anything that is not a letter or digit (so on `_` and `-` too). */
-export function tokenize(text: string): string[] {
-  return text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean);
-}
-
 /**
  * Orders `items` by relevance to `query`. An empty or blank query returns the items in their
  * original order. Otherwise an exact slug match (case-insensitive) comes first, then items by
@@ -56,14 +37,10 @@ export function tokenize(text: string): string[] {
  * dropped; ties keep their original order.
  */
 export function rank<T>(items: readonly T[], query: string | undefined, fields: (item: T) => SearchFields): T[] {
-  const raw = query?.trim().toLowerCase() ?? "";
-  if (!raw) return [...items];
-  const all = tokenize(raw);
-  const meaningful = all.filter((word) => !STOP_WORDS.has(word));
-  const words = (meaningful.length ? meaningful : all).map(singular);
-  const phrase = all.map(singular).join(" ");
+  const parsed = parseQuery(query);
+  if (!parsed) return [...items];
   return items
-    .map((item, index) => ({ item, index, score: score(fields(item), raw, phrase, words) }))
+    .map((item, index) => ({ item, index, score: score(fields(item), parsed) }))
     .filter((entry) => entry.score > 0)
     .sort((a, b) => b.score - a.score || a.index - b.index)
     .map((entry) => entry.item);
@@ -71,22 +48,57 @@ export function rank<T>(items: readonly T[], query: string | undefined, fields: 
 
 /**
  * Searches toolkits by `keywords` over their name, slug, aliases, categories and description, and
- * with less weight their tools' names and descriptions (see `rank`); a toolkit with a tool that
+ * with less weight their tools' names and descriptions (see `rank`), read from the tools'
+ * summaries, so lazy tools are searched without being loaded; a toolkit with a tool that
  * matches every word ranks above toolkits that only mention them ("send an email" finds Gmail,
  * whose GMAIL_SEND_EMAIL does it, before an email API without tools). Ties are broken by name. No
  * keywords: every toolkit, in the registry's order.
+ *
+ * The words are looked up in an index of `toolkits` made on the first search of that list and
+ * kept while the same toolkits are passed (see `searchIndex`), so a search over a hundred
+ * thousand tools reads only the words of the query.
  */
 export function searchToolkits(toolkits: readonly Toolkit[], keywords: string | undefined): Toolkit[] {
-  if (!keywords?.trim()) return [...toolkits];
-  const byName = [...toolkits].sort((a, b) => a.name.localeCompare(b.name, "en") || a.slug.localeCompare(b.slug, "en"));
-  return rank(byName, keywords, (toolkit) => ({
-    ...toolkit,
-    related: toolkit.tools.flatMap((tool) => [tool.name, tool.description]),
-    tools: toolkit.tools.map((tool) => `${tool.slug} ${tool.name}`),
-  }));
+  const query = parseQuery(keywords);
+  if (!query) return [...toolkits];
+  return searchIndex(toolkits).rankToolkits(query);
 }
 
-function score(item: SearchFields, raw: string, phrase: string, words: string[]): number {
+/**
+ * The tools of `toolkit` (one of `toolkits`, whose index is used) matching `query`, most
+ * relevant first, as `rank` orders them; without a query, every tool with the default set first
+ * (see `defaultFirst`). Summaries only: nothing is loaded.
+ */
+export function searchTools(toolkits: readonly Toolkit[], toolkit: Toolkit, query: string | undefined): ToolSummary[] {
+  const parsed = parseQuery(query);
+  if (!parsed) return defaultFirst(toolSummaries(toolkit));
+  return searchIndex(toolkits).rankTools(toolkit, parsed) ?? rank(toolSummaries(toolkit), query, (tool) => tool);
+}
+
+const recent: SearchIndex[] = [];
+/** Lists of toolkits whose index is kept (a handler has one; a test makes several). */
+const KEPT = 4;
+
+/**
+ * The index of these toolkits: the one made for the same toolkits in the same order, else a new
+ * one (kept, dropping the oldest past a few). A registry that changes its list is indexed again.
+ */
+export function searchIndex(toolkits: readonly Toolkit[]): SearchIndex {
+  const found = recent.find((index) => sameToolkits(index.source, toolkits));
+  if (found) return found;
+  const index = new SearchIndex(toolkits);
+  if (recent.length >= KEPT) recent.shift();
+  recent.push(index);
+  return index;
+}
+
+function sameToolkits(a: readonly Toolkit[], b: readonly Toolkit[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function score(item: SearchFields, { raw, phrase, words }: ParsedQuery): number {
   if (item.slug.toLowerCase() === raw) return 1000;
   const name = [...stems(item.slug), ...stems(item.name)];
   const aliases = (item.aliases ?? []).map(stems);
@@ -127,20 +139,4 @@ function best(tokens: readonly string[], word: string, points: { exact: number; 
     if (word.length >= 2 && token.startsWith(word)) result = points.prefix;
   }
   return result;
-}
-
-function stems(text: string): string[] {
-  return tokenize(text).map(singular);
-}
-
-/**
- * "tickets" and "ticket", "companies" and "company", "inboxes" and "inbox" are the same word to
- * a searcher. Only these regular English plurals are undone; "status", "analysis" and "address"
- * keep their "s".
- */
-export function singular(word: string): string {
-  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
-  if (/(?:ss|x|ch|sh)es$/.test(word)) return word.slice(0, -2);
-  if (word.length > 3 && word.endsWith("s") && !/(?:ss|us|is)$/.test(word)) return word.slice(0, -1);
-  return word;
 }

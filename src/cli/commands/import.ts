@@ -1,6 +1,7 @@
 /**
  * `import openapi <file>`: an OpenAPI or Swagger document as a JSON toolkit on stdout, for
- * `serve --toolkits`; what the import left out goes to stderr, one warning per line.
+ * `serve --toolkits`; what the import left out goes to stderr, one warning per line. With
+ * `--out DIR`, any number of documents and folders become one compiled collection in DIR.
  */
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
@@ -20,6 +21,8 @@ interface ImportOptionValues {
   excludeOperation?: string[];
   includeDeprecated?: boolean;
   maxTools?: string;
+  out?: string;
+  defaultBaseUrl?: string;
 }
 
 /** Adds `import openapi <file>`. */
@@ -38,7 +41,7 @@ export function registerImport(program: Command): void {
 
   const openapi = group
     .command("openapi")
-    .argument("<file>", "an OpenAPI 3.0 or 3.1 or Swagger 2.0 document, JSON or YAML")
+    .argument("<files...>", "an OpenAPI 3.0 or 3.1 or Swagger 2.0 document, JSON or YAML (with --out: documents and folders)")
     .summary("Print a JSON toolkit made from an OpenAPI or Swagger document, one tool per operation")
     .description(
       "Print a JSON toolkit (the format of serve --toolkits) made from an OpenAPI 3.0, 3.1 or Swagger 2.0 document, JSON or YAML: " +
@@ -56,8 +59,18 @@ export function registerImport(program: Command): void {
     .option("--exclude-operation <id>", "leave out this operationId. Repeatable", collect)
     .option("--include-deprecated", "import deprecated operations too")
     .option("--max-tools <n>", "at most this many tools, the first operations of the document")
-    .action(async (file: string, opts: ImportOptionValues) => {
+    .option(
+      "--out <dir>",
+      "compile every document given (folders searched for .json, .yaml, .yml) into a collection in DIR, for serve --toolkits DIR",
+    )
+    .option("--default-base-url <url>", "with --out: the address of documents whose server URL is relative")
+    .action(async (files: string[], opts: ImportOptionValues) => {
       const maxTools = wholeNumber(openapi, "--max-tools", opts.maxTools, 1, 100_000);
+      if (opts.out !== undefined) return compile(openapi, files, opts.out, opts, maxTools);
+      if (files.length > 1) throw usageError(openapi, "several documents make a collection: add --out <dir>.");
+      if (opts.defaultBaseUrl !== undefined)
+        throw usageError(openapi, "--default-base-url goes with --out; for one document use --base-url.");
+      const file = files[0]!;
       if (opts.baseUrl !== undefined && !/^https?:\/\/[^/]/i.test(opts.baseUrl))
         throw usageError(openapi, "--base-url must be an http(s) URL such as https://api.example.com.");
       let text: string;
@@ -97,6 +110,44 @@ export function registerImport(program: Command): void {
     openapi,
     "tools-proxy import openapi petstore.yaml --base-url https://petstore.example.com > petstore.json",
     "tools-proxy import openapi github.json --include-path '/repos/**' --max-tools 50 > github.json",
+    "tools-proxy import openapi ./apis --out ./collection && tools-proxy serve --toolkits ./collection",
+  );
+}
+
+/** `--out DIR`: the documents compiled into a collection, one line per document left out, and a summary. */
+async function compile(command: Command, files: string[], out: string, opts: ImportOptionValues, maxTools: number | undefined) {
+  const filters = [
+    "baseUrl",
+    "slug",
+    "name",
+    "includeTag",
+    "excludeTag",
+    "includePath",
+    "excludePath",
+    "includeOperation",
+    "excludeOperation",
+  ];
+  const given = filters.filter((name) => opts[name as keyof ImportOptionValues] !== undefined);
+  if (given.length > 0)
+    throw usageError(command, "--out compiles whole documents: leave out the options that shape one document's toolkit.");
+  if (opts.defaultBaseUrl !== undefined && !/^https?:\/\/[^/]/i.test(opts.defaultBaseUrl))
+    throw usageError(command, "--default-base-url must be an http(s) URL such as https://api.example.com.");
+  const { compileCollection } = await import("../../collection/compile.js");
+  let result: Awaited<ReturnType<typeof compileCollection>>;
+  try {
+    result = await compileCollection(files, out, {
+      ...(opts.defaultBaseUrl ? { defaultBaseUrl: opts.defaultBaseUrl } : {}),
+      ...(opts.includeDeprecated ? { includeDeprecated: true } : {}),
+      ...(maxTools ? { maxTools } : {}),
+      onDocument: (file, outcome) => {
+        if ("skipped" in outcome) warn(`left out ${file}: ${outcome.skipped}`);
+      },
+    });
+  } catch (error) {
+    throw new CliError(`cannot compile the collection: ${(error as Error).message}`);
+  }
+  process.stdout.write(
+    `collection ${out}: ${result.toolkits} toolkits, ${result.tools} tools (${result.skipped} documents left out); serve it with --toolkits ${out}\n`,
   );
 }
 

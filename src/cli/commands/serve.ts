@@ -39,7 +39,7 @@ export function registerServe(program: Command): void {
     .option("--public-url <url>", "public origin, for OAuth redirects (default: the address listened on)")
     .option(
       "--toolkits <files...>",
-      "JSON toolkit files (one toolkit or an array each); $" +
+      "JSON toolkit files (one toolkit or an array each), or directories of collections compiled by import openapi --out; $" +
         "{NAME} in a string is replaced by the environment variable NAME. Repeatable",
     )
     .option(
