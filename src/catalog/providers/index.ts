@@ -35,10 +35,20 @@ import github from "./github.json" with { type: "json" };
 import gitlab from "./gitlab.json" with { type: "json" };
 import gitlabSelfManaged from "./gitlab-self-managed.json" with { type: "json" };
 import gmail from "./gmail.json" with { type: "json" };
+import googleAds from "./google-ads.json" with { type: "json" };
+import googleAnalytics from "./google-analytics.json" with { type: "json" };
+import googleBigquery from "./google-bigquery.json" with { type: "json" };
 import googleCalendar from "./google-calendar.json" with { type: "json" };
+import googleContacts from "./google-contacts.json" with { type: "json" };
 import googleDocs from "./google-docs.json" with { type: "json" };
 import googleDrive from "./google-drive.json" with { type: "json" };
+import googleGemini from "./google-gemini.json" with { type: "json" };
+import googleMaps from "./google-maps.json" with { type: "json" };
+import googleMeet from "./google-meet.json" with { type: "json" };
 import googleSheets from "./google-sheets.json" with { type: "json" };
+import googleSlides from "./google-slides.json" with { type: "json" };
+import googleTasks from "./google-tasks.json" with { type: "json" };
+import googleWorkspaceAdmin from "./google-workspace-admin.json" with { type: "json" };
 import heroku from "./heroku.json" with { type: "json" };
 import heygen from "./heygen.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
@@ -52,6 +62,7 @@ import linkedin from "./linkedin.json" with { type: "json" };
 import mailchimp from "./mailchimp.json" with { type: "json" };
 import mastodon from "./mastodon.json" with { type: "json" };
 import mattermost from "./mattermost.json" with { type: "json" };
+import microsoftExcel from "./microsoft-excel.json" with { type: "json" };
 import microsoftGraph from "./microsoft-graph.json" with { type: "json" };
 import microsoftTeams from "./microsoft-teams.json" with { type: "json" };
 import miro from "./miro.json" with { type: "json" };
@@ -72,6 +83,7 @@ import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
 import pinecone from "./pinecone.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
 import posthog from "./posthog.json" with { type: "json" };
+import powerBi from "./power-bi.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
 import recallAi from "./recall-ai.json" with { type: "json" };
 import reddit from "./reddit.json" with { type: "json" };
@@ -81,6 +93,7 @@ import salesforce from "./salesforce.json" with { type: "json" };
 import semrush from "./semrush.json" with { type: "json" };
 import sendgrid from "./sendgrid.json" with { type: "json" };
 import sentry from "./sentry.json" with { type: "json" };
+import sharepoint from "./sharepoint.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
 import shortcut from "./shortcut.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
@@ -94,6 +107,7 @@ import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
 import vercel from "./vercel.json" with { type: "json" };
+import webex from "./webex.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
@@ -138,10 +152,20 @@ export const providerFiles: unknown[] = [
   gitlab,
   gitlabSelfManaged,
   gmail,
+  googleAds,
+  googleAnalytics,
+  googleBigquery,
   googleCalendar,
+  googleContacts,
   googleDocs,
   googleDrive,
+  googleGemini,
+  googleMaps,
+  googleMeet,
   googleSheets,
+  googleSlides,
+  googleTasks,
+  googleWorkspaceAdmin,
   heroku,
   heygen,
   hubspot,
@@ -155,6 +179,7 @@ export const providerFiles: unknown[] = [
   mailchimp,
   mastodon,
   mattermost,
+  microsoftExcel,
   microsoftGraph,
   microsoftTeams,
   miro,
@@ -175,6 +200,7 @@ export const providerFiles: unknown[] = [
   pinecone,
   pipedrive,
   posthog,
+  powerBi,
   quickbooks,
   recallAi,
   reddit,
@@ -184,6 +210,7 @@ export const providerFiles: unknown[] = [
   semrush,
   sendgrid,
   sentry,
+  sharepoint,
   shopify,
   shortcut,
   slack,
@@ -197,6 +224,7 @@ export const providerFiles: unknown[] = [
   twilio,
   typeform,
   vercel,
+  webex,
   webflow,
   wrike,
   x,
