@@ -1,40 +1,55 @@
 // Every provider data file, in slug order. Written by scripts/catalog-index.mjs (npm run catalog:index);
 // test/catalog/providers.test.ts checks this list against the directory.
+import adyntel from "./adyntel.json" with { type: "json" };
+import affinity from "./affinity.json" with { type: "json" };
+import agencyzoom from "./agencyzoom.json" with { type: "json" };
 import ahrefs from "./ahrefs.json" with { type: "json" };
 import airtable from "./airtable.json" with { type: "json" };
 import algolia from "./algolia.json" with { type: "json" };
 import amplitude from "./amplitude.json" with { type: "json" };
 import anthropic from "./anthropic.json" with { type: "json" };
+import apollo from "./apollo.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
+import ashby from "./ashby.json" with { type: "json" };
 import attio from "./attio.json" with { type: "json" };
 import auth0 from "./auth0.json" with { type: "json" };
 import bamboohr from "./bamboohr.json" with { type: "json" };
 import bitbucket from "./bitbucket.json" with { type: "json" };
 import box from "./box.json" with { type: "json" };
 import braveSearch from "./brave-search.json" with { type: "json" };
+import breezyHr from "./breezy-hr.json" with { type: "json" };
+import brevo from "./brevo.json" with { type: "json" };
 import calCom from "./cal-com.json" with { type: "json" };
 import calendly from "./calendly.json" with { type: "json" };
 import canva from "./canva.json" with { type: "json" };
+import canvasLms from "./canvas-lms.json" with { type: "json" };
 import circleci from "./circleci.json" with { type: "json" };
 import clickhouse from "./clickhouse.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
+import close from "./close.json" with { type: "json" };
 import cohere from "./cohere.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
 import contentful from "./contentful.json" with { type: "json" };
+import customerIo from "./customer-io.json" with { type: "json" };
 import datadog from "./datadog.json" with { type: "json" };
+import dialpad from "./dialpad.json" with { type: "json" };
 import digitalocean from "./digitalocean.json" with { type: "json" };
 import discord from "./discord.json" with { type: "json" };
 import discourse from "./discourse.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
 import elevenlabs from "./elevenlabs.json" with { type: "json" };
+import fathom from "./fathom.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
+import fireflies from "./fireflies.json" with { type: "json" };
 import freshdesk from "./freshdesk.json" with { type: "json" };
+import freshservice from "./freshservice.json" with { type: "json" };
 import front from "./front.json" with { type: "json" };
 import github from "./github.json" with { type: "json" };
 import gitlab from "./gitlab.json" with { type: "json" };
 import gitlabSelfManaged from "./gitlab-self-managed.json" with { type: "json" };
 import gmail from "./gmail.json" with { type: "json" };
+import gong from "./gong.json" with { type: "json" };
 import googleAds from "./google-ads.json" with { type: "json" };
 import googleAnalytics from "./google-analytics.json" with { type: "json" };
 import googleBigquery from "./google-bigquery.json" with { type: "json" };
@@ -49,14 +64,22 @@ import googleSheets from "./google-sheets.json" with { type: "json" };
 import googleSlides from "./google-slides.json" with { type: "json" };
 import googleTasks from "./google-tasks.json" with { type: "json" };
 import googleWorkspaceAdmin from "./google-workspace-admin.json" with { type: "json" };
+import gorgias from "./gorgias.json" with { type: "json" };
+import greenhouse from "./greenhouse.json" with { type: "json" };
+import gusto from "./gusto.json" with { type: "json" };
 import heroku from "./heroku.json" with { type: "json" };
 import heygen from "./heygen.json" with { type: "json" };
+import hibob from "./hibob.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
 import ibmCloud from "./ibm-cloud.json" with { type: "json" };
+import instantly from "./instantly.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
 import jira from "./jira.json" with { type: "json" };
 import jiraDataCenter from "./jira-data-center.json" with { type: "json" };
+import klaviyo from "./klaviyo.json" with { type: "json" };
+import kommo from "./kommo.json" with { type: "json" };
 import launchdarkly from "./launchdarkly.json" with { type: "json" };
+import lever from "./lever.json" with { type: "json" };
 import linear from "./linear.json" with { type: "json" };
 import linkedin from "./linkedin.json" with { type: "json" };
 import mailchimp from "./mailchimp.json" with { type: "json" };
@@ -71,15 +94,20 @@ import mixpanel from "./mixpanel.json" with { type: "json" };
 import monday from "./monday.json" with { type: "json" };
 import neon from "./neon.json" with { type: "json" };
 import netlify from "./netlify.json" with { type: "json" };
+import netsuite from "./netsuite.json" with { type: "json" };
 import newRelic from "./new-relic.json" with { type: "json" };
 import notion from "./notion.json" with { type: "json" };
 import onedrive from "./onedrive.json" with { type: "json" };
 import openai from "./openai.json" with { type: "json" };
 import opsgenie from "./opsgenie.json" with { type: "json" };
 import outlook from "./outlook.json" with { type: "json" };
+import outreach from "./outreach.json" with { type: "json" };
 import pagerduty from "./pagerduty.json" with { type: "json" };
+import pandadoc from "./pandadoc.json" with { type: "json" };
 import paypal from "./paypal.json" with { type: "json" };
 import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
+import pennylane from "./pennylane.json" with { type: "json" };
+import peopleDataLabs from "./people-data-labs.json" with { type: "json" };
 import pinecone from "./pinecone.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
 import posthog from "./posthog.json" with { type: "json" };
@@ -89,10 +117,13 @@ import recallAi from "./recall-ai.json" with { type: "json" };
 import reddit from "./reddit.json" with { type: "json" };
 import resend from "./resend.json" with { type: "json" };
 import retellAi from "./retell-ai.json" with { type: "json" };
+import sageIntacct from "./sage-intacct.json" with { type: "json" };
 import salesforce from "./salesforce.json" with { type: "json" };
+import sapS4hana from "./sap-s4hana.json" with { type: "json" };
 import semrush from "./semrush.json" with { type: "json" };
 import sendgrid from "./sendgrid.json" with { type: "json" };
 import sentry from "./sentry.json" with { type: "json" };
+import servicenow from "./servicenow.json" with { type: "json" };
 import sharepoint from "./sharepoint.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
 import shortcut from "./shortcut.json" with { type: "json" };
@@ -106,52 +137,71 @@ import todoist from "./todoist.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
+import ukgPro from "./ukg-pro.json" with { type: "json" };
 import vercel from "./vercel.json" with { type: "json" };
 import webex from "./webex.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
+import workable from "./workable.json" with { type: "json" };
+import workday from "./workday.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
 import xero from "./xero.json" with { type: "json" };
 import zendesk from "./zendesk.json" with { type: "json" };
 import zohoCrm from "./zoho-crm.json" with { type: "json" };
 import zoom from "./zoom.json" with { type: "json" };
+import zoominfo from "./zoominfo.json" with { type: "json" };
 
 export const providerFiles: unknown[] = [
+  adyntel,
+  affinity,
+  agencyzoom,
   ahrefs,
   airtable,
   algolia,
   amplitude,
   anthropic,
+  apollo,
   asana,
+  ashby,
   attio,
   auth0,
   bamboohr,
   bitbucket,
   box,
   braveSearch,
+  breezyHr,
+  brevo,
   calCom,
   calendly,
   canva,
+  canvasLms,
   circleci,
   clickhouse,
   clickup,
+  close,
   cohere,
   confluence,
   contentful,
+  customerIo,
   datadog,
+  dialpad,
   digitalocean,
   discord,
   discourse,
   docusign,
   dropbox,
   elevenlabs,
+  fathom,
   figma,
+  fireflies,
   freshdesk,
+  freshservice,
   front,
   github,
   gitlab,
   gitlabSelfManaged,
   gmail,
+  gong,
   googleAds,
   googleAnalytics,
   googleBigquery,
@@ -166,14 +216,22 @@ export const providerFiles: unknown[] = [
   googleSlides,
   googleTasks,
   googleWorkspaceAdmin,
+  gorgias,
+  greenhouse,
+  gusto,
   heroku,
   heygen,
+  hibob,
   hubspot,
   ibmCloud,
+  instantly,
   intercom,
   jira,
   jiraDataCenter,
+  klaviyo,
+  kommo,
   launchdarkly,
+  lever,
   linear,
   linkedin,
   mailchimp,
@@ -188,15 +246,20 @@ export const providerFiles: unknown[] = [
   monday,
   neon,
   netlify,
+  netsuite,
   newRelic,
   notion,
   onedrive,
   openai,
   opsgenie,
   outlook,
+  outreach,
   pagerduty,
+  pandadoc,
   paypal,
   paypalSandbox,
+  pennylane,
+  peopleDataLabs,
   pinecone,
   pipedrive,
   posthog,
@@ -206,10 +269,13 @@ export const providerFiles: unknown[] = [
   reddit,
   resend,
   retellAi,
+  sageIntacct,
   salesforce,
+  sapS4hana,
   semrush,
   sendgrid,
   sentry,
+  servicenow,
   sharepoint,
   shopify,
   shortcut,
@@ -223,13 +289,17 @@ export const providerFiles: unknown[] = [
   trello,
   twilio,
   typeform,
+  ukgPro,
   vercel,
   webex,
   webflow,
+  workable,
+  workday,
   wrike,
   x,
   xero,
   zendesk,
   zohoCrm,
   zoom,
+  zoominfo,
 ];
