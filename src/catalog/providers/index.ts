@@ -1,5 +1,6 @@
 // Every provider data file, in slug order. Written by scripts/catalog-index.mjs (npm run catalog:index);
 // test/catalog/providers.test.ts checks this list against the directory.
+import activecampaign from "./activecampaign.json" with { type: "json" };
 import adyntel from "./adyntel.json" with { type: "json" };
 import affinity from "./affinity.json" with { type: "json" };
 import agencyzoom from "./agencyzoom.json" with { type: "json" };
@@ -8,13 +9,17 @@ import airtable from "./airtable.json" with { type: "json" };
 import algolia from "./algolia.json" with { type: "json" };
 import amplitude from "./amplitude.json" with { type: "json" };
 import anthropic from "./anthropic.json" with { type: "json" };
+import apaleo from "./apaleo.json" with { type: "json" };
 import apollo from "./apollo.json" with { type: "json" };
 import asana from "./asana.json" with { type: "json" };
 import ashby from "./ashby.json" with { type: "json" };
+import assemblyai from "./assemblyai.json" with { type: "json" };
 import attio from "./attio.json" with { type: "json" };
 import auth0 from "./auth0.json" with { type: "json" };
 import bamboohr from "./bamboohr.json" with { type: "json" };
+import basecamp from "./basecamp.json" with { type: "json" };
 import bitbucket from "./bitbucket.json" with { type: "json" };
+import bitly from "./bitly.json" with { type: "json" };
 import box from "./box.json" with { type: "json" };
 import braveSearch from "./brave-search.json" with { type: "json" };
 import breezyHr from "./breezy-hr.json" with { type: "json" };
@@ -27,11 +32,13 @@ import circleci from "./circleci.json" with { type: "json" };
 import clickhouse from "./clickhouse.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
 import close from "./close.json" with { type: "json" };
+import coda from "./coda.json" with { type: "json" };
 import cohere from "./cohere.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
 import contentful from "./contentful.json" with { type: "json" };
 import customerIo from "./customer-io.json" with { type: "json" };
 import datadog from "./datadog.json" with { type: "json" };
+import deepgram from "./deepgram.json" with { type: "json" };
 import dialpad from "./dialpad.json" with { type: "json" };
 import digitalocean from "./digitalocean.json" with { type: "json" };
 import discord from "./discord.json" with { type: "json" };
@@ -42,6 +49,7 @@ import elevenlabs from "./elevenlabs.json" with { type: "json" };
 import fathom from "./fathom.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
 import fireflies from "./fireflies.json" with { type: "json" };
+import freshbooks from "./freshbooks.json" with { type: "json" };
 import freshdesk from "./freshdesk.json" with { type: "json" };
 import freshservice from "./freshservice.json" with { type: "json" };
 import front from "./front.json" with { type: "json" };
@@ -65,24 +73,33 @@ import googleSlides from "./google-slides.json" with { type: "json" };
 import googleTasks from "./google-tasks.json" with { type: "json" };
 import googleWorkspaceAdmin from "./google-workspace-admin.json" with { type: "json" };
 import gorgias from "./gorgias.json" with { type: "json" };
+import granola from "./granola.json" with { type: "json" };
 import greenhouse from "./greenhouse.json" with { type: "json" };
+import groq from "./groq.json" with { type: "json" };
 import gusto from "./gusto.json" with { type: "json" };
+import hackerrankForWork from "./hackerrank-for-work.json" with { type: "json" };
+import harvest from "./harvest.json" with { type: "json" };
+import helpScout from "./help-scout.json" with { type: "json" };
 import heroku from "./heroku.json" with { type: "json" };
 import heygen from "./heygen.json" with { type: "json" };
 import hibob from "./hibob.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
+import huggingFace from "./hugging-face.json" with { type: "json" };
 import ibmCloud from "./ibm-cloud.json" with { type: "json" };
 import instantly from "./instantly.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
 import jira from "./jira.json" with { type: "json" };
 import jiraDataCenter from "./jira-data-center.json" with { type: "json" };
 import klaviyo from "./klaviyo.json" with { type: "json" };
+import klipfolio from "./klipfolio.json" with { type: "json" };
 import kommo from "./kommo.json" with { type: "json" };
 import launchdarkly from "./launchdarkly.json" with { type: "json" };
 import lever from "./lever.json" with { type: "json" };
 import linear from "./linear.json" with { type: "json" };
 import linkedin from "./linkedin.json" with { type: "json" };
+import linkhut from "./linkhut.json" with { type: "json" };
 import mailchimp from "./mailchimp.json" with { type: "json" };
+import mailgun from "./mailgun.json" with { type: "json" };
 import mastodon from "./mastodon.json" with { type: "json" };
 import mattermost from "./mattermost.json" with { type: "json" };
 import microsoftExcel from "./microsoft-excel.json" with { type: "json" };
@@ -99,6 +116,7 @@ import newRelic from "./new-relic.json" with { type: "json" };
 import notion from "./notion.json" with { type: "json" };
 import onedrive from "./onedrive.json" with { type: "json" };
 import openai from "./openai.json" with { type: "json" };
+import openrouter from "./openrouter.json" with { type: "json" };
 import opsgenie from "./opsgenie.json" with { type: "json" };
 import outlook from "./outlook.json" with { type: "json" };
 import outreach from "./outreach.json" with { type: "json" };
@@ -111,12 +129,17 @@ import peopleDataLabs from "./people-data-labs.json" with { type: "json" };
 import pinecone from "./pinecone.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
 import posthog from "./posthog.json" with { type: "json" };
+import postmark from "./postmark.json" with { type: "json" };
 import powerBi from "./power-bi.json" with { type: "json" };
+import productboard from "./productboard.json" with { type: "json" };
+import pylon from "./pylon.json" with { type: "json" };
 import quickbooks from "./quickbooks.json" with { type: "json" };
 import recallAi from "./recall-ai.json" with { type: "json" };
 import reddit from "./reddit.json" with { type: "json" };
+import replicate from "./replicate.json" with { type: "json" };
 import resend from "./resend.json" with { type: "json" };
 import retellAi from "./retell-ai.json" with { type: "json" };
+import rocketlane from "./rocketlane.json" with { type: "json" };
 import sageIntacct from "./sage-intacct.json" with { type: "json" };
 import salesforce from "./salesforce.json" with { type: "json" };
 import sapS4hana from "./sap-s4hana.json" with { type: "json" };
@@ -128,15 +151,21 @@ import sharepoint from "./sharepoint.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
 import shortcut from "./shortcut.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
+import smartsheet from "./smartsheet.json" with { type: "json" };
 import snowflake from "./snowflake.json" with { type: "json" };
 import square from "./square.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
+import surveymonkey from "./surveymonkey.json" with { type: "json" };
 import tableau from "./tableau.json" with { type: "json" };
 import telegram from "./telegram.json" with { type: "json" };
+import ticktick from "./ticktick.json" with { type: "json" };
+import timely from "./timely.json" with { type: "json" };
 import todoist from "./todoist.json" with { type: "json" };
+import togglTrack from "./toggl-track.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
+import typefully from "./typefully.json" with { type: "json" };
 import ukgPro from "./ukg-pro.json" with { type: "json" };
 import vercel from "./vercel.json" with { type: "json" };
 import webex from "./webex.json" with { type: "json" };
@@ -152,6 +181,7 @@ import zoom from "./zoom.json" with { type: "json" };
 import zoominfo from "./zoominfo.json" with { type: "json" };
 
 export const providerFiles: unknown[] = [
+  activecampaign,
   adyntel,
   affinity,
   agencyzoom,
@@ -160,13 +190,17 @@ export const providerFiles: unknown[] = [
   algolia,
   amplitude,
   anthropic,
+  apaleo,
   apollo,
   asana,
   ashby,
+  assemblyai,
   attio,
   auth0,
   bamboohr,
+  basecamp,
   bitbucket,
+  bitly,
   box,
   braveSearch,
   breezyHr,
@@ -179,11 +213,13 @@ export const providerFiles: unknown[] = [
   clickhouse,
   clickup,
   close,
+  coda,
   cohere,
   confluence,
   contentful,
   customerIo,
   datadog,
+  deepgram,
   dialpad,
   digitalocean,
   discord,
@@ -194,6 +230,7 @@ export const providerFiles: unknown[] = [
   fathom,
   figma,
   fireflies,
+  freshbooks,
   freshdesk,
   freshservice,
   front,
@@ -217,24 +254,33 @@ export const providerFiles: unknown[] = [
   googleTasks,
   googleWorkspaceAdmin,
   gorgias,
+  granola,
   greenhouse,
+  groq,
   gusto,
+  hackerrankForWork,
+  harvest,
+  helpScout,
   heroku,
   heygen,
   hibob,
   hubspot,
+  huggingFace,
   ibmCloud,
   instantly,
   intercom,
   jira,
   jiraDataCenter,
   klaviyo,
+  klipfolio,
   kommo,
   launchdarkly,
   lever,
   linear,
   linkedin,
+  linkhut,
   mailchimp,
+  mailgun,
   mastodon,
   mattermost,
   microsoftExcel,
@@ -251,6 +297,7 @@ export const providerFiles: unknown[] = [
   notion,
   onedrive,
   openai,
+  openrouter,
   opsgenie,
   outlook,
   outreach,
@@ -263,12 +310,17 @@ export const providerFiles: unknown[] = [
   pinecone,
   pipedrive,
   posthog,
+  postmark,
   powerBi,
+  productboard,
+  pylon,
   quickbooks,
   recallAi,
   reddit,
+  replicate,
   resend,
   retellAi,
+  rocketlane,
   sageIntacct,
   salesforce,
   sapS4hana,
@@ -280,15 +332,21 @@ export const providerFiles: unknown[] = [
   shopify,
   shortcut,
   slack,
+  smartsheet,
   snowflake,
   square,
   stripe,
+  surveymonkey,
   tableau,
   telegram,
+  ticktick,
+  timely,
   todoist,
+  togglTrack,
   trello,
   twilio,
   typeform,
+  typefully,
   ukgPro,
   vercel,
   webex,
