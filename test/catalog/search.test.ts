@@ -56,7 +56,7 @@ const TABLE: Row[] = [
   { query: "website", first: ["webflow"] },
   { query: "code", top: ["github", "gitlab", "bitbucket"], within: 3 },
   { query: "git", top: ["github", "gitlab", "bitbucket"], within: 4 }, // gitlab-self-managed is the fourth git host
-  { query: "video", first: ["zoom"] },
+  { query: "video", first: ["youtube"] },
   { query: "social", top: ["x", "linkedin", "reddit"], within: 4 },
   { query: "marketing", top: ["mailchimp", "hubspot"], within: 4 },
   { query: "knowledge base", top: ["confluence"], within: 3 },

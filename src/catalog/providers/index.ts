@@ -46,6 +46,7 @@ import discourse from "./discourse.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
 import elevenlabs from "./elevenlabs.json" with { type: "json" };
+import exa from "./exa.json" with { type: "json" };
 import fathom from "./fathom.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
 import fireflies from "./fireflies.json" with { type: "json" };
@@ -126,6 +127,7 @@ import paypal from "./paypal.json" with { type: "json" };
 import paypalSandbox from "./paypal-sandbox.json" with { type: "json" };
 import pennylane from "./pennylane.json" with { type: "json" };
 import peopleDataLabs from "./people-data-labs.json" with { type: "json" };
+import perplexity from "./perplexity.json" with { type: "json" };
 import pinecone from "./pinecone.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
 import posthog from "./posthog.json" with { type: "json" };
@@ -157,6 +159,7 @@ import square from "./square.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
 import surveymonkey from "./surveymonkey.json" with { type: "json" };
 import tableau from "./tableau.json" with { type: "json" };
+import tavily from "./tavily.json" with { type: "json" };
 import telegram from "./telegram.json" with { type: "json" };
 import ticktick from "./ticktick.json" with { type: "json" };
 import timely from "./timely.json" with { type: "json" };
@@ -175,6 +178,7 @@ import workday from "./workday.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
 import x from "./x.json" with { type: "json" };
 import xero from "./xero.json" with { type: "json" };
+import youtube from "./youtube.json" with { type: "json" };
 import zendesk from "./zendesk.json" with { type: "json" };
 import zohoCrm from "./zoho-crm.json" with { type: "json" };
 import zoom from "./zoom.json" with { type: "json" };
@@ -227,6 +231,7 @@ export const providerFiles: unknown[] = [
   docusign,
   dropbox,
   elevenlabs,
+  exa,
   fathom,
   figma,
   fireflies,
@@ -307,6 +312,7 @@ export const providerFiles: unknown[] = [
   paypalSandbox,
   pennylane,
   peopleDataLabs,
+  perplexity,
   pinecone,
   pipedrive,
   posthog,
@@ -338,6 +344,7 @@ export const providerFiles: unknown[] = [
   stripe,
   surveymonkey,
   tableau,
+  tavily,
   telegram,
   ticktick,
   timely,
@@ -356,6 +363,7 @@ export const providerFiles: unknown[] = [
   wrike,
   x,
   xero,
+  youtube,
   zendesk,
   zohoCrm,
   zoom,

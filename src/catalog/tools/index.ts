@@ -1,25 +1,35 @@
 import type { Tool } from "../../toolkits/define.js";
+import { airtableTools } from "./airtable.js";
+import { asanaTools } from "./asana.js";
 import { githubTools } from "./github.js";
 import { gmailTools } from "./gmail.js";
 import { googleCalendarTools } from "./google-calendar.js";
+import { googleDocsTools } from "./google-docs.js";
 import { googleDriveTools } from "./google-drive.js";
+import { googleSheetsTools } from "./google-sheets.js";
 import { hubspotTools } from "./hubspot.js";
 import { jiraTools } from "./jira.js";
 import { linearTools } from "./linear.js";
 import { notionTools } from "./notion.js";
 import { outlookTools } from "./outlook.js";
 import { slackTools } from "./slack.js";
+import { youtubeTools } from "./youtube.js";
 
 /** Curated tools, by provider slug. */
 export const curatedTools: Record<string, Tool[]> = {
+  airtable: airtableTools,
+  asana: asanaTools,
   github: githubTools,
   gmail: gmailTools,
   "google-calendar": googleCalendarTools,
+  "google-docs": googleDocsTools,
   "google-drive": googleDriveTools,
+  "google-sheets": googleSheetsTools,
   hubspot: hubspotTools,
   jira: jiraTools,
   linear: linearTools,
   notion: notionTools,
   outlook: outlookTools,
   slack: slackTools,
+  youtube: youtubeTools,
 };
