@@ -6,14 +6,22 @@ import type { ToolContext } from "../../src/toolkits/define.js";
 /** The ten apps agents use most each have curated tools a model can act on. */
 
 const APPS = ["github", "slack", "gmail", "google-calendar", "google-drive", "notion", "linear", "jira", "hubspot", "outlook"];
+/** The next apps, with curated tools of their own. */
+APPS.push("zendesk", "salesforce", "discord", "x", "supabase");
 /** Lists the provider's API returns whole, without pages: their tools take no cursor. */
 const UNPAGED = new Set([
   "GMAIL_LIST_LABELS", // users.labels.list answers every label at once
   "JIRA_LIST_TRANSITIONS", // an issue's transitions come in one answer
   "LINEAR_LIST_WORKFLOW_STATES", // a team's workflow states: a handful, fetched at the largest page
+  "DISCORD_LIST_CHANNELS", // a server's channels come in one answer
+  "SUPABASE_LIST_ORGANIZATIONS", // the Management API answers every organization at once
+  "SUPABASE_LIST_PROJECTS", // and every project
+  "SUPABASE_LIST_EDGE_FUNCTIONS", // and every function of a project
+  "SALESFORCE_SEARCH_RECORDS", // SOSL answers once, up to its LIMIT, with no next page
 ]);
 /** Apps where files go in or out, and so a tool takes or gives a staged file. */
 const FILE_APPS = ["slack", "gmail", "google-drive", "outlook"];
+FILE_APPS.push("zendesk", "salesforce", "discord", "x");
 
 describe.each(APPS)("%s's curated tools", (slug) => {
   const toolkit = catalogToolkit(slug, { clientId: "id" });

@@ -49,6 +49,7 @@ import elevenlabs from "./elevenlabs.json" with { type: "json" };
 import exa from "./exa.json" with { type: "json" };
 import fathom from "./fathom.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
+import firecrawl from "./firecrawl.json" with { type: "json" };
 import fireflies from "./fireflies.json" with { type: "json" };
 import freshbooks from "./freshbooks.json" with { type: "json" };
 import freshdesk from "./freshdesk.json" with { type: "json" };
@@ -148,6 +149,7 @@ import sapS4hana from "./sap-s4hana.json" with { type: "json" };
 import semrush from "./semrush.json" with { type: "json" };
 import sendgrid from "./sendgrid.json" with { type: "json" };
 import sentry from "./sentry.json" with { type: "json" };
+import serpapi from "./serpapi.json" with { type: "json" };
 import servicenow from "./servicenow.json" with { type: "json" };
 import sharepoint from "./sharepoint.json" with { type: "json" };
 import shopify from "./shopify.json" with { type: "json" };
@@ -157,6 +159,7 @@ import smartsheet from "./smartsheet.json" with { type: "json" };
 import snowflake from "./snowflake.json" with { type: "json" };
 import square from "./square.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
+import supabase from "./supabase.json" with { type: "json" };
 import surveymonkey from "./surveymonkey.json" with { type: "json" };
 import tableau from "./tableau.json" with { type: "json" };
 import tavily from "./tavily.json" with { type: "json" };
@@ -234,6 +237,7 @@ export const providerFiles: unknown[] = [
   exa,
   fathom,
   figma,
+  firecrawl,
   fireflies,
   freshbooks,
   freshdesk,
@@ -333,6 +337,7 @@ export const providerFiles: unknown[] = [
   semrush,
   sendgrid,
   sentry,
+  serpapi,
   servicenow,
   sharepoint,
   shopify,
@@ -342,6 +347,7 @@ export const providerFiles: unknown[] = [
   snowflake,
   square,
   stripe,
+  supabase,
   surveymonkey,
   tableau,
   tavily,

@@ -1,6 +1,7 @@
 import type { Tool } from "../../toolkits/define.js";
 import { airtableTools } from "./airtable.js";
 import { asanaTools } from "./asana.js";
+import { discordTools } from "./discord.js";
 import { githubTools } from "./github.js";
 import { gmailTools } from "./gmail.js";
 import { googleCalendarTools } from "./google-calendar.js";
@@ -12,13 +13,18 @@ import { jiraTools } from "./jira.js";
 import { linearTools } from "./linear.js";
 import { notionTools } from "./notion.js";
 import { outlookTools } from "./outlook.js";
+import { salesforceTools } from "./salesforce.js";
 import { slackTools } from "./slack.js";
+import { supabaseTools } from "./supabase.js";
+import { xTools } from "./x.js";
 import { youtubeTools } from "./youtube.js";
+import { zendeskTools } from "./zendesk.js";
 
 /** Curated tools, by provider slug. */
 export const curatedTools: Record<string, Tool[]> = {
   airtable: airtableTools,
   asana: asanaTools,
+  discord: discordTools,
   github: githubTools,
   gmail: gmailTools,
   "google-calendar": googleCalendarTools,
@@ -30,6 +36,10 @@ export const curatedTools: Record<string, Tool[]> = {
   linear: linearTools,
   notion: notionTools,
   outlook: outlookTools,
+  salesforce: salesforceTools,
   slack: slackTools,
+  supabase: supabaseTools,
+  x: xTools,
   youtube: youtubeTools,
+  zendesk: zendeskTools,
 };

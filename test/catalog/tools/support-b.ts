@@ -81,7 +81,9 @@ afterEach(async () => {
  * connection. `execute` runs a tool through `POST /execute` and returns the ExecutionResult.
  */
 export async function setupToolkit(setup: ToolkitSetup) {
-  const emulation = emulate(new URL(setup.baseUrl.replace(/\{[^}]+\}/g, "x")).origin, setup.routes);
+  // The origin the filled base URL has (a subdomain input, for one), with "x" for a placeholder not given.
+  const filled = setup.baseUrl.replace(/\{([^}]+)\}/g, (_, name: string) => setup.params?.[name] ?? "x");
+  const emulation = emulate(new URL(filled).origin, setup.routes);
   // The catalog's own base URL, default headers and tools, with a bearer connection in place of OAuth.
   const catalog = catalogToolkit(setup.slug);
   expect(catalog.baseUrls, "the test's base URL is the catalog's").toEqual([setup.baseUrl]);
