@@ -20,6 +20,7 @@ import bamboohr from "./bamboohr.json" with { type: "json" };
 import basecamp from "./basecamp.json" with { type: "json" };
 import bitbucket from "./bitbucket.json" with { type: "json" };
 import bitly from "./bitly.json" with { type: "json" };
+import blackbaud from "./blackbaud.json" with { type: "json" };
 import box from "./box.json" with { type: "json" };
 import braveSearch from "./brave-search.json" with { type: "json" };
 import breezyHr from "./breezy-hr.json" with { type: "json" };
@@ -32,6 +33,7 @@ import circleci from "./circleci.json" with { type: "json" };
 import clickhouse from "./clickhouse.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
 import close from "./close.json" with { type: "json" };
+import cloudflare from "./cloudflare.json" with { type: "json" };
 import coda from "./coda.json" with { type: "json" };
 import cohere from "./cohere.json" with { type: "json" };
 import confluence from "./confluence.json" with { type: "json" };
@@ -45,8 +47,11 @@ import discord from "./discord.json" with { type: "json" };
 import discourse from "./discourse.json" with { type: "json" };
 import docusign from "./docusign.json" with { type: "json" };
 import dropbox from "./dropbox.json" with { type: "json" };
+import dropboxSign from "./dropbox-sign.json" with { type: "json" };
 import elevenlabs from "./elevenlabs.json" with { type: "json" };
+import etsy from "./etsy.json" with { type: "json" };
 import exa from "./exa.json" with { type: "json" };
+import facebook from "./facebook.json" with { type: "json" };
 import fathom from "./fathom.json" with { type: "json" };
 import figma from "./figma.json" with { type: "json" };
 import firecrawl from "./firecrawl.json" with { type: "json" };
@@ -88,6 +93,7 @@ import hibob from "./hibob.json" with { type: "json" };
 import hubspot from "./hubspot.json" with { type: "json" };
 import huggingFace from "./hugging-face.json" with { type: "json" };
 import ibmCloud from "./ibm-cloud.json" with { type: "json" };
+import instagram from "./instagram.json" with { type: "json" };
 import instantly from "./instantly.json" with { type: "json" };
 import intercom from "./intercom.json" with { type: "json" };
 import jira from "./jira.json" with { type: "json" };
@@ -104,6 +110,7 @@ import mailchimp from "./mailchimp.json" with { type: "json" };
 import mailgun from "./mailgun.json" with { type: "json" };
 import mastodon from "./mastodon.json" with { type: "json" };
 import mattermost from "./mattermost.json" with { type: "json" };
+import metaAds from "./meta-ads.json" with { type: "json" };
 import microsoftExcel from "./microsoft-excel.json" with { type: "json" };
 import microsoftGraph from "./microsoft-graph.json" with { type: "json" };
 import microsoftTeams from "./microsoft-teams.json" with { type: "json" };
@@ -116,6 +123,7 @@ import netlify from "./netlify.json" with { type: "json" };
 import netsuite from "./netsuite.json" with { type: "json" };
 import newRelic from "./new-relic.json" with { type: "json" };
 import notion from "./notion.json" with { type: "json" };
+import okta from "./okta.json" with { type: "json" };
 import onedrive from "./onedrive.json" with { type: "json" };
 import openai from "./openai.json" with { type: "json" };
 import openrouter from "./openrouter.json" with { type: "json" };
@@ -130,6 +138,7 @@ import pennylane from "./pennylane.json" with { type: "json" };
 import peopleDataLabs from "./people-data-labs.json" with { type: "json" };
 import perplexity from "./perplexity.json" with { type: "json" };
 import pinecone from "./pinecone.json" with { type: "json" };
+import pinterest from "./pinterest.json" with { type: "json" };
 import pipedrive from "./pipedrive.json" with { type: "json" };
 import posthog from "./posthog.json" with { type: "json" };
 import postmark from "./postmark.json" with { type: "json" };
@@ -156,8 +165,11 @@ import shopify from "./shopify.json" with { type: "json" };
 import shortcut from "./shortcut.json" with { type: "json" };
 import slack from "./slack.json" with { type: "json" };
 import smartsheet from "./smartsheet.json" with { type: "json" };
+import smugmug from "./smugmug.json" with { type: "json" };
 import snowflake from "./snowflake.json" with { type: "json" };
+import spotify from "./spotify.json" with { type: "json" };
 import square from "./square.json" with { type: "json" };
+import strava from "./strava.json" with { type: "json" };
 import stripe from "./stripe.json" with { type: "json" };
 import supabase from "./supabase.json" with { type: "json" };
 import surveymonkey from "./surveymonkey.json" with { type: "json" };
@@ -165,17 +177,21 @@ import tableau from "./tableau.json" with { type: "json" };
 import tavily from "./tavily.json" with { type: "json" };
 import telegram from "./telegram.json" with { type: "json" };
 import ticktick from "./ticktick.json" with { type: "json" };
+import tiktok from "./tiktok.json" with { type: "json" };
 import timely from "./timely.json" with { type: "json" };
 import todoist from "./todoist.json" with { type: "json" };
 import togglTrack from "./toggl-track.json" with { type: "json" };
 import trello from "./trello.json" with { type: "json" };
 import twilio from "./twilio.json" with { type: "json" };
+import twitch from "./twitch.json" with { type: "json" };
 import typeform from "./typeform.json" with { type: "json" };
 import typefully from "./typefully.json" with { type: "json" };
 import ukgPro from "./ukg-pro.json" with { type: "json" };
 import vercel from "./vercel.json" with { type: "json" };
+import vimeo from "./vimeo.json" with { type: "json" };
 import webex from "./webex.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
+import whatsapp from "./whatsapp.json" with { type: "json" };
 import workable from "./workable.json" with { type: "json" };
 import workday from "./workday.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
@@ -183,7 +199,11 @@ import x from "./x.json" with { type: "json" };
 import xero from "./xero.json" with { type: "json" };
 import youtube from "./youtube.json" with { type: "json" };
 import zendesk from "./zendesk.json" with { type: "json" };
+import zohoBooks from "./zoho-books.json" with { type: "json" };
 import zohoCrm from "./zoho-crm.json" with { type: "json" };
+import zohoDesk from "./zoho-desk.json" with { type: "json" };
+import zohoInventory from "./zoho-inventory.json" with { type: "json" };
+import zohoMail from "./zoho-mail.json" with { type: "json" };
 import zoom from "./zoom.json" with { type: "json" };
 import zoominfo from "./zoominfo.json" with { type: "json" };
 
@@ -208,6 +228,7 @@ export const providerFiles: unknown[] = [
   basecamp,
   bitbucket,
   bitly,
+  blackbaud,
   box,
   braveSearch,
   breezyHr,
@@ -220,6 +241,7 @@ export const providerFiles: unknown[] = [
   clickhouse,
   clickup,
   close,
+  cloudflare,
   coda,
   cohere,
   confluence,
@@ -233,8 +255,11 @@ export const providerFiles: unknown[] = [
   discourse,
   docusign,
   dropbox,
+  dropboxSign,
   elevenlabs,
+  etsy,
   exa,
+  facebook,
   fathom,
   figma,
   firecrawl,
@@ -276,6 +301,7 @@ export const providerFiles: unknown[] = [
   hubspot,
   huggingFace,
   ibmCloud,
+  instagram,
   instantly,
   intercom,
   jira,
@@ -292,6 +318,7 @@ export const providerFiles: unknown[] = [
   mailgun,
   mastodon,
   mattermost,
+  metaAds,
   microsoftExcel,
   microsoftGraph,
   microsoftTeams,
@@ -304,6 +331,7 @@ export const providerFiles: unknown[] = [
   netsuite,
   newRelic,
   notion,
+  okta,
   onedrive,
   openai,
   openrouter,
@@ -318,6 +346,7 @@ export const providerFiles: unknown[] = [
   peopleDataLabs,
   perplexity,
   pinecone,
+  pinterest,
   pipedrive,
   posthog,
   postmark,
@@ -344,8 +373,11 @@ export const providerFiles: unknown[] = [
   shortcut,
   slack,
   smartsheet,
+  smugmug,
   snowflake,
+  spotify,
   square,
+  strava,
   stripe,
   supabase,
   surveymonkey,
@@ -353,17 +385,21 @@ export const providerFiles: unknown[] = [
   tavily,
   telegram,
   ticktick,
+  tiktok,
   timely,
   todoist,
   togglTrack,
   trello,
   twilio,
+  twitch,
   typeform,
   typefully,
   ukgPro,
   vercel,
+  vimeo,
   webex,
   webflow,
+  whatsapp,
   workable,
   workday,
   wrike,
@@ -371,7 +407,11 @@ export const providerFiles: unknown[] = [
   xero,
   youtube,
   zendesk,
+  zohoBooks,
   zohoCrm,
+  zohoDesk,
+  zohoInventory,
+  zohoMail,
   zoom,
   zoominfo,
 ];
