@@ -18,6 +18,7 @@ import attio from "./attio.json" with { type: "json" };
 import auth0 from "./auth0.json" with { type: "json" };
 import bamboohr from "./bamboohr.json" with { type: "json" };
 import basecamp from "./basecamp.json" with { type: "json" };
+import bigcommerce from "./bigcommerce.json" with { type: "json" };
 import bitbucket from "./bitbucket.json" with { type: "json" };
 import bitly from "./bitly.json" with { type: "json" };
 import blackbaud from "./blackbaud.json" with { type: "json" };
@@ -29,6 +30,7 @@ import calCom from "./cal-com.json" with { type: "json" };
 import calendly from "./calendly.json" with { type: "json" };
 import canva from "./canva.json" with { type: "json" };
 import canvasLms from "./canvas-lms.json" with { type: "json" };
+import chargebee from "./chargebee.json" with { type: "json" };
 import circleci from "./circleci.json" with { type: "json" };
 import clickhouse from "./clickhouse.json" with { type: "json" };
 import clickup from "./clickup.json" with { type: "json" };
@@ -40,6 +42,7 @@ import confluence from "./confluence.json" with { type: "json" };
 import contentful from "./contentful.json" with { type: "json" };
 import customerIo from "./customer-io.json" with { type: "json" };
 import datadog from "./datadog.json" with { type: "json" };
+import deel from "./deel.json" with { type: "json" };
 import deepgram from "./deepgram.json" with { type: "json" };
 import dialpad from "./dialpad.json" with { type: "json" };
 import digitalocean from "./digitalocean.json" with { type: "json" };
@@ -60,6 +63,7 @@ import freshbooks from "./freshbooks.json" with { type: "json" };
 import freshdesk from "./freshdesk.json" with { type: "json" };
 import freshservice from "./freshservice.json" with { type: "json" };
 import front from "./front.json" with { type: "json" };
+import ghost from "./ghost.json" with { type: "json" };
 import github from "./github.json" with { type: "json" };
 import gitlab from "./gitlab.json" with { type: "json" };
 import gitlabSelfManaged from "./gitlab-self-managed.json" with { type: "json" };
@@ -154,7 +158,9 @@ import retellAi from "./retell-ai.json" with { type: "json" };
 import rocketlane from "./rocketlane.json" with { type: "json" };
 import sageIntacct from "./sage-intacct.json" with { type: "json" };
 import salesforce from "./salesforce.json" with { type: "json" };
+import sanity from "./sanity.json" with { type: "json" };
 import sapS4hana from "./sap-s4hana.json" with { type: "json" };
+import segment from "./segment.json" with { type: "json" };
 import semrush from "./semrush.json" with { type: "json" };
 import sendgrid from "./sendgrid.json" with { type: "json" };
 import sentry from "./sentry.json" with { type: "json" };
@@ -192,6 +198,7 @@ import vimeo from "./vimeo.json" with { type: "json" };
 import webex from "./webex.json" with { type: "json" };
 import webflow from "./webflow.json" with { type: "json" };
 import whatsapp from "./whatsapp.json" with { type: "json" };
+import woocommerce from "./woocommerce.json" with { type: "json" };
 import workable from "./workable.json" with { type: "json" };
 import workday from "./workday.json" with { type: "json" };
 import wrike from "./wrike.json" with { type: "json" };
@@ -226,6 +233,7 @@ export const providerFiles: unknown[] = [
   auth0,
   bamboohr,
   basecamp,
+  bigcommerce,
   bitbucket,
   bitly,
   blackbaud,
@@ -237,6 +245,7 @@ export const providerFiles: unknown[] = [
   calendly,
   canva,
   canvasLms,
+  chargebee,
   circleci,
   clickhouse,
   clickup,
@@ -248,6 +257,7 @@ export const providerFiles: unknown[] = [
   contentful,
   customerIo,
   datadog,
+  deel,
   deepgram,
   dialpad,
   digitalocean,
@@ -268,6 +278,7 @@ export const providerFiles: unknown[] = [
   freshdesk,
   freshservice,
   front,
+  ghost,
   github,
   gitlab,
   gitlabSelfManaged,
@@ -362,7 +373,9 @@ export const providerFiles: unknown[] = [
   rocketlane,
   sageIntacct,
   salesforce,
+  sanity,
   sapS4hana,
+  segment,
   semrush,
   sendgrid,
   sentry,
@@ -400,6 +413,7 @@ export const providerFiles: unknown[] = [
   webex,
   webflow,
   whatsapp,
+  woocommerce,
   workable,
   workday,
   wrike,
