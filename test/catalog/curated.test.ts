@@ -65,6 +65,20 @@ describe.each(FILE_APPS)("%s, where files go in", (slug) => {
   });
 });
 
+/** The web search and scraping APIs agents call: two tools or more each, read-only ones described. */
+describe.each(["brave-search", "serpapi", "firecrawl"])("%s's curated tools", (slug) => {
+  it("has at least two, each named after its toolkit, described, saying whether it only reads", () => {
+    const toolkit = catalogToolkit(slug);
+    expect(toolkit.tools.length).toBeGreaterThanOrEqual(2);
+    const prefix = slug.replace(/-/g, "").toUpperCase();
+    for (const tool of toolkit.tools) {
+      expect(tool.slug.startsWith(`${prefix}_`), tool.slug).toBe(true);
+      expect(tool.description.length, `${tool.slug}'s description`).toBeGreaterThanOrEqual(40);
+      expect(typeof tool.annotations?.readOnly, `${tool.slug} says whether it only reads`).toBe("boolean");
+    }
+  });
+});
+
 describe("identifiers in paths", () => {
   it('an argument of "." or ".." is refused before anything is sent, since it would climb the path', async () => {
     const tool = catalogToolkit("github").tools.find((t) => t.slug === "GITHUB_GET_ISSUE")!;

@@ -164,7 +164,7 @@ const TABLE: Row[] = [
   { query: "send email", first: ["gmail", "outlook"] },
   { query: "create an issue", first: ["github", "jira", "linear"] },
   { query: "post message", first: ["slack"] },
-  // Asana and Salesforce have upload tools now.
+  // Asana and Salesforce have upload tools now (SALESFORCE_UPLOAD_FILE, ASANA_UPLOAD_ATTACHMENT), as right as Slack's.
   { query: "upload a file", top: ["google-drive", "slack"], within: 4 },
   { query: "list calendar events", first: ["outlook"], top: ["google-calendar"], within: 2 },
   { query: "create a calendar event", first: ["google-calendar", "outlook"] },

@@ -1,7 +1,9 @@
 import type { Tool } from "../../toolkits/define.js";
 import { airtableTools } from "./airtable.js";
 import { asanaTools } from "./asana.js";
+import { braveSearchTools } from "./brave-search.js";
 import { discordTools } from "./discord.js";
+import { firecrawlTools } from "./firecrawl.js";
 import { githubTools } from "./github.js";
 import { gmailTools } from "./gmail.js";
 import { googleCalendarTools } from "./google-calendar.js";
@@ -14,6 +16,7 @@ import { linearTools } from "./linear.js";
 import { notionTools } from "./notion.js";
 import { outlookTools } from "./outlook.js";
 import { salesforceTools } from "./salesforce.js";
+import { serpapiTools } from "./serpapi.js";
 import { slackTools } from "./slack.js";
 import { supabaseTools } from "./supabase.js";
 import { xTools } from "./x.js";
@@ -24,7 +27,9 @@ import { zendeskTools } from "./zendesk.js";
 export const curatedTools: Record<string, Tool[]> = {
   airtable: airtableTools,
   asana: asanaTools,
+  "brave-search": braveSearchTools,
   discord: discordTools,
+  firecrawl: firecrawlTools,
   github: githubTools,
   gmail: gmailTools,
   "google-calendar": googleCalendarTools,
@@ -37,6 +42,7 @@ export const curatedTools: Record<string, Tool[]> = {
   notion: notionTools,
   outlook: outlookTools,
   salesforce: salesforceTools,
+  serpapi: serpapiTools,
   slack: slackTools,
   supabase: supabaseTools,
   x: xTools,

@@ -205,7 +205,10 @@ const deleteRecord = defineTool({
   },
 });
 
-/** Largest file sent as base64 in a JSON body (the guide's limit for it is higher; beyond this a multipart upload is needed). */
+/**
+ * Largest file sent base64-encoded in a JSON body, under the REST API's request size limit (about 37.5 MB of file once
+ * encoded to 50 MB); larger files need the multipart upload, which this tool does not do.
+ */
 const JSON_UPLOAD_MAX = 35 * 1024 * 1024;
 
 const uploadFile = defineTool({

@@ -4,6 +4,7 @@
 // https://developer.zendesk.com/api-reference/ticketing/ticket-management/search/ (GET /search?query=, page and per_page up to 100, next_page, count)
 // https://developer.zendesk.com/api-reference/ticketing/tickets/ticket-attachments/ (POST /uploads?filename=, binary body, { upload: { token } })
 // https://developer.zendesk.com/api-reference/introduction/pagination/ (cursor pagination: page[size], page[after], meta.has_more, meta.after_cursor)
+// https://developer.zendesk.com/documentation/api-basics/pagination/comparing-cursor-pagination-and-offset-pagination/ (cursor pages sort with `sort`)
 // https://developer.zendesk.com/api-reference/ticketing/introduction/ (errors: { error, description, details })
 import { z } from "zod";
 import { invalidArguments } from "../../core/tool-error.js";

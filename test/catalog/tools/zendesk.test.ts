@@ -54,12 +54,14 @@ const routes: Route[] = [
     method: "GET",
     path: /^\/api\/v2\/search\.json$/,
     answer: (request) =>
-      json({
-        results: [{ ...TICKET, result_type: "ticket" }],
-        count: 1234,
-        next_page: request.query.get("page") === "1" ? "https://acme.zendesk.com/api/v2/search.json?page=2" : null,
-        previous_page: null,
-      }),
+      request.query.get("query")?.endsWith("forbidden")
+        ? json({ error: { title: "Forbidden", message: "You do not have access to this page. Please contact the account owner." } }, 403)
+        : json({
+            results: [{ ...TICKET, result_type: "ticket" }],
+            count: 1234,
+            next_page: request.query.get("page") === "1" ? "https://acme.zendesk.com/api/v2/search.json?page=2" : null,
+            previous_page: null,
+          }),
   },
   {
     method: "GET",
@@ -243,5 +245,14 @@ describe("Zendesk tools", () => {
       code: "invalid_arguments",
     });
     expect(zendesk.received.length).toBe(sent);
+  });
+
+  it("a 403 in Zendesk's { error: { title, message } } form is quoted", async () => {
+    const zendesk = await setup();
+    const result = await zendesk.execute("ZENDESK_SEARCH_TICKETS", { query: "forbidden" });
+    expect(result).toMatchObject({ successful: false, upstreamStatus: 403 });
+    expect(result.error).toMatch(
+      /^Zendesk answered 403: Forbidden: You do not have access to this page\. Please contact the account owner\. The Zendesk connection lacks/,
+    );
   });
 });
