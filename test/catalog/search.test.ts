@@ -38,7 +38,8 @@ const TABLE: Row[] = [
   { query: "microsoft", top: ["outlook", "onedrive", "microsoft-teams", "microsoft-graph", "microsoft-excel", "sharepoint"], within: 7 },
   { query: "twitter", first: ["x"] },
   { query: "tweet", first: ["x"] },
-  { query: "zoho", first: ["zoho-crm"] },
+  // Zoho Books, Desk, Inventory and Mail answer to "zoho" as much as Zoho CRM.
+  { query: "zoho", top: ["zoho-crm", "zoho-books", "zoho-desk", "zoho-inventory", "zoho-mail"], within: 5 },
   { query: "monday.com", first: ["monday"] },
   { query: "chatgpt", first: ["openai"] },
   { query: "todo", top: ["todoist", "asana"], within: 2 },
@@ -60,6 +61,15 @@ const TABLE: Row[] = [
   { query: "fireflies", first: ["fireflies"] },
   { query: "posthog", first: ["posthog"] },
   { query: "jira server", first: ["jira-data-center"] },
+  { query: "ig", first: ["instagram"] },
+  { query: "insta", first: ["instagram"] },
+  { query: "whatsapp", first: ["whatsapp"] },
+  { query: "fb", first: ["facebook"] },
+  { query: "facebook ads", first: ["meta-ads"] },
+  { query: "tiktok", first: ["tiktok"] },
+  { query: "hellosign", first: ["dropbox-sign"] },
+  { query: "zoho mail", first: ["zoho-mail"] },
+  { query: "raisers edge", first: ["blackbaud"] },
   // Categories, singular or plural.
   { query: "email", first: ["gmail", "outlook"] },
   // Affinity, Close and Kommo are CRMs as much as Attio.
@@ -76,7 +86,8 @@ const TABLE: Row[] = [
   { query: "invoices", top: ["stripe", "quickbooks", "xero"], within: 7 },
   // Pennylane is accounting software as much as Xero.
   { query: "accounting", first: ["quickbooks"], top: ["xero"], within: 3 },
-  { query: "ecommerce", first: ["shopify"], top: ["stripe"], within: 3 },
+  // BigCommerce, WooCommerce and Etsy sell online as much as Shopify.
+  { query: "ecommerce", top: ["shopify", "bigcommerce", "woocommerce", "etsy", "stripe"], within: 5 },
   { query: "forms", first: ["typeform"] },
   { query: "incident", first: ["pagerduty"] },
   { query: "scheduling", first: ["calendly"] },
@@ -88,10 +99,11 @@ const TABLE: Row[] = [
   { query: "git", top: ["github", "gitlab", "bitbucket"], within: 4 }, // gitlab-self-managed is the fourth git host
   // YouTube is the video site; Zoom still leads the video-call apps.
   { query: "video", first: ["youtube"], top: ["zoom"], within: 3 },
-  // Mastodon is as social as Reddit, and Typefully posts to X and LinkedIn.
-  { query: "social", top: ["x", "linkedin", "reddit", "mastodon"], within: 5 },
-  // Klaviyo and ActiveCampaign are marketing platforms as much as Mailchimp.
-  { query: "marketing", top: ["mailchimp", "hubspot", "klaviyo", "activecampaign"], within: 6 },
+  // Facebook, Instagram, TikTok, Pinterest and Mastodon are as social as Reddit, and Typefully posts
+  // to X and LinkedIn; equals go by name, and "X (Twitter)" sorts last among them.
+  { query: "social", top: ["x", "linkedin", "reddit", "facebook", "instagram", "tiktok", "mastodon"], within: 10 },
+  // Klaviyo, ActiveCampaign and Meta Ads are marketing platforms as much as Mailchimp.
+  { query: "marketing", top: ["mailchimp", "hubspot", "klaviyo", "activecampaign", "meta-ads"], within: 7 },
   { query: "knowledge base", top: ["confluence"], within: 3 },
   // Wrike, Basecamp, Smartsheet and Rocketlane manage projects as much as Trello.
   { query: "project management", top: ["asana", "clickup", "monday", "trello"], within: 12 },
@@ -107,14 +119,14 @@ const TABLE: Row[] = [
   { query: "applicant tracking", top: ["greenhouse", "lever", "ashby", "workable", "breezy-hr"], within: 5 },
   { query: "hr", top: ["bamboohr", "hibob", "workday", "gusto"], within: 6 },
   { query: "hris", top: ["bamboohr", "hibob", "workday"], within: 3 },
-  { query: "payroll", top: ["gusto", "ukg-pro", "workday"], within: 3 },
+  { query: "payroll", top: ["gusto", "ukg-pro", "workday", "deel"], within: 4 },
   { query: "seo", first: ["ahrefs", "semrush"] },
-  { query: "ads", first: ["google-ads"] },
-  { query: "advertising", top: ["google-ads"], within: 2 },
+  { query: "ads", first: ["google-ads", "meta-ads"] },
+  { query: "advertising", top: ["google-ads", "meta-ads"], within: 3 },
   { query: "maps", first: ["google-maps"] },
   { query: "geocoding", first: ["google-maps"] },
-  { query: "cms", top: ["contentful", "webflow"], within: 2 },
-  { query: "headless cms", first: ["contentful"] },
+  { query: "cms", top: ["contentful", "webflow", "sanity", "ghost"], within: 4 },
+  { query: "headless cms", top: ["contentful", "sanity"], within: 2 },
   { query: "vector database", first: ["pinecone"] },
   { query: "speech to text", top: ["deepgram", "assemblyai"], within: 2 },
   { query: "transcription", top: ["deepgram", "assemblyai"], within: 2 },
@@ -123,19 +135,19 @@ const TABLE: Row[] = [
   { query: "web analytics", first: ["google-analytics"] },
   { query: "erp", top: ["netsuite", "sap-s4hana", "sage-intacct"], within: 3 },
   { query: "lms", first: ["canvas-lms"] },
-  { query: "newsletter", top: ["mailchimp", "brevo"], within: 2 },
+  { query: "newsletter", top: ["mailchimp", "brevo", "ghost"], within: 3 },
   { query: "email marketing", top: ["mailchimp", "klaviyo", "activecampaign", "brevo"], within: 4 },
   { query: "time tracking", top: ["toggl-track", "harvest", "timely"], within: 4 },
   { query: "surveys", first: ["surveymonkey", "typeform"] },
   { query: "meeting notes", top: ["granola", "fireflies", "fathom"], within: 3 },
   { query: "web scraping", first: ["firecrawl"] },
-  { query: "e-signature", top: ["docusign", "pandadoc"], within: 2 },
+  { query: "e-signature", top: ["docusign", "pandadoc", "dropbox-sign"], within: 3 },
   { query: "continuous integration", first: ["circleci"] },
   { query: "hosting", top: ["vercel", "netlify", "heroku"], within: 4 },
   { query: "postgres", top: ["supabase", "neon"], within: 2 },
   { query: "itsm", top: ["servicenow", "freshservice"], within: 2 },
   { query: "business intelligence", top: ["tableau", "power-bi"], within: 3 },
-  { query: "identity", first: ["auth0"] },
+  { query: "identity", top: ["auth0", "okta"], within: 2 },
   { query: "url shortener", first: ["bitly"] },
   { query: "bookmarks", first: ["linkhut"] },
   { query: "hotel", first: ["apaleo"] },
@@ -146,6 +158,22 @@ const TABLE: Row[] = [
   { query: "embeddings", top: ["openai", "cohere"], within: 3 },
   { query: "kanban", first: ["trello"] },
   { query: "on call schedules", top: ["pagerduty", "opsgenie"], within: 2 },
+  { query: "music", first: ["spotify"] },
+  { query: "running", first: ["strava"] },
+  { query: "photos", first: ["smugmug"] },
+  { query: "fundraising", first: ["blackbaud"] },
+  { query: "live streaming", first: ["twitch"] },
+  { query: "video hosting", top: ["vimeo", "youtube"], within: 2 },
+  { query: "sso", first: ["okta"] },
+  { query: "cdn", first: ["cloudflare"] },
+  { query: "dns", first: ["cloudflare"] },
+  { query: "online store", top: ["shopify", "bigcommerce", "woocommerce"], within: 3 },
+  { query: "subscription billing", first: ["chargebee"], top: ["stripe"], within: 2 },
+  { query: "employer of record", first: ["deel"] },
+  { query: "customer data platform", first: ["segment"] },
+  { query: "blog", first: ["ghost"] },
+  { query: "presentations", first: ["google-slides"] },
+  { query: "inventory", first: ["zoho-inventory"] },
   // Several words.
   { query: "pull requests", top: ["github", "bitbucket"], within: 3 },
   { query: "video meetings", first: ["zoom"] },
@@ -157,8 +185,8 @@ const TABLE: Row[] = [
   { query: "file storage", top: ["google-drive", "dropbox", "box", "onedrive"], within: 6 },
   // Opsgenie is Atlassian's on-call pager, as right as PagerDuty.
   { query: "on-call", top: ["pagerduty", "opsgenie"], within: 2 },
-  // Help Scout, Freshdesk and Gorgias are help desks as much as Intercom.
-  { query: "help desk", top: ["zendesk", "intercom"], within: 5 },
+  // Help Scout, Freshdesk, Gorgias and Zoho Desk are help desks as much as Intercom.
+  { query: "help desk", top: ["zendesk", "intercom"], within: 6 },
   // What an agent asks for: toolkits with a tool that does it come first (the agents guide's search).
   { query: "send an email", first: ["gmail", "outlook"] },
   { query: "send email", first: ["gmail", "outlook"] },
@@ -185,6 +213,11 @@ const TABLE: Row[] = [
   { query: "comment on a pull request", first: ["github"] },
   { query: "react to a message", first: ["discord"] },
   { query: "create a deal", first: ["hubspot"] },
+  { query: "search the web", top: ["brave-search", "firecrawl", "serpapi"], within: 3 },
+  { query: "scrape a website", first: ["firecrawl"] },
+  { query: "search news", top: ["brave-search", "serpapi"], within: 2 },
+  { query: "crawl a site", first: ["firecrawl"] },
+  { query: "send a whatsapp message", first: ["whatsapp"] },
 ];
 
 /**
@@ -195,6 +228,9 @@ const TABLE: Row[] = [
  */
 const SCORING: Row[] = [
   { query: "ai", first: ["openai"] },
+  { query: "zoho", first: ["zoho-crm"] },
+  { query: "ecommerce", first: ["shopify"] },
+  { query: "social", top: ["x", "facebook", "instagram", "linkedin"], within: 5 },
   { query: "google", top: ["gmail", "google-calendar", "google-drive", "google-sheets", "google-docs"], within: 5 },
   { query: "crm", top: ["hubspot", "salesforce", "pipedrive", "attio", "zoho-crm"], within: 5 },
   { query: "project management", top: ["asana", "clickup", "monday", "trello", "jira"], within: 6 },
@@ -264,6 +300,14 @@ const TOOL_TABLE: ToolRow[] = [
   { query: "list supabase tables", tools: ["SUPABASE_LIST_TABLES"] },
   { query: "add a page to notion", tools: ["NOTION_CREATE_PAGE"] },
   { query: "create a playlist", tools: ["YOUTUBE_CREATE_PLAYLIST"] },
+  { query: "search the web", tools: ["BRAVESEARCH_SEARCH_WEB", "FIRECRAWL_SEARCH", "SERPAPI_SEARCH_WEB"] },
+  { query: "web search", tools: ["BRAVESEARCH_SEARCH_WEB", "FIRECRAWL_SEARCH", "SERPAPI_SEARCH_WEB"] },
+  { query: "google search results", tools: ["SERPAPI_SEARCH_WEB"] },
+  { query: "search recent news", tools: ["BRAVESEARCH_SEARCH_NEWS", "SERPAPI_SEARCH_NEWS"] },
+  { query: "scrape a website", tools: ["FIRECRAWL_SCRAPE_URL"] },
+  { query: "get a web page as markdown", tools: ["FIRECRAWL_SCRAPE_URL"] },
+  { query: "crawl a site", tools: ["FIRECRAWL_START_CRAWL"] },
+  { query: "list the urls of a website", tools: ["FIRECRAWL_MAP_SITE"] },
 ];
 
 /**
