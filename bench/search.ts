@@ -4,11 +4,13 @@
  * and a search over every curated tool of the catalog (`rank` over the tools, each with its
  * toolkit's name, aliases and categories, as test/catalog/search.test.ts searches them). Each
  * query of a mixed set (names, categories, what an agent asks) runs `BENCH_SEARCH_ROUNDS` times
- * after a warm-up; it prints the median, p99 and maximum per search, in milliseconds. A report,
- * not a test: exits 0.
+ * after a warm-up; it prints the median, p99 and maximum per search, in milliseconds of wall time,
+ * and the mean CPU time per search (the process's user and system time over all of them), which a
+ * busy machine inflates less. A report, not a test: exits 0.
  *
  * Environment: BENCH_SEARCH_ROUNDS (runs of each query, 100).
  */
+import { loadavg } from "node:os";
 import { catalogToolkit, providers } from "../src/catalog/index.js";
 import { rank, searchToolkits } from "../src/toolkits/search.js";
 import { median, positive, printTable, report } from "./report.js";
@@ -50,10 +52,14 @@ function quantile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
 }
 
-/** Milliseconds per call of `search` over every query, `ROUNDS` times each, after one warm-up round. */
-function measure(search: (query: string) => unknown): number[] {
+/**
+ * Milliseconds per call of `search` over every query, `ROUNDS` times each, after one warm-up
+ * round, sorted; and the mean CPU milliseconds per call.
+ */
+function measure(search: (query: string) => unknown): { times: number[]; cpuMs: number } {
   for (const query of QUERIES) search(query);
   const times: number[] = [];
+  const cpu = process.cpuUsage();
   for (let round = 0; round < ROUNDS; round++) {
     for (const query of QUERIES) {
       const started = performance.now();
@@ -61,7 +67,8 @@ function measure(search: (query: string) => unknown): number[] {
       times.push(performance.now() - started);
     }
   }
-  return times.sort((a, b) => a - b);
+  const used = process.cpuUsage(cpu);
+  return { times: times.sort((a, b) => a - b), cpuMs: (used.user + used.system) / 1000 / times.length };
 }
 
 async function main(): Promise<void> {
@@ -76,12 +83,12 @@ async function main(): Promise<void> {
       categories: toolkit.categories,
     }));
 
-  const rows = [["search", "items", "queries", "median ms", "p99 ms", "max ms"]];
+  const rows = [["search", "items", "searches", "median ms", "p99 ms", "max ms", "cpu ms (mean)"]];
   for (const [name, items, search] of [
     ["toolkits (searchToolkits)", toolkits.length, (query: string) => searchToolkits(toolkits, query)],
     ["curated tools (rank)", tools.length, searchTools],
   ] as const) {
-    const times = measure(search);
+    const { times, cpuMs } = measure(search);
     rows.push([
       name,
       String(items),
@@ -89,9 +96,11 @@ async function main(): Promise<void> {
       median(times).toFixed(3),
       quantile(times, 0.99).toFixed(3),
       times.at(-1)!.toFixed(3),
+      cpuMs.toFixed(3),
     ]);
   }
-  console.log(`Search over the catalog: ${QUERIES.length} queries, ${ROUNDS} rounds each, node ${process.version}\n`);
+  const load = loadavg()[0]!.toFixed(1);
+  console.log(`Search over the catalog: ${QUERIES.length} queries, ${ROUNDS} rounds each, node ${process.version}, load average ${load}\n`);
   printTable(rows, 1);
 }
 
