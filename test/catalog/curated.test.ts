@@ -5,9 +5,28 @@ import type { ToolContext } from "../../src/toolkits/define.js";
 
 /** The ten apps agents use most each have curated tools a model can act on. */
 
-const APPS = ["github", "slack", "gmail", "google-calendar", "google-drive", "notion", "linear", "jira", "hubspot", "outlook"];
-/** The next apps, with curated tools of their own. */
-APPS.push("zendesk", "salesforce", "discord", "x", "supabase");
+const APPS = [
+  "github",
+  "slack",
+  "gmail",
+  "google-calendar",
+  "google-drive",
+  "notion",
+  "linear",
+  "jira",
+  "hubspot",
+  "outlook",
+  "google-sheets",
+  "google-docs",
+  "youtube",
+  "airtable",
+  "asana",
+  "zendesk",
+  "salesforce",
+  "discord",
+  "x",
+  "supabase",
+];
 /** Lists the provider's API returns whole, without pages: their tools take no cursor. */
 const UNPAGED = new Set([
   "GMAIL_LIST_LABELS", // users.labels.list answers every label at once
@@ -19,9 +38,14 @@ const UNPAGED = new Set([
   "SUPABASE_LIST_EDGE_FUNCTIONS", // and every function of a project
   "SALESFORCE_SEARCH_RECORDS", // SOSL answers once, up to its LIMIT, with no next page
 ]);
+/** Reads that are not named as lists but page a long answer, and so take a cursor too. */
+const PAGED_READS = new Set([
+  "GOOGLEDOCS_GET_DOCUMENT", // a document's paragraphs; the Docs API lists no documents (Drive's search does)
+]);
 /** Apps where files go in or out, and so a tool takes or gives a staged file. */
-const FILE_APPS = ["slack", "gmail", "google-drive", "outlook"];
-FILE_APPS.push("zendesk", "salesforce", "discord", "x");
+const FILE_APPS = ["slack", "gmail", "google-drive", "outlook", "youtube", "airtable", "asana", "zendesk", "salesforce", "discord", "x"];
+/** The web search APIs agents call most: two tools or more each, all reads. */
+const SEARCH_APPS = ["perplexity", "tavily", "exa"];
 
 describe.each(APPS)("%s's curated tools", (slug) => {
   const toolkit = catalogToolkit(slug, { clientId: "id" });
@@ -46,7 +70,9 @@ describe.each(APPS)("%s's curated tools", (slug) => {
   });
 
   it("pages its lists: a tool that lists or searches takes a cursor or page token", () => {
-    const lists = toolkit.tools.filter((t) => /_(LIST|SEARCH|QUERY|HISTORY)/.test(t.slug) && !UNPAGED.has(t.slug));
+    const lists = toolkit.tools.filter(
+      (t) => (/_(LIST|SEARCH|QUERY|HISTORY)/.test(t.slug) || PAGED_READS.has(t.slug)) && !UNPAGED.has(t.slug),
+    );
     expect(lists.length).toBeGreaterThan(0);
     for (const tool of lists) {
       const names = Object.keys((tool.inputParameters.properties ?? {}) as object);
@@ -54,6 +80,21 @@ describe.each(APPS)("%s's curated tools", (slug) => {
         names.some((n) => /cursor|page/i.test(n)),
         `${tool.slug} takes a cursor (it has ${names.join(", ")})`,
       ).toBe(true);
+    }
+  });
+});
+
+describe.each(SEARCH_APPS)("%s's curated search tools", (slug) => {
+  const toolkit = catalogToolkit(slug);
+
+  it("has two or more, described, read-only and open-world, named after the toolkit", () => {
+    expect(toolkit.tools.length).toBeGreaterThanOrEqual(2);
+    for (const tool of toolkit.tools) {
+      expect(tool.slug.startsWith(`${slug.toUpperCase()}_`), tool.slug).toBe(true);
+      expect(tool.description.length, `${tool.slug}'s description`).toBeGreaterThanOrEqual(40);
+      expect(tool.annotations, tool.slug).toMatchObject({ readOnly: true, openWorld: true });
+      const properties = (tool.inputParameters.properties ?? {}) as Record<string, { description?: string }>;
+      for (const [name, schema] of Object.entries(properties)) expect(schema.description, `${tool.slug}.${name}`).toBeTruthy();
     }
   });
 });

@@ -178,7 +178,7 @@ const TABLE: Row[] = [
   { query: "pull requests", top: ["github", "bitbucket"], within: 3 },
   { query: "video meetings", first: ["zoom"] },
   { query: "send sms", first: ["twilio"] },
-  { query: "web search", first: ["brave-search"] },
+  { query: "web search", top: ["brave-search", "exa", "perplexity", "tavily"], within: 4 },
   { query: "sign documents", first: ["docusign"] },
   // Postmark and Brevo send transactional email as much as Resend.
   { query: "transactional email", top: ["sendgrid", "resend", "postmark"], within: 4 },

@@ -335,7 +335,7 @@ const addComment = defineTool({
 });
 
 const uploadAttachment = defineTool({
-  slug: "ASANA_UPLOAD_ATTACHMENT",
+  slug: "ASANA_ATTACH_FILE",
   name: "Attach file to task",
   description:
     "Attaches a staged file (POST /upload first, at most 100 MB) to a task. Returns the attachment's gid, name and url in Asana.",

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { defineTool, type Tool, type ToolContext } from "../../toolkits/define.js";
 import { type ProviderErrors, requestJson, segment } from "../../toolkits/provider-requests.js";
-import { cursorArgument, pageSize } from "./arguments.js";
+import { cursorArgument, numericCursor, pageSize } from "./arguments.js";
 
 const DOCS: ProviderErrors = {
   name: "Google Docs",
@@ -106,14 +106,14 @@ const getDocument = defineTool({
   description:
     "Reads a document's text as paragraphs, a page at a time: each with its style (NORMAL_TEXT, TITLE, HEADING_1...), whether it sits " +
     "in a table, its text and its startIndex and endIndex, the positions the editing tools take. Returns the title, revisionId, url, " +
-    "`paragraphs` and `nextCursor` (null at the end). To find documents, search Drive for mimeType `application/vnd.google-apps.document`.",
+    "`paragraphs` and `nextCursor` (null at the end); a document with tabs is read from its first tab. To find documents, search Drive for mimeType `application/vnd.google-apps.document`.",
   input: z.object({ documentId, limit: pageSize(1000, 200), cursor: cursorArgument }),
   annotations: { readOnly: true, idempotent: true },
   scopes: SCOPES,
   async run(args, ctx) {
     const document = await requestJson<Document>(ctx, DOCS, `/documents/${segment(args.documentId)}`);
     const paragraphs = paragraphsOf(document.body?.content);
-    const start = args.cursor !== undefined && /^\d+$/.test(args.cursor) ? Number(args.cursor) : 0;
+    const start = numericCursor(args.cursor, 0);
     const end = start + args.limit;
     return {
       documentId: document.documentId,

@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { defineTool, type Tool } from "../../toolkits/define.js";
 import { type ProviderErrors, requestJson, segment } from "../../toolkits/provider-requests.js";
-import { cursorArgument, pageSize } from "./arguments.js";
+import { cursorArgument, numericCursor, pageSize } from "./arguments.js";
 
 const SHEETS: ProviderErrors = {
   name: "Google Sheets",
@@ -166,7 +166,7 @@ const listRows = defineTool({
   annotations: { readOnly: true, idempotent: true },
   scopes: SCOPES,
   async run(args, ctx) {
-    const first = args.cursor !== undefined && /^\d+$/.test(args.cursor) ? Number(args.cursor) : args.headerRow ? 2 : 1;
+    const first = numericCursor(args.cursor, args.headerRow ? 2 : 1);
     const last = first + args.limit - 1;
     const sheet = quoteSheet(args.sheet);
     const column = args.lastColumn.toUpperCase();

@@ -3,6 +3,7 @@ import { airtableTools } from "./airtable.js";
 import { asanaTools } from "./asana.js";
 import { braveSearchTools } from "./brave-search.js";
 import { discordTools } from "./discord.js";
+import { exaTools } from "./exa.js";
 import { firecrawlTools } from "./firecrawl.js";
 import { githubTools } from "./github.js";
 import { gmailTools } from "./gmail.js";
@@ -15,10 +16,12 @@ import { jiraTools } from "./jira.js";
 import { linearTools } from "./linear.js";
 import { notionTools } from "./notion.js";
 import { outlookTools } from "./outlook.js";
+import { perplexityTools } from "./perplexity.js";
 import { salesforceTools } from "./salesforce.js";
 import { serpapiTools } from "./serpapi.js";
 import { slackTools } from "./slack.js";
 import { supabaseTools } from "./supabase.js";
+import { tavilyTools } from "./tavily.js";
 import { xTools } from "./x.js";
 import { youtubeTools } from "./youtube.js";
 import { zendeskTools } from "./zendesk.js";
@@ -29,6 +32,7 @@ export const curatedTools: Record<string, Tool[]> = {
   asana: asanaTools,
   "brave-search": braveSearchTools,
   discord: discordTools,
+  exa: exaTools,
   firecrawl: firecrawlTools,
   github: githubTools,
   gmail: gmailTools,
@@ -41,10 +45,12 @@ export const curatedTools: Record<string, Tool[]> = {
   linear: linearTools,
   notion: notionTools,
   outlook: outlookTools,
+  perplexity: perplexityTools,
   salesforce: salesforceTools,
   serpapi: serpapiTools,
   slack: slackTools,
   supabase: supabaseTools,
+  tavily: tavilyTools,
   x: xTools,
   youtube: youtubeTools,
   zendesk: zendeskTools,

@@ -231,7 +231,7 @@ describe("comments and attachments", () => {
     expect(result.data).toEqual({ gid: "43", author: "Ada", createdAt: "2024-04-03T00:00:00.000Z", text: "Done" });
   });
 
-  it("ASANA_UPLOAD_ATTACHMENT streams the staged file as multipart with its parent", async () => {
+  it("ASANA_ATTACH_FILE streams the staged file as multipart with its parent", async () => {
     const key = await t.upload(new Blob(["meeting notes\n"]), "text/plain", "notes.txt");
     t.api.answer(() =>
       reply({
@@ -246,7 +246,7 @@ describe("comments and attachments", () => {
         },
       }),
     );
-    const result = await t.execute("ASANA_UPLOAD_ATTACHMENT", { task: "3001", file: key });
+    const result = await t.execute("ASANA_ATTACH_FILE", { task: "3001", file: key });
     expect(result.successful, result.error ?? "").toBe(true);
     const [request] = t.api.sent;
     expect(request!.method).toBe("POST");

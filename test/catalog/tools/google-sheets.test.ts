@@ -142,6 +142,13 @@ describe("values", () => {
     expect(second.data.nextCursor).toBeNull();
   });
 
+  it("GOOGLESHEETS_LIST_ROWS refuses a cursor it did not give", async () => {
+    t.api.answer(() => reply({}));
+    const result = await t.execute("GOOGLESHEETS_LIST_ROWS", { spreadsheetId: ID, sheet: "Sheet1", cursor: "A5" });
+    expect(result).toMatchObject({ successful: false, code: "invalid_arguments" });
+    expect(t.api.sent).toHaveLength(0);
+  });
+
   it("GOOGLESHEETS_UPDATE_VALUES puts the rows into the range", async () => {
     t.api.answer(() => reply({ spreadsheetId: ID, updatedRange: "Sheet1!B2:C3", updatedRows: 2, updatedColumns: 2, updatedCells: 4 }));
     const result = await t.execute("GOOGLESHEETS_UPDATE_VALUES", {
