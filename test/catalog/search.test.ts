@@ -178,7 +178,8 @@ const TABLE: Row[] = [
   { query: "pull requests", top: ["github", "bitbucket"], within: 3 },
   { query: "video meetings", first: ["zoom"] },
   { query: "send sms", first: ["twilio"] },
-  { query: "web search", top: ["brave-search", "exa", "perplexity", "tavily"], within: 4 },
+  // Six web search APIs, each with a web search tool: all as right.
+  { query: "web search", top: ["brave-search", "exa", "perplexity", "tavily", "firecrawl", "serpapi"], within: 6 },
   { query: "sign documents", first: ["docusign"] },
   // Postmark and Brevo send transactional email as much as Resend.
   { query: "transactional email", top: ["sendgrid", "resend", "postmark"], within: 4 },
@@ -213,10 +214,11 @@ const TABLE: Row[] = [
   { query: "comment on a pull request", first: ["github"] },
   { query: "react to a message", first: ["discord"] },
   { query: "create a deal", first: ["hubspot"] },
-  { query: "search the web", top: ["brave-search", "firecrawl", "serpapi"], within: 3 },
+  { query: "search the web", top: ["brave-search", "exa", "perplexity", "tavily", "firecrawl", "serpapi"], within: 6 },
   { query: "scrape a website", first: ["firecrawl"] },
   { query: "search news", top: ["brave-search", "serpapi"], within: 2 },
-  { query: "crawl a site", first: ["firecrawl"] },
+  { query: "crawl a site", top: ["firecrawl", "tavily"], within: 2 },
+  { query: "answer a question from the web", top: ["perplexity", "exa"], within: 2 },
   { query: "send a whatsapp message", first: ["whatsapp"] },
   { query: "send a message", top: ["slack", "discord"], within: 2 },
   { query: "send a slack message", first: ["slack"] },
@@ -283,6 +285,16 @@ interface ToolRow {
   tools: string[];
 }
 
+/** The web search tools of the six web search APIs. */
+const WEB_SEARCH = [
+  "BRAVESEARCH_SEARCH_WEB",
+  "EXA_SEARCH_WEB",
+  "FIRECRAWL_SEARCH",
+  "PERPLEXITY_SEARCH_WEB",
+  "SERPAPI_SEARCH_WEB",
+  "TAVILY_SEARCH_WEB",
+];
+
 /** What an agent asks for, and the curated tools that do it. */
 const TOOL_TABLE: ToolRow[] = [
   { query: "send an email", tools: ["GMAIL_SEND_EMAIL", "OUTLOOK_SEND_MAIL"] },
@@ -329,14 +341,17 @@ const TOOL_TABLE: ToolRow[] = [
   { query: "list supabase tables", tools: ["SUPABASE_LIST_TABLES"] },
   { query: "add a page to notion", tools: ["NOTION_CREATE_PAGE"] },
   { query: "create a playlist", tools: ["YOUTUBE_CREATE_PLAYLIST"] },
-  { query: "search the web", tools: ["BRAVESEARCH_SEARCH_WEB", "FIRECRAWL_SEARCH", "SERPAPI_SEARCH_WEB"] },
-  { query: "web search", tools: ["BRAVESEARCH_SEARCH_WEB", "FIRECRAWL_SEARCH", "SERPAPI_SEARCH_WEB"] },
+  { query: "search the web", tools: WEB_SEARCH },
+  { query: "web search", tools: WEB_SEARCH },
+  { query: "answer a question from the web", tools: ["PERPLEXITY_ANSWER_QUESTION", "EXA_ANSWER_QUESTION"] },
+  { query: "extract page content", tools: ["TAVILY_EXTRACT_PAGES", "EXA_GET_CONTENTS", "FIRECRAWL_SCRAPE_URL"] },
+  { query: "find similar pages", tools: ["EXA_FIND_SIMILAR"] },
   { query: "google search results", tools: ["SERPAPI_SEARCH_WEB"] },
   { query: "search recent news", tools: ["BRAVESEARCH_SEARCH_NEWS", "SERPAPI_SEARCH_NEWS"] },
   { query: "scrape a website", tools: ["FIRECRAWL_SCRAPE_URL"] },
   { query: "get a web page as markdown", tools: ["FIRECRAWL_SCRAPE_URL"] },
-  { query: "crawl a site", tools: ["FIRECRAWL_START_CRAWL"] },
-  { query: "list the urls of a website", tools: ["FIRECRAWL_MAP_SITE"] },
+  { query: "crawl a site", tools: ["FIRECRAWL_START_CRAWL", "TAVILY_CRAWL_SITE"] },
+  { query: "list the urls of a website", tools: ["FIRECRAWL_MAP_SITE", "TAVILY_MAP_SITE"] },
 ];
 
 /**
