@@ -403,7 +403,7 @@ function searchTools(query: string): string[] {
 
 describe("catalog search", () => {
   it("searches every catalog provider", () => {
-    const named = new Set(TABLE.flatMap((row) => [...(row.first ?? []), ...(row.top ?? [])]));
+    const named = new Set([...TABLE, ...SCORING].flatMap((row) => [...(row.first ?? []), ...(row.top ?? [])]));
     expect([...named].filter((slug) => !providers.some((provider) => provider.slug === slug))).toEqual([]);
     expect(TABLE.length).toBeGreaterThanOrEqual(110);
   });
