@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { AuthScheme, ClientCredentialsScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { isGrantType } from "../credentials/grant-schemes.js";
 import { configureValues } from "../credentials/placements.js";
-import { defineToolkit, type Toolkit } from "../toolkits/define.js";
+import { defineToolkit, oauthEndpointUnderOrigin, type Toolkit } from "../toolkits/define.js";
 import { type JsonToolkitOptions, parseToolkitFile } from "../toolkits/json.js";
 import { catalogIconRef } from "./icons.js";
 import { markCatalogMade } from "./made.js";
@@ -123,6 +123,21 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
       ...(options.userInfoUrl ? { userInfoUrl: options.userInfoUrl } : {}),
       ...(options.pkce !== undefined ? { pkce: options.pkce } : {}),
     };
+    if (oauthEndpointUnderOrigin(scheme)) {
+      // Its endpoints are on the server each connection names: a public client only (see defineToolkit).
+      const variables = clientVariables(provider.clientOf ?? provider.slug);
+      const { clientSecret: _secret, ...publicClient } = scheme;
+      if (!options.clientId) {
+        publicClient.unconfigured =
+          `${provider.name}'s OAuth mode is not configured on this server: its operator must set ${variables.id} (the id of a ` +
+          "public OAuth application, without a secret, registered on the instance), then restart it.";
+      } else if (options.clientSecret !== undefined) {
+        publicClient.unconfigured =
+          `${provider.name}'s OAuth mode takes a public client: its operator must unset ${variables.secret}, since the secret ` +
+          "would go to whatever server a connection names, and register the application on the instance as non-confidential.";
+      }
+      return publicClient;
+    }
     if (!options.clientId) {
       const variables = clientVariables(provider.clientOf ?? provider.slug);
       scheme.unconfigured =

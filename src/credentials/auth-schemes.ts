@@ -121,6 +121,11 @@ export interface OAuth2Scheme extends SchemeCommon {
   tokenParams?: Record<string, string>;
   /** Extra parameters of a refresh. */
   refreshParams?: Record<string, string>;
+  /**
+   * Sends the handler's `redirect_uri` (the one the authorization used) in each refresh request
+   * too, for servers whose refresh asks for it (Gusto, Kommo). Default false, as RFC 6749 6 has it.
+   */
+  refreshRedirectUri?: boolean;
   /** Where refreshes go when not to `tokenUrl`. */
   refreshUrl?: string;
   /** Joins `scopes` in the authorization request (default a space; Slack, Linear, Zoom use a comma). */

@@ -119,6 +119,8 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
   } catch (error) {
     if (error instanceof oauth.ResponseBodyError)
       throw new CallbackError(`The provider refused the code exchange (${errorCode(error.error)}). Start the connection again.`);
+    // The connection's origin now resolves to a non-public address: say so, as the proxy would.
+    if (error instanceof ToolsError && error.code === "upstream_unreachable") throw new CallbackError(error.message);
     throw new CallbackError("The code could not be exchanged for a token at the provider. Start the connection again.");
   }
 

@@ -7,6 +7,7 @@ import type { ConnectionRecord } from "../store/types.js";
 import { oauthMode, type Toolkit } from "../toolkits/define.js";
 import { randomId } from "../util/encoding.js";
 import { oauthClient } from "./client.js";
+import { redirectUri } from "./start.js";
 
 /** An access token this close to expiry is refreshed before use, at most (see `refreshMargin`). */
 export const REFRESH_MARGIN_MS = 60_000;
@@ -144,6 +145,11 @@ export function renewalTimeout(ctx: HandlerContext): AbortSignal {
   return AbortSignal.timeout(Math.min(REFRESH_REQUEST_MS, Math.floor(ctx.refreshLeaseMs * 0.75)));
 }
 
+/** The refresh request's extra parameters: the scheme's own, and the redirect URI where the provider asks for it. */
+function refreshParams(ctx: HandlerContext, scheme: OAuth2Scheme): Record<string, string> | undefined {
+  return scheme.refreshRedirectUri ? { ...scheme.refreshParams, redirect_uri: redirectUri(ctx) } : scheme.refreshParams;
+}
+
 /** Calls the token endpoint and saves the new tokens before anyone uses them. */
 async function refreshNow(
   ctx: HandlerContext,
@@ -163,7 +169,7 @@ async function refreshNow(
       client,
       clientAuth,
       credential.refreshToken,
-      tokenOptions({ raw: null }, scheme.refreshParams, renewalTimeout(ctx)),
+      tokenOptions({ raw: null }, refreshParams(ctx, scheme), renewalTimeout(ctx)),
     );
     tokens = await oauth.processRefreshTokenResponse(as, client, response);
   } catch (error) {

@@ -338,6 +338,13 @@ function assertHostPlaceholders(slug: string, inputs: ConnectionInput[], baseUrl
   }
 }
 
+/** Whether an OAuth 2 mode sends any request to an origin a connection names (`{instance}/oauth/token`). */
+export function oauthEndpointUnderOrigin(mode: OAuth2Scheme): boolean {
+  return [mode.authorizationUrl, mode.tokenUrl, mode.refreshUrl, mode.revocationUrl, mode.userInfoUrl].some(
+    (url) => url !== undefined && ORIGIN_PLACEHOLDER.test(url),
+  );
+}
+
 /** Whether the toolkit lets a connection name its origin (an input of type `origin`). */
 export function hasOriginInput(toolkit: Pick<Toolkit, "inputs">): boolean {
   return (toolkit.inputs ?? []).some((input) => input.type === "origin");
@@ -352,6 +359,16 @@ function assertOriginPlaceholders(slug: string, inputs: ConnectionInput[], baseU
   const endpoints = modes.flatMap((mode) =>
     mode.type === "oauth2" ? [mode.authorizationUrl, mode.tokenUrl, mode.refreshUrl, mode.revocationUrl, mode.userInfoUrl] : [],
   );
+  for (const mode of modes) {
+    if (mode.type !== "oauth2" || !oauthEndpointUnderOrigin(mode)) continue;
+    // A connection names the origin, so anything the token endpoint is sent goes to a server it chose.
+    if (mode.clientSecret || (mode.tokenEndpointAuthMethod ?? "none") !== "none") {
+      throw new TypeError(
+        `Toolkit "${slug}": OAuth endpoints under an origin input would send the client's secret to any server a connection names; ` +
+          "use a public client (no clientSecret, PKCE), or give the instance's own URLs instead of the origin input.",
+      );
+    }
+  }
   for (const url of [...baseUrls, ...endpoints]) {
     if (url === undefined) continue;
     const leading = ORIGIN_PLACEHOLDER.exec(url)?.[1];

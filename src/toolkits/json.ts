@@ -4,6 +4,7 @@ import type { AuthScheme } from "../credentials/auth-schemes.js";
 import { configureValues } from "../credentials/placements.js";
 import { credentialHeaders, isHeaderName } from "../outbound/headers.js";
 import { retriesSchema } from "../outbound/retry.js";
+import { ORIGIN_PLACEHOLDER } from "../outbound/url-policy.js";
 import { defineToolkit, type JsonSchema, type Tool, type Toolkit } from "./define.js";
 import { TEMPLATE } from "./http-request.js";
 import { type HttpTool, runHttpTool } from "./http-tool.js";
@@ -35,6 +36,16 @@ function isHttpUrl(value: string): boolean {
 
 const text = z.string().min(1, "must not be empty");
 const url = z.string().refine(isHttpUrl, "must be an absolute http(s) URL");
+/**
+ * An OAuth endpoint: an absolute http(s) URL, or one under an origin input (`{instance}/oauth/token`),
+ * checked with a stand-in origin here; defineToolkit checks that `instance` is an origin input.
+ */
+const endpoint = z
+  .string()
+  .refine(
+    (value) => isHttpUrl(value.replace(ORIGIN_PLACEHOLDER, "https://origin.example")),
+    "must be an absolute http(s) URL, or {input}/path under an origin input",
+  );
 
 const stringMap = z.record(z.string().min(1), z.string());
 const valueRule = z.union([text, z.strictObject({ path: text, pattern: text })]);
@@ -85,10 +96,10 @@ const grantCommon = {
 /** The OAuth 2 scheme's fields, without the client's id and secret (the catalog's providers leave them to the deployer). */
 export const oauth2Fields = {
   type: z.literal("oauth2"),
-  authorizationUrl: url,
-  tokenUrl: url,
+  authorizationUrl: endpoint,
+  tokenUrl: endpoint,
   scopes: z.array(z.string()).default([]),
-  revocationUrl: url.optional(),
+  revocationUrl: endpoint.optional(),
   revocation: z
     .strictObject({
       url: pathOrUrl.optional(),
@@ -98,7 +109,7 @@ export const oauth2Fields = {
       format: z.enum(["form", "json"]).optional(),
     })
     .optional(),
-  userInfoUrl: url.optional(),
+  userInfoUrl: endpoint.optional(),
   remoteUserField: text.optional(),
   issuer: text.optional(),
   tokenEndpointAuthMethod: z.enum(["client_secret_basic", "client_secret_post", "none"]).optional(),
@@ -107,7 +118,8 @@ export const oauth2Fields = {
   authorizationParams: stringMap.optional(),
   tokenParams: stringMap.optional(),
   refreshParams: stringMap.optional(),
-  refreshUrl: pathOrUrl.optional(),
+  refreshRedirectUri: z.boolean().optional(),
+  refreshUrl: z.union([pathOrUrl, endpoint]).optional(),
   scopeSeparator: z.string().min(1).optional(),
   userScopes: z.array(z.string()).optional(),
   userScopesParam: text.optional(),

@@ -21,6 +21,11 @@ export function assertOAuthEndpoints(toolkit: string, scheme: OAuth2Scheme): voi
     } catch {
       throw new TypeError(`Toolkit "${toolkit}": OAuth endpoint "${endpoint}" is not an absolute URL.`);
     }
+    // RFC 6749 3.1 and 3.2: an endpoint has no fragment. A hash-routed page (Apollo's
+    // app.apollo.io/#/oauth/authorize) would get the request's parameters before its `#`.
+    if (url.hash !== "" || endpoint.includes("#")) {
+      throw new TypeError(`Toolkit "${toolkit}": OAuth endpoint "${endpoint}" has a fragment (#...), which OAuth endpoints may not have.`);
+    }
     if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK.has(url.hostname))) {
       throw new TypeError(
         `Toolkit "${toolkit}": OAuth endpoint "${endpoint}" must use https (http is allowed only on loopback addresses).`,

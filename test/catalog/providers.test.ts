@@ -7,7 +7,7 @@ import { catalogToolkit, type ProviderDefinition, providers } from "../../src/ca
 import { providerSchema } from "../../src/catalog/provider.js";
 import { providerFiles } from "../../src/catalog/providers/index.js";
 import { ownFieldNames } from "../../src/credentials/placements.js";
-import { inputValueFits } from "../../src/toolkits/define.js";
+import { inputValueFits, oauthEndpointUnderOrigin } from "../../src/toolkits/define.js";
 
 // Generic checks on every provider data file: each new file is held to them by being listed.
 
@@ -158,7 +158,12 @@ describe.each(jsonFiles)("%s", (file) => {
     for (const mode of toolkit.authModes) {
       if (mode.type !== "oauth2") continue;
       expect(mode.clientId).toBe("id");
-      expect(mode.unconfigured).toBeUndefined();
+      // OAuth on the server a connection names takes a public client: given a secret, it says to unset it.
+      if (oauthEndpointUnderOrigin(mode)) {
+        expect(mode.unconfigured).toContain("takes a public client");
+        const publicClient = catalogToolkit(provider.slug, { clientId: "id" }).authModes.find((m) => m.type === "oauth2");
+        expect(publicClient && "unconfigured" in publicClient).toBe(false);
+      } else expect(mode.unconfigured).toBeUndefined();
     }
   });
 });

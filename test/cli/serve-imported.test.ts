@@ -141,7 +141,7 @@ describe.skipIf(missingBuild)(label, () => {
     const file = imported("github-api", GITHUB, ["--slug", "github_api"]);
     const serve = await startServe(["--memory", "--no-demo", "--catalog", "--toolkits", file]);
     started.push(serve);
-    const search = (await (await callApi(serve.api, serve.key!, "/search?query=github")).json()) as { toolkits: Array<{ slug: string }> };
+    const search = (await (await callApi(serve.api, serve.key!, "/search?keywords=github")).json()) as { toolkits: Array<{ slug: string }> };
     expect(search.toolkits.map((t) => t.slug)).toEqual(expect.arrayContaining(["github", "github_api"]));
   });
 });
