@@ -213,7 +213,7 @@ const createTask = defineTool({
   slug: "ASANA_CREATE_TASK",
   name: "Create task",
   description:
-    "Creates a task in one or more projects, or as a subtask of `parent`, or in a workspace's My Tasks, with notes, an assignee " +
+    "Adds a task to one or more projects, or as a subtask of `parent`, or in a workspace's My Tasks, with notes, an assignee " +
     "and dates. Returns the new task.",
   input: z.object({
     name: z.string().min(1).max(1024).meta({ description: "The task's name." }),

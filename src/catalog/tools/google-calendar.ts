@@ -212,7 +212,7 @@ const createEvent = defineTool({
   slug: "GOOGLECALENDAR_CREATE_EVENT",
   name: "Create event",
   description:
-    "Creates an event, optionally with guests, a recurrence rule and a Google Meet link. Guests get an invitation email unless " +
+    "Creates an event (schedules a meeting), optionally with guests, a recurrence rule and a Google Meet link. Guests get an invitation email unless " +
     "`sendUpdates` says otherwise. Returns the event (id, url, Meet link, start, end, ...).",
   input: z.object({
     calendarId,

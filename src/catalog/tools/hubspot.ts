@@ -158,8 +158,8 @@ const getContact = defineTool({
 function createTool(type: ObjectType, slug: string, noun: string, hint: string) {
   return defineTool({
     slug,
-    name: `Create a HubSpot ${noun}`,
-    description: `Creates a ${noun} with the given property values (${hint}). Returns { id, properties, createdAt, updatedAt }.`,
+    name: `Add a ${noun} to HubSpot CRM`,
+    description: `Creates a ${noun} in the CRM with the given property values (${hint}). Returns { id, properties, createdAt, updatedAt }.`,
     input: z.object({ properties: propertyValues }),
     annotations: { readOnly: false, destructive: false },
     run: async (args, ctx) => record(await call(ctx, `/crm/v3/objects/${type}`, { method: "POST", json: { properties: args.properties } })),

@@ -329,7 +329,7 @@ const createEvent = defineTool({
   slug: "OUTLOOK_CREATE_EVENT",
   name: "Create an Outlook calendar event",
   description:
-    "Creates an event in the connected user's calendar; attendees get an invitation. Times are local to timeZone. With " +
+    "Creates an event in the connected user's calendar (schedules a meeting); attendees get an invitation. Times are local to timeZone. With " +
     "isOnlineMeeting, Outlook adds a Teams meeting (work accounts). Returns the event ({ id, subject, start, end, joinUrl, webLink, ... }).",
   input: z.object({
     subject: z.string().min(1).max(255).describe("The event's title."),

@@ -146,7 +146,7 @@ const text = z
 
 const postMessageTool = defineTool({
   slug: "SLACK_POST_MESSAGE",
-  name: "Post message",
+  name: "Send a message to a channel",
   description:
     "Posts a message to a channel, private channel or DM as the connected app or user. Returns the channel ID and the message's `ts`, " +
     "its ID, which SLACK_REPLY_IN_THREAD takes as `threadTs`. The app must be a member of a private channel (`not_in_channel` otherwise).",

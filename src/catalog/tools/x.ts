@@ -201,7 +201,7 @@ const createPost = defineTool({
   slug: "X_CREATE_POST",
   name: "Post on X",
   description:
-    "Publishes a post as the connected account, optionally as a reply or a quote, with up to 4 media ids from X_UPLOAD_MEDIA. " +
+    "Publishes a post (a tweet) as the connected account, optionally as a reply or a quote, with up to 4 media ids from X_UPLOAD_MEDIA. " +
     "Returns { id, text, url }.",
   input: z.object({
     text: z.string().max(25_000).optional().describe("The post's text (280 characters for most accounts); optional with media."),

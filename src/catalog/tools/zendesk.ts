@@ -225,7 +225,7 @@ const updateTicket = defineTool({
   slug: "ZENDESK_UPDATE_TICKET",
   name: "Update or reply to a Zendesk ticket",
   description:
-    "Changes a ticket's status, priority, assignee or tags, and/or adds a comment: a public reply to the requester, or an internal " +
+    "Changes a ticket's status (solve or close it), priority, assignee or tags, and/or adds a comment: a public reply to the requester, or an internal " +
     "note (public false), with attached files. Only the fields given change. Returns the ticket as it now is.",
   input: z.object({
     ticketId,
