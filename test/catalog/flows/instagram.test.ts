@@ -74,7 +74,7 @@ function emulate(request: EmulatedRequest): EmulatedAnswer {
   // itself may answer 400 with code 190, after which the token is renewed near its expiry instead.
   if (host === GRAPH && refuseOnce.delete(token)) return { ...oauthException("Invalid OAuth access token"), status: 401 };
   if (host === GRAPH && !longLived.has(token)) return oauthException("Invalid OAuth access token");
-  if (host === GRAPH && path === "/v23.0/me") return { body: { user_id: "17841400000000000", username: "ada.studio" } };
+  if (host === GRAPH && path === "/v26.0/me") return { body: { user_id: "17841400000000000", username: "ada.studio" } };
   return { status: 404, body: { error: { message: "Unknown path", type: "OAuthException", code: 803 } } };
 }
 
@@ -103,7 +103,7 @@ describe("Instagram (a short-lived token exchanged for a 60-day one, renewed wit
     const res = await flow.call("POST", "/proxy", {
       toolkit: "instagram",
       method: "GET",
-      url: "https://graph.instagram.com/v23.0/me?fields=user_id,username",
+      url: "https://graph.instagram.com/v26.0/me?fields=user_id,username",
       connection_id: connectionId,
     });
     expect(res.json, res.text).toMatchObject({ successful: true, data: { username: "ada.studio" } });
@@ -120,7 +120,7 @@ describe("Instagram (a short-lived token exchanged for a 60-day one, renewed wit
     const res = await flow.call("POST", "/proxy", {
       toolkit: "instagram",
       method: "GET",
-      url: "https://graph.instagram.com/v23.0/me",
+      url: "https://graph.instagram.com/v26.0/me",
       connection_id: connectionId,
     });
     expect(res.json.code, res.text).toBe("connection_required");

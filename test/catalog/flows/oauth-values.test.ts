@@ -177,7 +177,7 @@ describe("Google Ads: the deployer's developer token beside the token", () => {
     const res = await flow.call("POST", "/proxy", {
       toolkit: "google-ads",
       method: "GET",
-      url: "https://googleads.googleapis.com/v21/customers:listAccessibleCustomers",
+      url: "https://googleads.googleapis.com/v25/customers:listAccessibleCustomers",
       connection_id: connection.id,
     });
     expect(res.json, res.text).toMatchObject({ successful: true, data: { resourceNames: ["customers/1234567890"] } });
@@ -188,10 +188,10 @@ describe("Google Ads: the deployer's developer token beside the token", () => {
     const proxied = await flow.call("POST", "/proxy", {
       toolkit: "google-ads",
       method: "GET",
-      url: "https://googleads.googleapis.com/v21/echo",
+      url: "https://googleads.googleapis.com/v25/echo",
     });
     expect(proxied.json.successful, proxied.text).toBe(true);
-    expect(flow.at("googleads.googleapis.com", "/v21/echo").at(-1)!.headers["developer-token"]).toBe(DEVELOPER_TOKEN);
+    expect(flow.at("googleads.googleapis.com", "/v25/echo").at(-1)!.headers["developer-token"]).toBe(DEVELOPER_TOKEN);
     expect(proxied.text).not.toContain(DEVELOPER_TOKEN);
     const passed = await flow.passthrough("google-ads/echo");
     expect(passed.status, passed.text).toBe(200);

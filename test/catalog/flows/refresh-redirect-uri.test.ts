@@ -96,7 +96,7 @@ describe("Gusto: the refresh request carries the redirect_uri", () => {
       client_secret: flow.clientSecret,
       redirect_uri: flow.callbackUrl,
     });
-    expect(flow.at("api.gusto.com", "/v1/companies/c-1").at(-1)!.headers["x-gusto-api-version"]).toBe("2024-04-01");
+    expect(flow.at("api.gusto.com", "/v1/companies/c-1").at(-1)!.headers["x-gusto-api-version"]).toBe("2026-06-15");
     flow.assertNoLeaks([...tokens.issued, flow.clientSecret]);
   });
 });
