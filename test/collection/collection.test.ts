@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compileCollection } from "../../src/collection/compile.js";
+import { compileCollection } from "../../src/cli/compile-collection.js";
 import { COLLECTION_INDEX, type CollectionIndex } from "../../src/collection/format.js";
 import { loadCollection } from "../../src/collection/load.js";
 import { createToolsHandler, issueApiKey, memoryStore, type Toolkit, type ToolsHandler, toolSummaries } from "../../src/index.js";
