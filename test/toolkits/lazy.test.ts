@@ -155,6 +155,28 @@ describe("a lazy toolkit through the handler", () => {
   });
 });
 
+describe("the MCP meta-tools over a lazy toolkit", () => {
+  const callMeta = async (name: string, args: Record<string, unknown>) => {
+    const res = await h.call("POST", "/mcp", {
+      key,
+      headers: { accept: "application/json, text/event-stream" },
+      body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name, arguments: args } },
+    });
+    expect(res.status, res.text).toBe(200);
+    return res.json.result.structuredContent ?? JSON.parse(res.json.result.content[0].text);
+  };
+
+  it("search_toolkits counts lazy tools and search_tools ranks their summaries", async () => {
+    const found = await callMeta("search_toolkits", { keywords: "send postcard" });
+    expect(found.toolkits[0]).toMatchObject({ slug: "atlas", toolCount: 30 });
+    const tools = await callMeta("search_tools", { toolkit: "atlas", query: "map" });
+    expect(tools.tools.map((t: { slug: string }) => t.slug)[0]).toBe("ATLAS_GET_MAP");
+    expect(tools.tools[0].annotations).toEqual({ readOnly: true });
+    const first = await callMeta("search_tools", { toolkit: "atlas", limit: 2 });
+    expect(first.tools.map((t: { slug: string }) => t.slug)).toEqual(["ATLAS_SEND_POSTCARD", "ATLAS_GET_MAP"]);
+  });
+});
+
 describe("lazy tools in a toolkit and a registry", () => {
   it("counts, summarises and loads eager and lazy tools together", async () => {
     const local: Counts = { load: 0, one: [] };
