@@ -405,15 +405,8 @@ const toolkitSchema = z
     timeoutMs: z.number().int().positive().optional(),
     retries: retriesSchema.optional(),
     rateLimit: rateLimitHeadersSchema.optional(),
+    // Checked one by one by `jsonToolkitParts`' `makeTool`, which also checks a tool's own baseUrl.
     tools: z.array(toolSchema).default([]),
-  })
-  .superRefine((toolkit, ctx) => {
-    const baseUrls = [toolkit.baseUrl].flat();
-    toolkit.tools.forEach((tool, index) => {
-      if (tool.baseUrl !== undefined && !baseUrls.includes(tool.baseUrl)) {
-        ctx.addIssue({ code: "custom", path: ["tools", index, "baseUrl"], message: "must be one of the toolkit's baseUrl values" });
-      }
-    });
   });
 
 /** The JSON form of a toolkit, as validated: `defineToolkit`'s fields, with HTTP tools and JSON Schema inputs. */
