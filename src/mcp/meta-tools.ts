@@ -102,7 +102,7 @@ export const META_TOOLS: MetaTool<z.ZodType>[] = [
     route: "GET /toolkit/:toolkit/search",
     async run({ toolkit: slug, query, limit, cursor }, { ctx }) {
       const toolkit = await requireToolkit(ctx.registry, slug, ctx.basePath);
-      const tools = searchTools(await ctx.registry.list(), toolkit, query);
+      const tools = searchTools(toolkit, query);
       const fingerprint = `tools:${toolkit.slug}:${query ?? ""}:`;
       const { page, nextCursor } = await ctx.cursors.paginate(tools, { limit, cursor, fingerprint });
       return {

@@ -69,13 +69,7 @@ export const catalogRoutes = [
     responses: { 200: { description: "The toolkit.", schema: ToolkitDetailsSchema }, ...errors(400, 401, 404) },
     async handle({ params, query, principal }, ctx) {
       const toolkit = await requireToolkit(ctx.registry, params.toolkit, ctx.basePath);
-      const tools = await toolsFor(
-        ctx,
-        principal,
-        toolkit,
-        query.connection_id,
-        searchTools(await ctx.registry.list(), toolkit, undefined),
-      );
+      const tools = await toolsFor(ctx, principal, toolkit, query.connection_id, searchTools(toolkit, undefined));
       const { page, nextCursor } = await ctx.cursors.paginate(tools, {
         limit: query.limit,
         cursor: query.cursor,
@@ -114,7 +108,7 @@ export const catalogRoutes = [
     },
     async handle({ params, query, principal }, ctx) {
       const toolkit = await requireToolkit(ctx.registry, params.toolkit, ctx.basePath);
-      const found = searchTools(await ctx.registry.list(), toolkit, query.query);
+      const found = searchTools(toolkit, query.query);
       const tools = await toolsFor(ctx, principal, toolkit, query.connection_id, found);
       const fingerprint = `tools:${toolkit.slug}:${query.query ?? ""}:${query.connection_id ?? ""}`;
       const { page, nextCursor } = await ctx.cursors.paginate(tools, { limit: query.limit, cursor: query.cursor, fingerprint });

@@ -434,33 +434,25 @@ const toolSchema = z
     }
   });
 
-const toolkitSchema = z
-  .strictObject({
-    $schema: z.string().optional(),
-    slug: text,
-    name: text,
-    description: z.string(),
-    icon: z.string().optional(),
-    baseUrl: z.union([text, z.array(text).min(1)], { error: "must be a URL or a non-empty array of URLs" }),
-    auth: authSchema,
-    headers: stringMap.optional(),
-    inputs: z.array(inputSchema).optional(),
-    aliases: z.array(text).optional(),
-    categories: z.array(text).optional(),
-    docsUrl: url.optional(),
-    timeoutMs: z.number().int().positive().optional(),
-    retries: retriesSchema.optional(),
-    rateLimit: rateLimitHeadersSchema.optional(),
-    tools: z.array(toolSchema).default([]),
-  })
-  .superRefine((toolkit, ctx) => {
-    const baseUrls = [toolkit.baseUrl].flat();
-    toolkit.tools.forEach((tool, index) => {
-      if (tool.baseUrl !== undefined && !baseUrls.includes(tool.baseUrl)) {
-        ctx.addIssue({ code: "custom", path: ["tools", index, "baseUrl"], message: "must be one of the toolkit's baseUrl values" });
-      }
-    });
-  });
+const toolkitSchema = z.strictObject({
+  $schema: z.string().optional(),
+  slug: text,
+  name: text,
+  description: z.string(),
+  icon: z.string().optional(),
+  baseUrl: z.union([text, z.array(text).min(1)], { error: "must be a URL or a non-empty array of URLs" }),
+  auth: authSchema,
+  headers: stringMap.optional(),
+  inputs: z.array(inputSchema).optional(),
+  aliases: z.array(text).optional(),
+  categories: z.array(text).optional(),
+  docsUrl: url.optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  retries: retriesSchema.optional(),
+  rateLimit: rateLimitHeadersSchema.optional(),
+  // Checked one by one by `jsonToolkitParts`' `makeTool`, which also checks a tool's own baseUrl.
+  tools: z.array(toolSchema).default([]),
+});
 
 /** The JSON form of a toolkit, as validated: `defineToolkit`'s fields, with HTTP tools and JSON Schema inputs. */
 export type JsonToolkit = z.output<typeof toolkitSchema>;

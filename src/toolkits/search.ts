@@ -65,15 +65,27 @@ export function searchToolkits(toolkits: readonly Toolkit[], keywords: string | 
 }
 
 /**
- * The tools of `toolkit` (one of `toolkits`, whose index is used) matching `query`, most
- * relevant first, as `rank` orders them; without a query, every tool with the default set first
- * (see `defaultFirst`). Summaries only: nothing is loaded.
+ * The tools of `toolkit` matching `query`, most relevant first, as `rank` orders them; without a
+ * query, every tool with the default set first (see `defaultFirst`). Summaries only: nothing is
+ * loaded. The words are looked up in an index that holds the toolkit: the one `searchToolkits`
+ * made of a list that has it, else one of this toolkit alone, kept while the toolkit lives.
  */
-export function searchTools(toolkits: readonly Toolkit[], toolkit: Toolkit, query: string | undefined): ToolSummary[] {
+export function searchTools(toolkit: Toolkit, query: string | undefined): ToolSummary[] {
   const parsed = parseQuery(query);
   if (!parsed) return defaultFirst(toolSummaries(toolkit));
-  return searchIndex(toolkits).rankTools(toolkit, parsed) ?? rank(toolSummaries(toolkit), query, (tool) => tool);
+  for (const index of recent) {
+    const found = index.rankTools(toolkit, parsed);
+    if (found) return found;
+  }
+  let own = alone.get(toolkit);
+  if (!own) {
+    own = new SearchIndex([toolkit]);
+    alone.set(toolkit, own);
+  }
+  return own.rankTools(toolkit, parsed)!;
 }
+
+const alone = new WeakMap<Toolkit, SearchIndex>();
 
 const recent: SearchIndex[] = [];
 /** Lists of toolkits whose index is kept (a handler has one; a test makes several). */

@@ -5,11 +5,11 @@
  * and a tool runs against a local server standing in for its API (method, path and query checked
  * against the tool's declared request). `npm run bench:catalog` does this for the whole package.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compileCollection } from "../../src/collection/compile.js";
+import { compileCollection } from "../../src/cli/compile-collection.js";
 import { COLLECTION_INDEX, type CollectionIndex } from "../../src/collection/format.js";
 import { loadCollection } from "../../src/collection/load.js";
 import { createToolsHandler, issueApiKey, memoryStore, type Toolkit, type ToolsHandler, toolSummaries } from "../../src/index.js";
@@ -128,6 +128,30 @@ describe("a compiled collection served by the handler", () => {
     const base = new URL([entry.toolkit.baseUrl].flat()[0] as string).pathname.replace(/\/$/, "");
     const pattern = tool.path.replace(/\{[^}]+\}/g, "[^/]+");
     expect(sent.path).toMatch(new RegExp(`^${base}${pattern}$`));
+  });
+});
+
+describe("compiling a collection", () => {
+  it("gives two documents with one title the slugs <slug> and <slug>_2, and leaves out one that does not import", async () => {
+    const out = mkdtempSync(join(tmpdir(), "tools-proxy-collection-twins-"));
+    try {
+      const yaml = (path: string) =>
+        `openapi: 3.0.3\ninfo: { title: Twin API, version: "1" }\nservers: [{ url: "https://twin.example.test" }]\n` +
+        `paths:\n  ${path}:\n    get:\n      operationId: ping\n      responses: { "200": { description: ok } }\n`;
+      writeFileSync(join(out, "a.yaml"), yaml("/a"));
+      writeFileSync(join(out, "b.yaml"), yaml("/b"));
+      writeFileSync(join(out, "c.yaml"), "not: [an, openapi, document]\n");
+      const heard: string[] = [];
+      const result = await compileCollection([join(out, "a.yaml"), join(out, "b.yaml"), join(out, "c.yaml")], join(out, "collection"), {
+        onDocument: (file, outcome) => heard.push(`${file.slice(out.length + 1)} ${"skipped" in outcome ? "skipped" : outcome.slug}`),
+      });
+      expect(result).toEqual({ toolkits: 2, tools: 2, skipped: 1 });
+      expect(heard).toEqual(["a.yaml twin", "b.yaml twin_2", "c.yaml skipped"]);
+      const compiled = loadCollection(join(out, "collection"), { env: {} });
+      expect(compiled.map((toolkit) => toolSummaries(toolkit).map((tool) => tool.slug))).toEqual([["twin_ping"], ["twin_2_ping"]]);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
 

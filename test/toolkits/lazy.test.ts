@@ -12,6 +12,7 @@ import {
   defineToolkit,
   type LazyTools,
   none,
+  oauth2,
   type Tool,
   toolCount,
   toolSummaries,
@@ -86,6 +87,25 @@ const atlas = (baseUrl: string, counts: Counts, withLoadTool = true) =>
     lazy: lazySource(counts, withLoadTool),
   });
 
+/** Mail tools with scopes, all lazy and loadable only all at once. */
+const lazyMailTools = () => [
+  defineTool({ slug: "LAZYMAIL_READ", name: "Read", description: "Reads mail.", scopes: ["mail.read"], input: z.object({}), run: () => 1 }),
+  defineTool({ slug: "LAZYMAIL_SEND", name: "Send", description: "Sends mail.", scopes: ["mail.send"], input: z.object({}), run: () => 2 }),
+];
+const lazyMail = defineToolkit({
+  slug: "lazymail",
+  name: "Lazy Mail",
+  description: "Mail with scoped tools.",
+  baseUrl: "https://lazymail.test",
+  auth: oauth2({ authorizationUrl: "https://lazymail.test/authorize", tokenUrl: "https://lazymail.test/token", clientId: "c", scopes: [] }),
+  tools: [],
+  lazy: {
+    count: 2,
+    summaries: lazyMailTools().map(({ slug, name, description }) => ({ slug, name, description })),
+    load: async () => lazyMailTools(),
+  },
+});
+
 const postcard = defineToolkit({ slug: "postcard", name: "Postcard", description: "A postcard shop.", auth: none(), tools: [] });
 
 let h: Harness;
@@ -93,7 +113,7 @@ let key: string;
 const counts: Counts = { load: 0, one: [] };
 
 beforeAll(async () => {
-  h = await createHarness({ extraToolkits: (origins) => [atlas(`${origins.upstream}/v1`, counts), postcard] });
+  h = await createHarness({ extraToolkits: (origins) => [atlas(`${origins.upstream}/v1`, counts), postcard, lazyMail] });
   key = (await h.issueAgentKey("agent-lazy")).key;
 });
 afterAll(async () => {
@@ -152,6 +172,45 @@ describe("a lazy toolkit through the handler", () => {
     expect(names).toHaveLength(30);
     expect(names.slice(0, 2)).toEqual(["ATLAS_SEND_POSTCARD", "ATLAS_GET_MAP"]);
     expect(counts.load).toBe(1);
+  });
+});
+
+describe("a connection's scopes over lazy tools", () => {
+  it("lists and finds only the lazy tools whose scopes the connection holds", async () => {
+    const reader = await h.insertConnection({
+      agentId: "agent-lazy",
+      toolkit: "lazymail",
+      scopes: ["mail.read"],
+      credential: { type: "oauth2", accessToken: "lazy-mail-token-0001" },
+    });
+    const listed = await h.call("GET", `/toolkit/lazymail?connection_id=${reader}`, { key });
+    expect(listed.json.tools.map((t: { slug: string }) => t.slug)).toEqual(["LAZYMAIL_READ"]);
+    const found = await h.call("GET", `/toolkit/lazymail/search?query=send&connection_id=${reader}`, { key });
+    expect(found.json.tools).toEqual([]);
+    const all = await h.call("GET", "/toolkit/lazymail/search?query=send", { key });
+    expect(all.json.tools.map((t: { slug: string }) => t.slug)).toEqual(["LAZYMAIL_SEND"]);
+  });
+});
+
+describe("the MCP meta-tools over a lazy toolkit", () => {
+  const callMeta = async (name: string, args: Record<string, unknown>) => {
+    const res = await h.call("POST", "/mcp", {
+      key,
+      headers: { accept: "application/json, text/event-stream" },
+      body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name, arguments: args } },
+    });
+    expect(res.status, res.text).toBe(200);
+    return res.json.result.structuredContent ?? JSON.parse(res.json.result.content[0].text);
+  };
+
+  it("search_toolkits counts lazy tools and search_tools ranks their summaries", async () => {
+    const found = await callMeta("search_toolkits", { keywords: "send postcard" });
+    expect(found.toolkits[0]).toMatchObject({ slug: "atlas", toolCount: 30 });
+    const tools = await callMeta("search_tools", { toolkit: "atlas", query: "map" });
+    expect(tools.tools.map((t: { slug: string }) => t.slug)[0]).toBe("ATLAS_GET_MAP");
+    expect(tools.tools[0].annotations).toEqual({ readOnly: true });
+    const first = await callMeta("search_tools", { toolkit: "atlas", limit: 2 });
+    expect(first.tools.map((t: { slug: string }) => t.slug)).toEqual(["ATLAS_SEND_POSTCARD", "ATLAS_GET_MAP"]);
   });
 });
 

@@ -58,10 +58,17 @@ describe("the search index", () => {
     for (const toolkit of toolkits.filter((t) => t.tools.length > 0)) {
       const expected = rank(toolSummaries(toolkit), query, (tool) => tool).map((tool) => tool.slug);
       expect(
-        searchTools(toolkits, toolkit, query).map((tool) => tool.slug),
+        searchTools(toolkit, query).map((tool) => tool.slug),
         toolkit.slug,
       ).toEqual(expected);
     }
+  });
+
+  it("ranks a toolkit's tools alike when no list of toolkits holding it was indexed", () => {
+    const alone = catalogToolkit("gmail", { clientId: "other" });
+    const expected = rank(toolSummaries(alone), "send email", (tool) => tool).map((tool) => tool.slug);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(searchTools(alone, "send email").map((tool) => tool.slug)).toEqual(expected);
   });
 
   it("is made once per list of toolkits and made again for another list", () => {

@@ -132,7 +132,7 @@ async function compile(command: Command, files: string[], out: string, opts: Imp
     throw usageError(command, "--out compiles whole documents: leave out the options that shape one document's toolkit.");
   if (opts.defaultBaseUrl !== undefined && !/^https?:\/\/[^/]/i.test(opts.defaultBaseUrl))
     throw usageError(command, "--default-base-url must be an http(s) URL such as https://api.example.com.");
-  const { compileCollection } = await import("../../collection/compile.js");
+  const { compileCollection } = await import("../compile-collection.js");
   let result: Awaited<ReturnType<typeof compileCollection>>;
   try {
     result = await compileCollection(files, out, {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { createCollectionWriter } from "../collection/write.js";
 import { type ImportOptions, importOpenApi, OpenApiImportError } from "../openapi/index.js";
-import { createCollectionWriter } from "./write.js";
 
 /** Options of `compileCollection`. */
 export interface CompileOptions extends Pick<ImportOptions, "includeDeprecated" | "maxTools"> {
@@ -23,7 +23,7 @@ const DOCUMENT = /\.(json|ya?ml)$/i;
 /**
  * Imports every OpenAPI or Swagger document of `inputs` (files, or folders searched for
  * `.json`, `.yaml` and `.yml` files, in sorted order) into a compiled collection in `out` (see
- * format.ts), one document at a time, so memory holds one document's import at once. A document
+ * src/collection/format.ts), one document at a time, so memory holds one document's import at once. A document
  * that does not import is left out and told to `onDocument`; two documents with one title get
  * `<slug>` and `<slug>_2`.
  */
