@@ -1,0 +1,90 @@
+/**
+ * A provider's generated tools, all documents together: slugs made unique and kept clear of the
+ * curated tools' slugs, the default set marked, the `$defs` shared.
+ */
+import { type BuiltTool, type ImportReport, importDocument, type ProviderSource, readDocument } from "./operations.js";
+import { shareDefs } from "./schemas.js";
+import { slugPrefix } from "./text.js";
+
+const SLUG_MAX = 64;
+
+export interface ProviderBuild {
+  module: { defs: Record<string, unknown>; tools: Array<Omit<BuiltTool, "key"> & { defs?: string[] }> };
+  /** `[slug, name, description, flags]`: flags 1 read-only, 2 destructive, 4 default. */
+  summaries: Array<[string, string, string, number]>;
+  source: string;
+  left: string[];
+  /** Mistakes of the mapping entry (operations it names that are not there). */
+  problems: string[];
+  warnings: number;
+}
+
+/** Builds the tools of `slug` from its mapping entry, beside `curated` (the slugs of its curated tools). */
+export async function buildProvider(
+  slug: string,
+  entry: ProviderSource,
+  baseUrls: readonly string[],
+  curated: readonly string[],
+): Promise<ProviderBuild> {
+  const reports: ImportReport[] = [];
+  for (const document of entry.documents) reports.push(await importDocument(slug, document, baseUrls, entry.covered ?? {}));
+  const tools = shortenSlugs(
+    slug,
+    reports.flatMap((report) => report.tools),
+  );
+  const taken = new Set(curated);
+  const left = reports.flatMap((report) => report.left);
+  const defaults = new Set(entry.default ?? []);
+  const unknown = [...defaults].filter((key) => !tools.some((tool) => tool.key === key));
+  const problems: string[] = [];
+  if (unknown.length > 0) problems.push(`the default set names operations that are not generated: ${unknown.join(", ")}`);
+  const known = new Set(reports.flatMap((report) => [...report.keys]));
+  const stale = Object.keys(entry.covered ?? {}).filter((key) => !known.has(key));
+  if (stale.length > 0) problems.push(`"covered" names operations the documents do not have: ${stale.join(", ")}`);
+  const kept: BuiltTool[] = [];
+  for (const tool of tools) {
+    if (taken.has(tool.slug)) {
+      left.push(`${tool.slug}: a curated tool has this slug`);
+      continue;
+    }
+    taken.add(tool.slug);
+    kept.push(tool);
+  }
+  const summaries = kept.map((tool): [string, string, string, number] => [tool.slug, tool.name, tool.description, flags(tool, defaults)]);
+  const shared = shareDefs(kept.map(({ key: _, ...tool }) => tool));
+  const source = entry.documents
+    .map((document) => {
+      const { version, info } = readDocument(document);
+      return `${document.package}@${version} ${document.path} (document version ${info})`;
+    })
+    .join("; ");
+  return { module: shared, summaries, source, left, problems, warnings: reports.reduce((sum, report) => sum + report.warnings, 0) };
+}
+
+function flags(tool: BuiltTool, defaults: Set<string>): number {
+  const readOnly = tool.method === "GET" || tool.method === "HEAD" || tool.method === "OPTIONS";
+  return (readOnly ? 1 : 0) | (tool.method === "DELETE" ? 2 : 0) | (tool.key && defaults.has(tool.key) ? 4 : 0);
+}
+
+/**
+ * Slugs without a namespace every operation repeats (Google's `gmail.users.messages.list` under
+ * `GMAIL_`), at most 64 characters, `_2`, `_3` on a repeat.
+ */
+function shortenSlugs(provider: string, tools: BuiltTool[]): BuiltTool[] {
+  const prefix = `${slugPrefix(provider)}_`;
+  const rests = tools.map((tool) => tool.slug.slice(prefix.length));
+  const first = rests[0]?.split("_")[0];
+  const common = tools.length > 1 && first && rests.every((rest) => rest.startsWith(`${first}_`)) ? `${first}_` : "";
+  const seen = new Set<string>();
+  return tools.map((tool, index) => {
+    let rest = rests[index]!.slice(common.length);
+    if (rest.startsWith(prefix)) rest = rest.slice(prefix.length);
+    const whole = `${prefix}${rest}`;
+    // Cut at a word boundary: a slug ends with a whole word.
+    const base = whole.length <= SLUG_MAX ? whole : whole.slice(0, whole.lastIndexOf("_", SLUG_MAX - 3));
+    let slug = base;
+    for (let n = 2; seen.has(slug); n++) slug = `${base.slice(0, SLUG_MAX - String(n).length - 1)}_${n}`;
+    seen.add(slug);
+    return { ...tool, slug };
+  });
+}
