@@ -50,7 +50,13 @@ export async function buildProvider(
     taken.add(tool.slug);
     kept.push(tool);
   }
-  const summaries = kept.map((tool): [string, string, string, number] => [tool.slug, tool.name, tool.description, flags(tool, defaults)]);
+  // A key two operations share (Box's `/files/{file_id}#get_shared_link`) marks the first as default.
+  const marked = new Set<string>();
+  const summaries = kept.map((tool): [string, string, string, number] => {
+    const first = tool.key !== undefined && defaults.has(tool.key) && !marked.has(tool.key);
+    if (first) marked.add(tool.key!);
+    return [tool.slug, tool.name, tool.description, flags(tool, first)];
+  });
   const shared = shareDefs(kept.map(({ key: _, ...tool }) => tool));
   const source = entry.documents
     .map((document) => {
@@ -61,9 +67,9 @@ export async function buildProvider(
   return { module: shared, summaries, source, left, problems, warnings: reports.reduce((sum, report) => sum + report.warnings, 0) };
 }
 
-function flags(tool: BuiltTool, defaults: Set<string>): number {
+function flags(tool: BuiltTool, isDefault: boolean): number {
   const readOnly = tool.method === "GET" || tool.method === "HEAD" || tool.method === "OPTIONS";
-  return (readOnly ? 1 : 0) | (tool.method === "DELETE" ? 2 : 0) | (tool.key && defaults.has(tool.key) ? 4 : 0);
+  return (readOnly ? 1 : 0) | (tool.method === "DELETE" ? 2 : 0) | (isDefault ? 4 : 0);
 }
 
 /**

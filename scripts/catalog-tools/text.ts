@@ -19,6 +19,7 @@ export function plainText(text: string): string {
     .filter((line) => !/^\s*(>|#{1,6}\s|\|)/.test(line))
     .join("\n")
     .replace(/(\*\*|__)(.+?)\1/g, "$2")
+    .replace(/\*\*/g, "")
     .replace(/&nbsp;/g, " ")
     .replace(/&amp;/g, "&")
     .replace(/&lt;/g, "<")
