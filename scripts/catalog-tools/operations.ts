@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { type ImportedTool, importOpenApi } from "../../src/openapi/index.js";
 import { rebase } from "./rebase.js";
 import { trimSchema } from "./schemas.js";
-import { slugPrefix, summarise, toolDescription, upperSnake } from "./text.js";
+import { humanise, slugPrefix, summarise, toolDescription, upperSnake } from "./text.js";
 
 /** One document of the mapping table (sources.json). */
 export interface DocumentSource {
@@ -146,7 +146,11 @@ function placeTool(
   const dropped = (tool.request.parameters ?? []).filter((parameter) => !parameters.includes(parameter)).map((p) => p.arg ?? p.name);
   const input = trimSchema(withoutProperties(tool.inputParameters, dropped), PROPERTY_MAX) as Record<string, unknown>;
   const text = operationText(document, tool.method, tool.path);
-  const summary = text.summary || (operationId ? humanise(operationId) : `${tool.method} ${placed.path}`);
+  const lastWord = placed.path
+    .split("/")
+    .filter((segment) => segment && !segment.includes("{"))
+    .at(-1);
+  const summary = (text.summary || humanise(operationId ?? lastWord ?? `${tool.method} ${placed.path}`)).replace(/\.$/, "");
   return {
     slug: `${slugPrefix(provider)}_${upperSnake(operationId ?? `${tool.method} ${placed.path.replace(/[{}]/g, "")}`)}`,
     name: summarise(summary, NAME_MAX) || tool.name,
@@ -165,10 +169,4 @@ function withoutProperties(schema: Record<string, unknown>, names: string[]): Re
   for (const name of names) delete properties[name];
   const required = Array.isArray(schema.required) ? schema.required.filter((name) => !names.includes(name)) : undefined;
   return { ...schema, properties, ...(required ? { required } : {}) };
-}
-
-/** `issues/list-for-repo` → `Issues list for repo`. */
-function humanise(operationId: string): string {
-  const words = upperSnake(operationId).toLowerCase().split("_");
-  return words.join(" ").replace(/^./, (first) => first.toUpperCase());
 }

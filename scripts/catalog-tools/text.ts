@@ -20,6 +20,7 @@ export function plainText(text: string): string {
     .join("\n")
     .replace(/(\*\*|__)(.+?)\1/g, "$2")
     .replace(/\*\*/g, "")
+    .replace(/\\([-\\`*_{}[\]()#+.!|])/g, "$1")
     .replace(/&nbsp;/g, " ")
     .replace(/&amp;/g, "&")
     .replace(/&lt;/g, "<")
@@ -87,7 +88,10 @@ const BOILERPLATE =
 export function toolDescription(summary: string, details: string, max: number): string {
   const head = summary ? sentence(summarise(summary, max)) : "";
   const first = plainText(details).split(/\n\s*\n|\n\s*[-*] /)[0] ?? "";
-  const more = sentences(first).filter((line) => line.replace(/\.$/, "") !== summary.replace(/\.$/, "") && !BOILERPLATE.test(line));
+  // A sentence ending with ":" introduces what is cut (a list, a table): it says nothing alone.
+  const more = sentences(first).filter(
+    (line) => line.replace(/\.$/, "") !== summary.replace(/\.$/, "") && !BOILERPLATE.test(line) && !line.endsWith(":"),
+  );
   const tail = summarise(more.join(" "), max - head.length - 1);
   return [head, tail].filter(Boolean).join(" ") || head;
 }
@@ -105,4 +109,13 @@ export function upperSnake(text: string): string {
 /** The tool slug prefix of a provider, as its curated tools write it: `google-calendar` → `GOOGLECALENDAR`. */
 export function slugPrefix(provider: string): string {
   return provider.toUpperCase().replace(/[^A-Z0-9]/g, "");
+}
+
+/** A name from an identifier: `issues/list-for-repo`, `answerCallbackQuery` → `Issues list for repo`, `Answer callback query`. */
+export function humanise(identifier: string): string {
+  return upperSnake(identifier)
+    .toLowerCase()
+    .split("_")
+    .join(" ")
+    .replace(/^./, (first) => first.toUpperCase());
 }
