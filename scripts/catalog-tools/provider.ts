@@ -50,6 +50,8 @@ export async function buildProvider(
     taken.add(tool.slug);
     kept.push(tool);
   }
+  const lost = [...defaults].filter((key) => tools.some((tool) => tool.key === key) && !kept.some((tool) => tool.key === key));
+  if (lost.length > 0) problems.push(`the default set names operations whose slug is a curated tool's: ${lost.join(", ")}`);
   // A key two operations share (Box's `/files/{file_id}#get_shared_link`) marks the first as default.
   const marked = new Set<string>();
   const summaries = kept.map((tool): [string, string, string, number] => {
