@@ -102,8 +102,16 @@ function expectDocumented(operation: DocumentOperation | undefined, request: Sen
 function paramsOf(toolkit: Toolkit): Record<string, string> {
   const params: Record<string, string> = {};
   for (const base of toolkit.baseUrls) for (const [, name] of base.matchAll(/\{([A-Za-z0-9_]+)\}/g)) params[name!] = "tenant1";
-  for (const input of toolkit.inputs) params[input.name] = input.example ?? "tenant1";
+  for (const input of toolkit.inputs) params[input.name] = inputValue(input);
   return params;
+}
+
+/** A value an input accepts: an origin, one of its hosts or values, its example. */
+function inputValue(input: Toolkit["inputs"][number]): string {
+  if (input.type === "origin") return "https://origin.example.com";
+  if (input.type === "host") return input.default ?? input.hosts?.[0]?.replace("*", "app") ?? "api.example.com";
+  if (input.type === "enum") return input.default ?? input.values?.[0] ?? "tenant1";
+  return input.example ?? input.default ?? "tenant1";
 }
 
 function sample(tools: Tool[], defaults: Set<string>): Tool[] {
@@ -129,7 +137,8 @@ describe.each(providers)("generated tools of %s", (slug) => {
     mode = modeOf(catalog);
     // The catalog toolkit as the handler will hold it once it loads lazy tools: its base URLs, headers and auth, with the sample.
     const toolkit: Toolkit = { ...catalog, tools: [...catalog.tools, ...tools] };
-    h = await createHarness({ fetch: api.fetch, extraToolkits: () => [toolkit] });
+    // The emulation answers every host: an origin input's name need not resolve.
+    h = await createHarness({ fetch: api.fetch, allowPrivateNetworks: true, extraToolkits: () => [toolkit] });
     const agent = await h.issueAgentKey("agent-generated");
     key = agent.key;
     await h.insertConnection({
