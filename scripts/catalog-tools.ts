@@ -36,9 +36,9 @@ for (const [slug, entry] of Object.entries(sources.providers).sort(([a], [b]) =>
     if (existsSync(modulePath)) entries.push(readEntry(slug));
     continue;
   }
-  const provider = JSON.parse(readFileSync(file, "utf8")) as { baseUrl: string | string[] };
+  const provider = JSON.parse(readFileSync(file, "utf8")) as { baseUrl: string | string[]; auth: Array<Record<string, unknown>> };
   const curated = (curatedTools[slug] ?? []).map((tool) => tool.slug);
-  const built = await buildProvider(slug, entry, [provider.baseUrl].flat(), curated);
+  const built = await buildProvider(slug, entry, { baseUrls: [provider.baseUrl].flat(), auth: provider.auth }, curated);
   const defaults = built.summaries.filter((summary) => summary[3] & 4).length;
   console.log(
     `${slug}: ${built.summaries.length} tools (${defaults} default), ${built.left.length} operations left out, ${built.warnings} import warnings`,

@@ -92,6 +92,7 @@ export async function importDocument(
   source: DocumentSource,
   baseUrls: readonly string[],
   covered: Record<string, string>,
+  credentials: ReadonlySet<string> = new Set(),
 ): Promise<ImportReport> {
   const { document } = readDocument(source);
   const fixedServer = source.server && !source.server.includes("{") ? source.server : undefined;
@@ -122,7 +123,7 @@ export async function importDocument(
       left.push(`${where}: ${server} is not under ${baseUrls.join(" or ")}`);
       continue;
     }
-    const built = placeTool(tool, placed, provider, operationId, document);
+    const built = placeTool(withoutCredentials(tool, credentials), placed, provider, operationId, document);
     if (typeof built !== "string") built.key = key;
     if (typeof built === "string") left.push(`${where}: ${built}`);
     else tools.push(built);
@@ -161,6 +162,34 @@ function placeTool(
     inputParameters: input,
     request: { ...tool.request, parameters },
   };
+}
+
+/**
+ * The tool without the parameters where the provider's credential goes (`header:xi-api-key`,
+ * `query:key`, lowercase): a document without security schemes (ElevenLabs', Postmark's) declares
+ * its key as a header parameter, which tools-proxy sets from the connection, never an argument.
+ */
+function withoutCredentials(tool: ImportedTool, credentials: ReadonlySet<string>): ImportedTool {
+  const parameters = tool.request.parameters ?? [];
+  const kept = parameters.filter((parameter) => !credentials.has(`${parameter.in}:${parameter.name.toLowerCase()}`));
+  if (kept.length === parameters.length) return tool;
+  const dropped = parameters.filter((parameter) => !kept.includes(parameter)).map((parameter) => parameter.arg ?? parameter.name);
+  return {
+    ...tool,
+    inputParameters: withoutProperties(tool.inputParameters, dropped) as ImportedTool["inputParameters"],
+    request: { ...tool.request, parameters: kept },
+  };
+}
+
+/** Where a provider's modes put the credential: `header:authorization`, `header:x-api-key`, `query:key`. */
+export function credentialPlaces(modes: ReadonlyArray<Record<string, any>>): Set<string> {
+  const places = new Set<string>();
+  for (const mode of modes) {
+    if (mode.type === "apiKey" && typeof mode.name === "string") places.add(`${mode.in ?? "header"}:${mode.name.toLowerCase()}`);
+    else if (mode.type !== "none" && !mode.placements) places.add("header:authorization");
+    for (const placement of mode.placements ?? []) places.add(`${placement.in}:${String(placement.name).toLowerCase()}`);
+  }
+  return places;
 }
 
 function withoutProperties(schema: Record<string, unknown>, names: string[]): Record<string, unknown> {

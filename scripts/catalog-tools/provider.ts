@@ -2,7 +2,7 @@
  * A provider's generated tools, all documents together: slugs made unique and kept clear of the
  * curated tools' slugs, the default set marked, the `$defs` shared.
  */
-import { type BuiltTool, type ImportReport, importDocument, type ProviderSource, readDocument } from "./operations.js";
+import { type BuiltTool, credentialPlaces, type ImportReport, importDocument, type ProviderSource, readDocument } from "./operations.js";
 import { shareDefs } from "./schemas.js";
 import { slugPrefix } from "./text.js";
 
@@ -19,15 +19,17 @@ export interface ProviderBuild {
   warnings: number;
 }
 
-/** Builds the tools of `slug` from its mapping entry, beside `curated` (the slugs of its curated tools). */
+/** Builds the tools of `slug` from its mapping entry, for the provider (base URLs, auth modes), beside `curated` (its curated tools' slugs). */
 export async function buildProvider(
   slug: string,
   entry: ProviderSource,
-  baseUrls: readonly string[],
+  provider: { baseUrls: readonly string[]; auth: ReadonlyArray<Record<string, any>> },
   curated: readonly string[],
 ): Promise<ProviderBuild> {
   const reports: ImportReport[] = [];
-  for (const document of entry.documents) reports.push(await importDocument(slug, document, baseUrls, entry.covered ?? {}));
+  const credentials = credentialPlaces(provider.auth);
+  for (const document of entry.documents)
+    reports.push(await importDocument(slug, document, provider.baseUrls, entry.covered ?? {}, credentials));
   const tools = shortenSlugs(
     slug,
     reports.flatMap((report) => report.tools),

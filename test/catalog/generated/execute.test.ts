@@ -28,7 +28,11 @@ function modeOf(toolkit: Toolkit): AuthScheme {
 
 function credentialFor(mode: AuthScheme): Credential {
   if (mode.type === "bearer") return { type: "bearer", token: TOKEN };
-  if (mode.type === "apiKey") return { type: "apiKey", apiKey: TOKEN };
+  if (mode.type === "apiKey") {
+    // The further values a person types beside the key (Discourse's API username), each a plain word.
+    const fields = ((mode as { fields?: Array<{ name: string }> }).fields ?? []).map((field) => [field.name, "system"]);
+    return { type: "apiKey", apiKey: TOKEN, ...(fields.length ? { fields: Object.fromEntries(fields) } : {}) };
+  }
   if (mode.type === "basic") return { type: "basic", username: CREDENTIALS.basicUser, password: CREDENTIALS.basicPassword };
   return { type: "oauth2", accessToken: TOKEN };
 }
