@@ -5,29 +5,33 @@
 
 /** Markup a model does not need: HTML tags, Markdown links, images, emphasis, headings, notes, code fences. */
 export function plainText(text: string): string {
-  return text
-    .replace(/\r\n?/g, "\n")
-    .replace(/```[\s\S]*?```/g, " ")
-    .replace(/<!--[\s\S]*?-->/g, " ")
-    .replace(/<br\s*\/?>/gi, "\n")
-    .replace(/<\/?(p|div|ul|ol|li|h\d|table|tr)\b[^>]*>/gi, "\n")
-    .replace(/<[^>]+>/g, "")
-    .replace(/!\[[^\]]*\]\([^)]*\)/g, "")
-    .replace(/\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)/g, "$1")
-    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1")
-    .split("\n")
-    .filter((line) => !/^\s*(>|#{1,6}\s|\|)/.test(line))
-    .join("\n")
-    .replace(/(\*\*|__)(.+?)\1/g, "$2")
-    .replace(/\*\*/g, "")
-    .replace(/\\([-\\`*_{}[\]()#+.!|])/g, "$1")
-    .replace(/&nbsp;/g, " ")
-    .replace(/&amp;/g, "&")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/[ \t]+/g, " ")
-    .trim();
+  return (
+    text
+      .replace(/\r\n?/g, "\n")
+      .replace(/```[\s\S]*?```/g, " ")
+      .replace(/<!--[\s\S]*?-->/g, " ")
+      .replace(/<br\s*\/?>/gi, "\n")
+      .replace(/<\/?(p|div|ul|ol|li|h\d|table|tr)\b[^>]*>/gi, "\n")
+      .replace(/<[^>]+>/g, "")
+      .replace(/!\[[^\]]*\]\([^)]*\)/g, "")
+      .replace(/\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)/g, "$1")
+      .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1")
+      // A link the upstream left unclosed (Vimeo's `[OAuth spec](https://…`).
+      .replace(/\[([^\]]+)\]\([^)\s]*/g, "$1")
+      .split("\n")
+      .filter((line) => !/^\s*(>|#{1,6}\s|\|)/.test(line))
+      .join("\n")
+      .replace(/(\*\*|__)(.+?)\1/g, "$2")
+      .replace(/\*\*/g, "")
+      .replace(/\\([-\\`*_{}[\]()#+.!|])/g, "$1")
+      .replace(/&nbsp;/g, " ")
+      .replace(/&amp;/g, "&")
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&quot;/g, '"')
+      .replace(/[ \t]+/g, " ")
+      .trim()
+  );
 }
 
 /** Abbreviations whose period ends no sentence. */

@@ -11,6 +11,10 @@ describe("descriptions", () => {
     ).toBe("Lists issues. See the guide.\n\nBold text");
   });
 
+  it("drop a Markdown link the upstream left unclosed", () => {
+    expect(plainText("See the [OAuth spec](https://tools.ietf.org/html/draft-31.")).toBe("See the OAuth spec");
+  });
+
   it("split sentences at a period before a capital, not after e.g. or inside a version", () => {
     expect(sentences("Use e.g. the v1.2 API. Then stop! Done")).toEqual(["Use e.g. the v1.2 API.", "Then stop!", "Done"]);
   });
