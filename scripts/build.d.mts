@@ -6,3 +6,5 @@ export declare const STAMP: string;
 export declare function inputsHash(root: string): string;
 /** True when `root`'s dist/ was not built from the files as they are now (or was never built). */
 export declare function isStale(root: string): boolean;
+/** Empties the `sourcesContent` of the catalog's generated sources in every source map under `dist`. */
+export declare function dropGeneratedSources(dist: string): void;

@@ -74,7 +74,34 @@ function build(root, silent) {
     cwd: root,
     stdio: ["ignore", silent ? "ignore" : "inherit", "inherit"],
   });
+  dropGeneratedSources(join(root, "dist"));
   writeFileSync(join(root, STAMP), `${hash}\n`);
+}
+
+/** Sources whose text the source maps leave out: the catalog's generated tools, megabytes of JSON that a debugger never steps through. */
+const GENERATED_SOURCE = /(^|\/)src\/catalog\/generated\/(tools\/[^/]+|summaries)\.ts$/;
+
+/**
+ * Empties the `sourcesContent` of generated sources in every source map of `dist` (`null`, as the
+ * spec allows): without it each map would carry a copy of the data its chunk already holds, once
+ * per format, and the package would be megabytes larger. Mappings stay, so stack traces still
+ * point at the file.
+ */
+export function dropGeneratedSources(dist) {
+  for (const entry of readdirSync(dist, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".map")) continue;
+    const file = join(entry.parentPath, entry.name);
+    const map = JSON.parse(readFileSync(file, "utf8"));
+    if (!Array.isArray(map.sources) || !Array.isArray(map.sourcesContent)) continue;
+    let changed = false;
+    map.sources.forEach((source, index) => {
+      if (GENERATED_SOURCE.test(source) && map.sourcesContent[index] !== null) {
+        map.sourcesContent[index] = null;
+        changed = true;
+      }
+    });
+    if (changed) writeFileSync(file, JSON.stringify(map));
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

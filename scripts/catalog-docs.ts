@@ -12,6 +12,7 @@ import {
   appVariables,
   catalogToolkit,
   clientVariables,
+  generatedSources,
   type ProviderDefinition,
   privateKeyVariable,
   providers,
@@ -53,13 +54,17 @@ export function renderCatalogPage(): string {
     "Search (`GET /search?keywords=`) matches names, slugs, aliases, categories and descriptions, then",
     "the names and descriptions of a provider's tools.",
     "",
-    "| provider | slug | categories | ways to connect | tools |",
+    "Tools are curated (written and tested by hand) or generated from the provider's published OpenAPI",
+    "document (`npm run catalog:tools`, see [generated tools](guide/generated-tools.md)); generated tools are",
+    "loaded on first use, and each provider marks a default set of the operations agents use most.",
+    "",
+    "| provider | slug | categories | ways to connect | tools (curated, generated) |",
     "| --- | --- | --- | --- | --- |",
     ...providers.map(
       (p) =>
         `| [${text(p.name)}](#${anchor(p.name)}) | \`${p.slug}\` | ${p.categories.map(text).join(", ")} | ` +
         `${p.auth.map((mode) => MODE_NAMES[mode.type]).join(", ")}${p.limitation ? " (not usable yet, see below)" : ""} | ` +
-        `${catalogToolkit(p.slug).tools.length} |`,
+        `${catalogToolkit(p.slug).tools.length}, ${catalogToolkit(p.slug).lazy?.count ?? 0} |`,
     ),
     "",
     "## Providers",
@@ -108,7 +113,20 @@ function providerSection(provider: ProviderDefinition): string[] {
   } else {
     lines.push("- Tools: none curated yet; `POST /proxy` and the passthrough reach the whole API with the connection's credential.");
   }
+  lines.push(...generatedLines(provider.slug));
   return lines;
+}
+
+/** A provider's generated tools: how many, from which document, and its default set. */
+function generatedLines(slug: string): string[] {
+  const lazy = catalogToolkit(slug).lazy;
+  const source = generatedSources().find((entry) => entry.slug === slug)?.source;
+  if (!lazy || !source) return ["- Generated tools: none (see [generated tools](guide/generated-tools.md) for why)."];
+  const defaults = lazy.summaries.filter((summary) => summary.default);
+  return [
+    `- Generated tools (${lazy.count}), from ${markdown(source)}; the default set (${defaults.length}):`,
+    ...defaults.map((summary) => `  - \`${summary.slug}\`: ${markdown(firstSentence(summary.description))}`),
+  ];
 }
 
 function modeLine(provider: ProviderDefinition, mode: Mode): string {

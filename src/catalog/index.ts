@@ -4,12 +4,15 @@ import { isGrantType } from "../credentials/grant-schemes.js";
 import { configureValues } from "../credentials/placements.js";
 import { defineToolkit, oauthEndpointUnderOrigin, type Toolkit } from "../toolkits/define.js";
 import { type JsonToolkitOptions, parseToolkitFile } from "../toolkits/json.js";
+import { generatedTools, type LazyTools } from "./generated/index.js";
 import { catalogIconRef } from "./icons.js";
 import { markCatalogMade } from "./made.js";
 import { type ProviderDefinition, providerSchema } from "./provider.js";
 import { providerFiles } from "./providers/index.js";
 import { curatedTools } from "./tools/index.js";
 
+export type { GeneratedTarget, LazyTools, ToolSummary } from "./generated/index.js";
+export { generatedSources, generatedTools } from "./generated/index.js";
 export type { ProviderDefinition } from "./provider.js";
 
 /** Every provider of the built-in catalog, validated, in slug order. */
@@ -103,8 +106,11 @@ function grantMode(provider: ProviderDefinition, mode: ProviderDefinition["auth"
  * Turns a catalog provider into a toolkit with the deployer's client credentials and overrides.
  * An OAuth provider without a `clientId` is still listed, as not configured: `POST /auth` for it
  * answers 400 naming the variables to set (its other modes, such as a personal token, still work).
+ * A provider with a published OpenAPI document also gets its generated tools as `lazy`
+ * (see `generatedTools`): their requests go to this toolkit's base URLs, overrides included, with
+ * its headers, inputs and auth.
  */
-export function catalogToolkit(slug: string, options: ProviderOptions = {}): Toolkit {
+export function catalogToolkit(slug: string, options: ProviderOptions = {}): CatalogToolkit {
   const provider = getProvider(slug);
   if (!provider) throw new TypeError(`The catalog has no provider "${slug}". See tools-proxy/catalog's providers for the list.`);
   const env = options.env ?? globalThis.process?.env ?? {};
@@ -128,7 +134,9 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Too
     docsUrl: provider.docsUrl,
     tools: curatedTools[provider.slug] ?? [],
   });
-  return markCatalogMade(toolkit);
+  // The provider's generated tools, loaded on first use, sent with this toolkit's base URLs and auth.
+  const lazy = generatedTools(provider.slug, toolkit);
+  return markCatalogMade(lazy ? Object.assign(toolkit, { lazy }) : toolkit);
 }
 
 /** A catalog mode with the deployer's client, app or key where it needs them (not yet its values). */
@@ -173,6 +181,9 @@ function publicClientMode(provider: ProviderDefinition, scheme: OAuth2Scheme, op
   }
   return publicClient;
 }
+
+/** A catalog toolkit: its generated tools, when its provider has some, are its `lazy` tools (counted and summarised, loaded on first use). */
+export type CatalogToolkit = Toolkit;
 
 /**
  * A client-credentials mode whose client is the deployer's: the client of `options` (read from

@@ -5,7 +5,7 @@ import { isGrantType } from "../credentials/grant-schemes.js";
 import { fillPathPlacements } from "../credentials/placements.js";
 import { applyCredentialQuery, buildUpstreamHeaders, chooseToken, credentialValues, isHeaderValue } from "./headers.js";
 import { type RetryPolicy, sendWithRetries } from "./retry.js";
-import { checkOutboundUrl, checkRedirectUrl, resolveAgainstBase } from "./url-policy.js";
+import { checkOutboundUrl, checkRedirectUrl, fillBaseUrl, resolveAgainstBase } from "./url-policy.js";
 
 /** Redirects followed at most, each to a URL that passes the same policy. */
 export const MAX_REDIRECTS = 5;
@@ -156,7 +156,8 @@ export function fillWholeHosts(templates: string[], hosts: Record<string, string
  * The toolkit's base URLs with the credential's path placements filled in (Telegram's
  * `bot{token}`), and the URL check against them: the URL policy checks the filled base, so a
  * caller's URL must fall under the connection's own path. A template URL (a tool's, written
- * with the base's placeholders) is filled the same way first. A refusal names the base URLs as
+ * with the base's placeholders, as JSON toolkit and generated tools send theirs) is filled the
+ * same way first, and with the connection's params (`{subdomain}`, `{dc}`). A refusal names the base URLs as
  * the toolkit writes them, never with the secret in them.
  */
 export function placedBaseUrls(
@@ -170,8 +171,12 @@ export function placedBaseUrls(
   const baseUrls = fillWholeHosts(templates, hosts).map((base) => fillPathPlacements(base, path));
   const checkUrl = (input: string | URL) => {
     let raw = String(input);
-    const template = templates.findIndex((base) => base !== baseUrls[templates.indexOf(base)] && raw.startsWith(base));
-    if (template !== -1) raw = baseUrls[template]! + raw.slice(templates[template]!.length);
+    // A template URL: its base with the credential's placements, whole hosts and the connection's params filled in.
+    const template = templates.findIndex((base) => base.includes("{") && raw.startsWith(base));
+    if (template !== -1) {
+      const placed = baseUrls[template]!;
+      raw = (placed.includes("{") ? fillBaseUrl(placed, params) : placed) + raw.slice(templates[template]!.length);
+    }
     try {
       return checkOutboundUrl(resolveAgainstBase(raw, baseUrls, params), baseUrls, params);
     } catch (error) {

@@ -551,6 +551,31 @@ export function jsonToolkitParts(input: unknown, options: JsonToolkitOptions = {
 }
 
 /**
+ * HTTP tools in the JSON toolkit format, made for a toolkit defined elsewhere (a catalog provider's
+ * generated tools): each is validated as `defineJsonToolkit` validates a tool, and sends its
+ * requests to `baseUrls` (a tool's own `baseUrl` must be one of them) with the toolkit's auth, so
+ * that no header argument may set a header its credential goes in. No `${NAME}` is replaced. An
+ * invalid tool throws a TypeError naming the toolkit, the tool's index and the field.
+ */
+export function defineJsonTools(
+  tools: readonly unknown[],
+  toolkit: { slug: string; baseUrls: readonly string[]; auth: readonly AuthScheme[] },
+): Tool[] {
+  const document = { slug: toolkit.slug };
+  const parsed = z.array(toolSchema).safeParse(tools);
+  if (!parsed.success)
+    throw new TypeError(
+      `${label(document)}: ${describe(parsed.error.issues.map((issue) => ({ ...issue, path: ["tools", ...issue.path] })))}.`,
+    );
+  const headers = toolkit.auth.flatMap((scheme) => credentialHeaders(scheme));
+  return parsed.data.map((tool, index) => {
+    if (tool.baseUrl !== undefined && !toolkit.baseUrls.includes(tool.baseUrl))
+      throw new TypeError(`${label(document)}: tools[${index}].baseUrl must be one of the toolkit's base URLs.`);
+    return toTool(tool, index, toolkit.baseUrls[0]!, document, headers);
+  });
+}
+
+/**
  * Parses a toolkit file: one JSON toolkit or an array of them, each built with
  * `defineJsonToolkit`. Errors start with `source` (e.g. the file name) when given.
  */

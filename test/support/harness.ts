@@ -199,6 +199,8 @@ export async function createHarness(options: HarnessOptions = {}) {
     scopes?: string[];
     status?: ConnectionRecord["status"];
     label?: string;
+    /** The connection's values for the toolkit's URL placeholders (inputs, or what its token answer held). */
+    params?: Record<string, string>;
   }) {
     const id = `conn_test_${Math.random().toString(36).slice(2, 12)}`;
     const now = new Date();
@@ -213,7 +215,7 @@ export async function createHarness(options: HarnessOptions = {}) {
       statusReason: null,
       credentials: await sealCredential({ cipher }, id, input.credential),
       scopes: input.scopes ?? [],
-      params: {},
+      params: input.params ?? {},
       credentialsExpireAt: null,
       createdAt: now,
       updatedAt: now,
