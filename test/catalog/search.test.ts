@@ -29,6 +29,7 @@ const TABLE: Row[] = [
   { query: "ecommerce", first: ["shopify"] },
   { query: "social", top: ["x", "facebook", "instagram", "linkedin"], within: 5 },
   { query: "crm", top: ["hubspot", "salesforce", "pipedrive", "attio", "zoho-crm"], within: 5 },
+  { query: "project management", top: ["asana", "clickup", "monday", "trello", "jira"], within: 6 },
   // Names, slugs and aliases.
   { query: "github", first: ["github"] },
   { query: "gh", first: ["github"] },
@@ -270,15 +271,18 @@ const TABLE: Row[] = [
 ];
 
 /**
- * Rankings today's scoring gets wrong and no provider's data can fix: they pass when the scoring
- * learns how often each app is used (the most connected apps first among equals, rather than by
- * name) and stops letting a word inside a longer name ("Retell AI", "Recall.ai") outweigh the
- * main category. When one passes, move it to the table above.
+ * Rankings the scoring still gets wrong. Ties already follow popularity.json; what is left is a
+ * word of a longer name or of aliases and descriptions outweighing a match of the whole query:
+ * "Retell AI" and "Recall.ai" carry "ai" in name, aliases and description where OpenAI has only
+ * its category; "Zoho Desk" and "Help Scout" each have a word of "help desk" in their names; Google
+ * Maps and Ads say "google" in aliases and descriptions where Gmail does not. Letting a whole-query
+ * match (a name, alias or category equal to the query) replace the word points makes all three
+ * pass, but breaks nine rows of the table ("spreadsheet", "analytics", "issues", ...). When one
+ * passes, move it to the table above.
  */
 const SCORING: Row[] = [
   { query: "ai", first: ["openai"] },
   { query: "google", top: ["gmail", "google-calendar", "google-drive", "google-sheets", "google-docs"], within: 5 },
-  { query: "project management", top: ["asana", "clickup", "monday", "trello", "jira"], within: 6 },
   { query: "help desk", top: ["zendesk", "intercom", "freshdesk"], within: 3 },
 ];
 
@@ -467,17 +471,8 @@ function twoSteps(query: string, expected: readonly string[]): string | undefine
     .join("; ")}`;
 }
 
-const TWO_STEP_FAILS = new Set<string>(["invite people to a meeting", "list the urls of a website"]);
-
 describe("catalog tool search in two steps, toolkits then tools", () => {
-  it.each(TOOL_TABLE.filter((row) => !TWO_STEP_FAILS.has(row.query)))("$query", ({ query, tools: expected }) => {
+  it.each(TOOL_TABLE)("$query", ({ query, tools: expected }) => {
     expect(twoSteps(query, expected)).toBeUndefined();
   });
-
-  it.fails.each(TOOL_TABLE.filter((row) => TWO_STEP_FAILS.has(row.query)))(
-    "$query (not yet found in two steps)",
-    ({ query, tools: expected }) => {
-      expect(twoSteps(query, expected)).toBeUndefined();
-    },
-  );
 });
