@@ -7,6 +7,7 @@ import { type JsonToolkitOptions, parseToolkitFile } from "../toolkits/json.js";
 import { generatedTools, type LazyTools } from "./generated/index.js";
 import { catalogIconRef } from "./icons.js";
 import { markCatalogMade } from "./made.js";
+import popularity from "./popularity.json" with { type: "json" };
 import { type ProviderDefinition, providerSchema } from "./provider.js";
 import { providerFiles } from "./providers/index.js";
 import { curatedTools } from "./tools/index.js";
@@ -17,6 +18,21 @@ export type { ProviderDefinition } from "./provider.js";
 
 /** Every provider of the built-in catalog, validated, in slug order. */
 export const providers: readonly ProviderDefinition[] = providerFiles.map((file) => providerSchema.parse(file));
+
+/**
+ * The catalog's providers in the order agents connect them most (popularity.json: the most used
+ * first, then the issue's rank order of the most connected apps), every provider not listed there
+ * after them in slug order. `catalogToolkits` lists them so, and a search breaks its ties in this
+ * order, so that "social" puts X before a less used network that scores the same.
+ */
+export const providersByPopularity: readonly ProviderDefinition[] = [...providers].sort(
+  (a, b) => popularityRank(a.slug) - popularityRank(b.slug) || a.slug.localeCompare(b.slug, "en"),
+);
+
+function popularityRank(slug: string): number {
+  const at = popularity.indexOf(slug);
+  return at === -1 ? popularity.length : at;
+}
 
 /** The catalog's provider with this slug, or undefined. */
 export function getProvider(slug: string): ProviderDefinition | undefined {
@@ -255,7 +271,8 @@ export function loadToolkitFile(text: string, options: Omit<JsonToolkitOptions, 
 }
 
 /**
- * Every catalog provider as a toolkit, as `tools-proxy serve --catalog` serves them: an OAuth
+ * Every catalog provider as a toolkit, as `tools-proxy serve --catalog` serves them, most connected
+ * first (`providersByPopularity`): an OAuth
  * provider reads its client from `TOOLS_PROXY_<SLUG>_CLIENT_ID` and `..._CLIENT_SECRET` (slug
  * upper-cased, `-` as `_`), else from those of the provider whose client it shares (`clientOf`:
  * Gmail, Calendar and Drive read `TOOLS_PROXY_GOOGLE_...`). Without them it is listed as not
@@ -264,7 +281,7 @@ export function loadToolkitFile(text: string, options: Omit<JsonToolkitOptions, 
  */
 export function catalogToolkits(options: { env?: Record<string, string | undefined> } = {}): Toolkit[] {
   const env = options.env ?? globalThis.process?.env ?? {};
-  return providers.map((provider) => {
+  return providersByPopularity.map((provider) => {
     const own = clientVariables(provider.slug);
     const shared = provider.clientOf ? clientVariables(provider.clientOf) : own;
     const clientId = env[own.id] || env[shared.id] || undefined;

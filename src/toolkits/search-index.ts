@@ -1,7 +1,7 @@
 import type { Toolkit } from "./define.js";
 import { type ToolSummary, toolSummaries } from "./lazy.js";
 import { includes, Postings, within } from "./search-postings.js";
-import { type ParsedQuery, PHRASE, stems, TOOL_MATCH, WORD } from "./search-rules.js";
+import { type ParsedQuery, PHRASE, stems, TOOL_MATCH, toolMatchApplies, WORD } from "./search-rules.js";
 
 /**
  * The words of a list of toolkits and of all their tools (by their summaries, loading nothing),
@@ -9,8 +9,8 @@ import { type ParsedQuery, PHRASE, stems, TOOL_MATCH, WORD } from "./search-rule
  * instead of reading every tool's text. It gives the same order as `rank` (see search.ts): the
  * same fields, points and ties.
  *
- * Toolkits are numbered in name order (the order ties keep); tools are numbered toolkit after
- * toolkit, so a toolkit's tools are one range of ids.
+ * Toolkits are numbered in the list's order (the order ties keep); tools are numbered toolkit
+ * after toolkit, so a toolkit's tools are one range of ids.
  */
 export class SearchIndex {
   /** The toolkits as given, to tell whether a later list is the same. */
@@ -27,7 +27,7 @@ export class SearchIndex {
 
   constructor(toolkits: readonly Toolkit[]) {
     this.source = [...toolkits];
-    this.toolkits = [...toolkits].sort((a, b) => a.name.localeCompare(b.name, "en") || a.slug.localeCompare(b.slug, "en"));
+    this.toolkits = [...toolkits];
     this.toolkits.forEach((toolkit, id) => {
       this.idOf.set(toolkit, id);
       this.kit.addItem(id, toolkit);
@@ -49,7 +49,7 @@ export class SearchIndex {
   rankToolkits(query: ParsedQuery): Toolkit[] {
     const extra = [{ ids: (word: string) => this.related.exact(word), points: WORD.related.exact }];
     const scores = this.kit.score(query, 0, this.toolkits.length, extra);
-    for (const toolkit of this.withToolFor(query.words)) {
+    for (const toolkit of toolMatchApplies(query.words) ? this.withToolFor(query.words) : []) {
       const current = scores.get(toolkit);
       if (current !== undefined) scores.set(toolkit, current + TOOL_MATCH);
     }

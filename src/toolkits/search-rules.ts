@@ -7,6 +7,15 @@ const STOP_WORDS = new Set(["a", "an", "and", "for", "in", "of", "on", "or", "th
 export const PHRASE = { name: 100, alias: 60, mainCategory: 50, category: 40 };
 /** Points for a toolkit with a tool named for every word of the query: as many as its own name would give. */
 export const TOOL_MATCH = 100;
+
+/**
+ * Whether a query can earn `TOOL_MATCH`: only one of two meaningful words or more ("send email").
+ * A single word that is also a tool's verb or object ("lists", "comments", "social") would
+ * otherwise lift every toolkit with such a tool above the ones the word names.
+ */
+export function toolMatchApplies(words: readonly string[]): boolean {
+  return words.length >= 2;
+}
 /** Points for one query word equal to a word of a field, or a prefix of one. */
 export const WORD = {
   name: { exact: 20, prefix: 10 },

@@ -1,7 +1,7 @@
 import type { Toolkit } from "./define.js";
 import { defaultFirst, type ToolSummary, toolSummaries } from "./lazy.js";
 import { SearchIndex } from "./search-index.js";
-import { type ParsedQuery, PHRASE, parseQuery, stems, TOOL_MATCH, WORD } from "./search-rules.js";
+import { type ParsedQuery, PHRASE, parseQuery, stems, TOOL_MATCH, toolMatchApplies, WORD } from "./search-rules.js";
 
 export { singular, tokenize } from "./search-rules.js";
 
@@ -31,7 +31,8 @@ export interface SearchFields {
  * score. The whole query equal to the name, an alias or a category counts most; then each query
  * word scores its best match in each field, a whole word more than a prefix of one, in this order
  * of weight: name or slug, aliases and categories, description, related text. An item with a tool
- * (`fields.tools`) whose slug and name hold every query word gains more than a whole category does. Plural and singular
+ * (`fields.tools`) whose slug and name hold every query word gains more than a whole category does,
+ * for a query of two meaningful words or more (see `toolMatchApplies`). Plural and singular
  * are the same word ("tickets" finds "ticket"). A multi-word query favours items that match more
  * of its words: the score is scaled by the share of words matched. Items that match nothing are
  * dropped; ties keep their original order.
@@ -51,8 +52,8 @@ export function rank<T>(items: readonly T[], query: string | undefined, fields: 
  * with less weight their tools' names and descriptions (see `rank`), read from the tools'
  * summaries, so lazy tools are searched without being loaded; a toolkit with a tool that
  * matches every word ranks above toolkits that only mention them ("send an email" finds Gmail,
- * whose GMAIL_SEND_EMAIL does it, before an email API without tools). Ties are broken by name. No
- * keywords: every toolkit, in the registry's order.
+ * whose GMAIL_SEND_EMAIL does it, before an email API without tools). Ties keep the registry's order
+ * (the catalog's is most connected first). No keywords: every toolkit, in the registry's order.
  *
  * The words are looked up in an index of `toolkits` made on the first search of that list and
  * kept while the same toolkits are passed (see `searchIndex`), so a search over a hundred
@@ -136,10 +137,12 @@ function score(item: SearchFields, { raw, phrase, words }: ParsedQuery): number 
     total += points;
   }
   if (matched === 0) return 0;
-  const toolMatch = item.tools?.some((text) => {
-    const tokens = stems(text);
-    return words.every((word) => tokens.includes(word));
-  });
+  const toolMatch =
+    toolMatchApplies(words) &&
+    item.tools?.some((text) => {
+      const tokens = stems(text);
+      return words.every((word) => tokens.includes(word));
+    });
   return (total * matched) / words.length + (toolMatch ? TOOL_MATCH : 0);
 }
 

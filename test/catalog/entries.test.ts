@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { catalogEntry, catalogToolkit, catalogToolkits, clientVariables, loadToolkitFile, providers } from "../../src/catalog/index.js";
+import {
+  catalogEntry,
+  catalogToolkit,
+  catalogToolkits,
+  clientVariables,
+  loadToolkitFile,
+  providers,
+  providersByPopularity,
+} from "../../src/catalog/index.js";
 import type { OAuth2Scheme } from "../../src/credentials/auth-schemes.js";
 import { createToolsHandler, issueApiKey, memoryStore, parseToolkitFile } from "../../src/index.js";
 import { oauthMode } from "../../src/toolkits/define.js";
@@ -14,7 +22,7 @@ describe("catalogToolkits (serve --catalog)", () => {
     const toolkits = catalogToolkits({
       env: { TOOLS_PROXY_GITHUB_CLIENT_ID: "gh-id", TOOLS_PROXY_GITHUB_CLIENT_SECRET: "gh-secret", TOOLS_PROXY_ZOHO_CRM_CLIENT_ID: "z" },
     });
-    expect(toolkits.map((t) => t.slug)).toEqual(providers.map((p) => p.slug));
+    expect(toolkits.map((t) => t.slug)).toEqual(providersByPopularity.map((p) => p.slug));
     expect(toolkits.length).toBeGreaterThanOrEqual(50);
     expect(oauth("github", toolkits)).toMatchObject({ clientId: "gh-id", clientSecret: "gh-secret" });
     expect(oauth("github", toolkits).unconfigured).toBeUndefined();

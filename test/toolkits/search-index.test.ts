@@ -12,8 +12,7 @@ const toolkits = providers.map((provider) => catalogToolkit(provider.slug, { cli
 
 /** Toolkit search as `rank` does it over every tool's text, without an index. */
 function scanToolkits(list: readonly Toolkit[], keywords: string): string[] {
-  const byName = [...list].sort((a, b) => a.name.localeCompare(b.name, "en") || a.slug.localeCompare(b.slug, "en"));
-  return rank(byName, keywords, (toolkit) => ({
+  return rank(list, keywords, (toolkit) => ({
     ...toolkit,
     related: toolSummaries(toolkit).flatMap((tool) => [tool.name, tool.description]),
     tools: toolSummaries(toolkit).map((tool) => `${tool.slug} ${tool.name}`),
@@ -38,6 +37,10 @@ const QUERIES = [
   "list issues",
   "create issue",
   "pay",
+  "lists",
+  "comments",
+  "social",
+  "ai",
   "in",
   "the and",
   "a",

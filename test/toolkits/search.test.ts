@@ -121,11 +121,20 @@ describe("searchToolkits", () => {
     expect(found([api, mail], "sendgrid")).toEqual(["sendgrid"]);
   });
 
-  it("breaks ties by name, and without keywords keeps the registry's order", () => {
+  it("gives no tool bonus to a one-word query, which a tool's verb or object matches too often", () => {
+    // "lists" is a word of many tools' names; the toolkit the word describes comes first.
+    const lists = toolkit({ slug: "listly", name: "Listly", description: "Mailing lists." });
+    const board = toolkit({ slug: "board", name: "Board", tools: [tool("BOARD_GET_LISTS", "Get lists", "Lists of a board.")] });
+    expect(found([board, lists], "lists")).toEqual(["listly", "board"]);
+    expect(found([board, lists], "get lists")).toEqual(["board", "listly"]);
+  });
+
+  it("breaks ties by the registry's order, and without keywords keeps that order", () => {
     const zeta = toolkit({ slug: "a", name: "Zeta", categories: ["crm"] });
     const alpha = toolkit({ slug: "b", name: "alpha", categories: ["crm"] });
     const beta = toolkit({ slug: "c", name: "Beta", categories: ["crm"] });
-    expect(found([zeta, alpha, beta], "crm")).toEqual(["b", "c", "a"]);
+    expect(found([zeta, alpha, beta], "crm")).toEqual(["a", "b", "c"]);
+    expect(found([beta, zeta, alpha], "crm")).toEqual(["c", "a", "b"]);
     expect(found([zeta, alpha, beta], undefined)).toEqual(["a", "b", "c"]);
     expect(found([zeta, alpha, beta], " ")).toEqual(["a", "b", "c"]);
   });

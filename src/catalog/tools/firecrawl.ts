@@ -120,7 +120,7 @@ const search = defineTool({
 
 const mapSite = defineTool({
   slug: "FIRECRAWL_MAP_SITE",
-  name: "List a site's URLs",
+  name: "List a website's URLs",
   description:
     "Lists the URLs of a website quickly, from its sitemap and links, optionally those matching words: { links: [{ url, title, " +
     "description }] }. Use it to find the right page before scraping it.",

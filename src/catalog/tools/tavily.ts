@@ -187,7 +187,7 @@ const crawlSite = defineTool({
 
 const mapSite = defineTool({
   slug: "TAVILY_MAP_SITE",
-  name: "Map a site's URLs",
+  name: "Map a website's URLs",
   description:
     "Lists the URLs of a website found by following links from its root (up to `maxDepth` and `limit`), without their content: " +
     "a site map to choose pages from before reading them with TAVILY_EXTRACT_PAGES.",
