@@ -4,7 +4,7 @@ import { isGrantType } from "../credentials/grant-schemes.js";
 import { configureValues } from "../credentials/placements.js";
 import { defineToolkit, oauthEndpointUnderOrigin, type Toolkit } from "../toolkits/define.js";
 import { type JsonToolkitOptions, parseToolkitFile } from "../toolkits/json.js";
-import { generatedTools, type LazyTools } from "./generated/index.js";
+import { generatedTools } from "./generated/index.js";
 import { catalogIconRef } from "./icons.js";
 import { markCatalogMade } from "./made.js";
 import popularity from "./popularity.json" with { type: "json" };

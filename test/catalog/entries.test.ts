@@ -5,7 +5,6 @@ import {
   catalogToolkits,
   clientVariables,
   loadToolkitFile,
-  providers,
   providersByPopularity,
 } from "../../src/catalog/index.js";
 import type { OAuth2Scheme } from "../../src/credentials/auth-schemes.js";
