@@ -78,8 +78,11 @@ function build(root, silent) {
   writeFileSync(join(root, STAMP), `${hash}\n`);
 }
 
-/** Sources whose text the source maps leave out: the catalog's generated tools, megabytes of JSON that a debugger never steps through. */
-const GENERATED_SOURCE = /(^|\/)src\/catalog\/generated\/(tools\/[^/]+|summaries)\.ts$/;
+/**
+ * Sources whose text the source maps leave out: the catalog's generated tools, its provider data
+ * files and its icons, megabytes of data that a debugger never steps through.
+ */
+const GENERATED_SOURCE = /(^|\/)src\/catalog\/(generated\/(tools\/[^/]+|summaries)\.ts|providers\/[^/]+\.json|icons\.generated\.ts)$/;
 
 /**
  * Empties the `sourcesContent` of generated sources in every source map of `dist` (`null`, as the

@@ -139,8 +139,8 @@ describe.each(providers)("generated tools of %s", (slug) => {
     const defaults = new Set(catalog.lazy!.summaries.filter((summary) => summary.default).map((summary) => summary.slug));
     tools = sample(all, defaults);
     mode = modeOf(catalog);
-    // The catalog toolkit as the handler will hold it once it loads lazy tools: its base URLs, headers and auth, with the sample.
-    const toolkit: Toolkit = { ...catalog, tools: [...catalog.tools, ...tools] };
+    // The catalog toolkit itself: the handler loads each sampled tool from its lazy tools when it is executed.
+    const toolkit: Toolkit = catalog;
     // The emulation answers every host: an origin input's name need not resolve.
     h = await createHarness({ fetch: api.fetch, allowPrivateNetworks: true, extraToolkits: () => [toolkit] });
     const agent = await h.issueAgentKey("agent-generated");
