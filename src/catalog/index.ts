@@ -148,7 +148,8 @@ export function catalogToolkit(slug: string, options: ProviderOptions = {}): Cat
     aliases: provider.aliases,
     categories: provider.categories,
     docsUrl: provider.docsUrl,
-    tools: curatedTools[provider.slug] ?? [],
+    // Curated tools are written for what agents do most: they belong to the default set.
+    tools: (curatedTools[provider.slug] ?? []).map((tool) => ({ ...tool, default: true })),
   });
   // The provider's generated tools, loaded on first use, sent with this toolkit's base URLs and auth.
   const lazy = generatedTools(provider.slug, toolkit);

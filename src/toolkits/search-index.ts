@@ -1,7 +1,7 @@
 import type { Toolkit } from "./define.js";
 import { type ToolSummary, toolSummaries } from "./lazy.js";
 import { includes, Postings, within } from "./search-postings.js";
-import { type ParsedQuery, PHRASE, stems, TOOL_MATCH, toolMatchApplies, WORD } from "./search-rules.js";
+import { DEFAULT_SET, type ParsedQuery, PHRASE, stems, TOOL_MATCH, toolMatchApplies, WORD } from "./search-rules.js";
 
 /**
  * The words of a list of toolkits and of all their tools (by their summaries, loading nothing),
@@ -63,6 +63,7 @@ export class SearchIndex {
     if (id === undefined) return undefined;
     const [from, to] = [this.toolStart[id]!, this.toolStart[id + 1]!];
     const scores = this.tool.score(query, from, to, []);
+    for (const [toolId, score] of scores) if (this.summaries[toolId]!.default) scores.set(toolId, score * DEFAULT_SET);
     for (const toolId of this.tool.slugHits(query.raw, from, to)) scores.set(toolId, 1000);
     return ordered(scores).map((toolId) => this.summaries[toolId]!);
   }

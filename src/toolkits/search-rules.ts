@@ -7,6 +7,8 @@ const STOP_WORDS = new Set(["a", "an", "and", "for", "in", "of", "on", "or", "th
 export const PHRASE = { name: 100, alias: 60, mainCategory: 50, category: 40 };
 /** Points for a toolkit with a tool named for every word of the query: as many as its own name would give. */
 export const TOOL_MATCH = 100;
+/** How many times a default-set tool's score counts in a toolkit's tool search (a power of two, so the index and the scan agree exactly). */
+export const DEFAULT_SET = 2;
 
 /**
  * Whether a query can earn `TOOL_MATCH`: only one of two meaningful words or more ("send email").

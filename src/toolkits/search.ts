@@ -1,7 +1,7 @@
 import type { Toolkit } from "./define.js";
 import { defaultFirst, type ToolSummary, toolSummaries } from "./lazy.js";
 import { SearchIndex } from "./search-index.js";
-import { type ParsedQuery, PHRASE, parseQuery, stems, TOOL_MATCH, toolMatchApplies, WORD } from "./search-rules.js";
+import { DEFAULT_SET, type ParsedQuery, PHRASE, parseQuery, stems, TOOL_MATCH, toolMatchApplies, WORD } from "./search-rules.js";
 
 export { singular, tokenize } from "./search-rules.js";
 
@@ -10,6 +10,12 @@ export interface SearchFields {
   slug: string;
   name: string;
   description: string;
+  /**
+   * A tool of its toolkit's default set (curated tools, and the generated operations agents use
+   * most): its score counts `DEFAULT_SET` times, so that among hundreds of generated operations the
+   * ones a toolkit is used for come first.
+   */
+  default?: boolean;
   /** Other names of the item ("gh", "google mail"), matched almost as strongly as its name. */
   aliases?: readonly string[];
   /** Its categories ("crm", "project-management"); the first is its main one. */
@@ -143,7 +149,7 @@ function score(item: SearchFields, { raw, phrase, words }: ParsedQuery): number 
       const tokens = stems(text);
       return words.every((word) => tokens.includes(word));
     });
-  return (total * matched) / words.length + (toolMatch ? TOOL_MATCH : 0);
+  return ((total * matched) / words.length + (toolMatch ? TOOL_MATCH : 0)) * (item.default ? DEFAULT_SET : 1);
 }
 
 function best(tokens: readonly string[], word: string, points: { exact: number; prefix: number }): number {

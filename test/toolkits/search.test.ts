@@ -61,6 +61,17 @@ describe("rank", () => {
     expect(rank(tools, "github_create_pr", self)[0]!.slug).toBe("GITHUB_CREATE_PR");
   });
 
+  it("counts a default-set item's score twice: a weaker match of the default set can come first", () => {
+    const items = [
+      { slug: "A_GET_SPREADSHEET", name: "Get spreadsheet cells", description: "" },
+      { slug: "A_READ", name: "Read cells", description: "Reads a spreadsheet's cells.", default: true },
+    ];
+    // The first has both words in its name, the second one (26 points to 40): doubled, the second wins.
+    expect(rank(items, "spreadsheet cells", (item) => item).map((item) => item.slug)).toEqual(["A_READ", "A_GET_SPREADSHEET"]);
+    // A match in the name still beats a doubled one in the description (20 points to 6).
+    expect(rank(items, "spreadsheet", (item) => item).map((item) => item.slug)).toEqual(["A_GET_SPREADSHEET", "A_READ"]);
+  });
+
   it("ignores stop words unless the query has nothing else", () => {
     expect(slugs(rank(items, "the issues", self))).toEqual(["github", "linear"]);
     expect(slugs(rank(items, "with", self))).toEqual(["gitlab"]);

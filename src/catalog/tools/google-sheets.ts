@@ -119,7 +119,7 @@ const getSpreadsheet = defineTool({
 
 const getValues = defineTool({
   slug: "GOOGLESHEETS_GET_VALUES",
-  name: "Get values of ranges",
+  name: "Read the cells of spreadsheet ranges",
   description:
     "Reads the cell values of one or more A1 ranges (e.g. `Sheet1!A1:D20`, `Summary!B2`) in one call. Returns `valueRanges`: the range " +
     "read and its rows of values (trailing empty rows and cells left out). To read a long sheet row by row, use GOOGLESHEETS_LIST_ROWS.",
@@ -196,7 +196,7 @@ const listRows = defineTool({
 
 const updateValues = defineTool({
   slug: "GOOGLESHEETS_UPDATE_VALUES",
-  name: "Update values of a range",
+  name: "Write values to spreadsheet cells",
   description:
     "Writes rows of values into a range, starting at its top-left cell, replacing what is there (e.g. range `Sheet1!B2` with " +
     "[[1, 2], [3, 4]] fills B2:C3). Values are parsed as typed in the UI unless `valueInputOption` is RAW. Returns the range and " +
@@ -216,7 +216,7 @@ const updateValues = defineTool({
 
 const appendRows = defineTool({
   slug: "GOOGLESHEETS_APPEND_ROWS",
-  name: "Append rows",
+  name: "Append rows to a spreadsheet",
   description:
     "Adds rows after the last row of the table found in a range (e.g. `Sheet1` or `Sheet1!A:D`), inserting new rows so nothing is " +
     "overwritten. Returns the table's range and the range, rows and cells written.",
