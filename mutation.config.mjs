@@ -112,6 +112,9 @@ export const SELECTION = {
     "test/credentials/placements.test.ts",
     "test/catalog/flows/telegram.test.ts",
     "test/catalog/flows/freshdesk.test.ts",
+    // Values beside a token: the outbound headers, then Twitch, Google Ads, Etsy and Blackbaud end to end.
+    "test/outbound/beside-token.test.ts",
+    "test/catalog/flows/oauth-values.test.ts",
   ],
   // The API key cache: what a revoked key may still do is its doing.
   "src/credentials/key-cache.ts": [
@@ -149,6 +152,8 @@ export const SELECTION = {
     "test/catalog/flows/notion.test.ts",
   ],
   "src/oauth/values.ts": ["test/oauth/definition-values.test.ts"],
+  // A provider's own token requests (Instagram's upgrade and refresh): unit by unit over real HTTP, then the flow.
+  "src/oauth/token-template.ts": ["test/oauth/token-template.test.ts", "test/catalog/flows/instagram.test.ts"],
   // What oauthClient hands oauth4webapi, unit by unit; client-basic proves the Basic header against a real server.
   "src/oauth/client.ts": ["test/oauth/oauth-client-options.test.ts", "test/oauth/client-basic.test.ts"],
   "src/execution/access.ts": [...OAUTH, ...OUTBOUND],
@@ -187,6 +192,8 @@ export const SELECTION = {
     "test/grants/jwt-flows.test.ts",
     "test/grants/client-credentials-providers.test.ts",
   ],
+  // Which OAuth endpoints a toolkit may declare: https (http on loopback), no fragment, under an origin input.
+  "src/toolkits/oauth-endpoints.ts": ["test/toolkits/oauth-endpoints.test.ts"],
   "src/toolkits/inputs.ts": [
     "test/toolkits/inputs.test.ts",
     "test/toolkits/host-input.test.ts",

@@ -22,8 +22,9 @@ export function assertOAuthEndpoints(toolkit: string, scheme: OAuth2Scheme): voi
       throw new TypeError(`Toolkit "${toolkit}": OAuth endpoint "${endpoint}" is not an absolute URL.`);
     }
     // RFC 6749 3.1 and 3.2: an endpoint has no fragment. A hash-routed page (Apollo's
-    // app.apollo.io/#/oauth/authorize) would get the request's parameters before its `#`.
-    if (url.hash !== "" || endpoint.includes("#")) {
+    // app.apollo.io/#/oauth/authorize) would get the request's parameters before its `#`. The text
+    // is checked, not `url.hash`: an empty fragment (`/authorize#`) parses to an empty hash.
+    if (endpoint.includes("#")) {
       throw new TypeError(`Toolkit "${toolkit}": OAuth endpoint "${endpoint}" has a fragment (#...), which OAuth endpoints may not have.`);
     }
     if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK.has(url.hostname))) {

@@ -56,6 +56,9 @@ describe("placements", () => {
     expect(renderPlacements(telegram, { type: "bearer", token: "1:AA" })).toEqual([{ in: "path", name: "token", value: "1:AA" }]);
     expect(renderPlacements(basicPair, { type: "basic", username: "u", password: "p" })[0]!.value).toBe(`Basic ${btoa("u:p")}`);
     expect(renderPlacements({ type: "apiKey" }, { type: "apiKey", apiKey: "k" })).toEqual([]);
+    // A query parameter's name is sent as written: only header names are case-insensitive.
+    const cased: Placed = { type: "apiKey", placements: [{ in: "query", name: "ApiKey", value: "{apiKey}" }] };
+    expect(renderPlacements(cased, { type: "apiKey", apiKey: "k" })).toEqual([{ in: "query", name: "ApiKey", value: "k" }]);
   });
 
   it("list the headers they set", () => {
@@ -72,6 +75,7 @@ describe("placements", () => {
     const shown: Placed = { ...datadog, fields: [{ name: "applicationKey", label: "App", secret: false }] };
     expect(placedSecrets(shown, { type: "apiKey", apiKey: "k1", fields: { applicationKey: "a1" } })).toEqual([]);
     expect(placedSecrets({ type: "apiKey", values: [{ name: "x", env: "X" }] }, { type: "apiKey", apiKey: "k" })).toEqual([]);
+    expect(placedSecrets(datadog, { type: "apiKey", apiKey: "k1" })).toEqual([]);
   });
 });
 
@@ -181,6 +185,14 @@ describe("placementsDefinitionProblem", () => {
     expect(placementsDefinitionProblem(telegram, ["https://{token}.example.com/x"])).toMatch(/not a placeholder in the path/);
     expect(placementsDefinitionProblem(telegram, ["https://x{token}.example.com/y"])).toMatch(/not a placeholder in the path/);
     expect(placementsDefinitionProblem(telegram, ["https://{token}.example.com", "https://a.example.com/x/{token}"])).toBeNull();
+    expect(placementsDefinitionProblem(telegram, ["http://localhost:8081/bot{token}"])).toBeNull();
+    expect(placementsDefinitionProblem(telegram, ["{instance}/bot{token}"])).toMatch(/not a placeholder in the path/);
+    // A query parameter's name is any text (URLSearchParams encodes it); a header's must be a token.
+    const bracketed: Placed = { type: "apiKey", placements: [{ in: "query", name: "auth[key]", value: "{apiKey}" }] };
+    expect(placementsDefinitionProblem(bracketed, [])).toBeNull();
+    expect(placementsDefinitionProblem({ type: "apiKey", placements: [{ in: "header", name: "auth[key]", value: "{apiKey}" }] }, [])).toBe(
+      'placement header "auth[key]" is not an HTTP header name',
+    );
   });
 });
 
@@ -220,6 +232,10 @@ describe("configureValues", () => {
     const two: Configurable = { type: "apiKey", values: [{ name: "a", env: "A" }, { name: "b", env: "B" }, { name: "c" }] };
     expect(configureValues(two, {}, {}, "T").unconfigured).toMatch(/must set A, B and "c" \(/);
     expect(configureValues(two, {}, {}, "T").values!.map((v) => v.value)).toEqual([undefined, undefined, undefined]);
+    expect(configureValues(two, {}, {}, "T").values).toStrictEqual([{ name: "a", env: "A" }, { name: "b", env: "B" }, { name: "c" }]);
+    expect(configureValues(two, {}, {}, "T").unconfigured).toBe(
+      'T is not configured on this server: its operator must set A, B and "c" (the values its deployer gives for every connection), then restart it.',
+    );
   });
 });
 
@@ -261,6 +277,34 @@ describe("placements beside a token (OAuth 2, token grants)", () => {
     expect(placementsDefinitionProblem({ type: "apiKey", placements: [{ in: "header", name: "X", value: "{clientId}" }] }, [])).toMatch(
       /neither a field of the credential nor a deployer value/,
     );
+  });
+
+  it("accept query parameters beside a token, one named as the token's header too, and typed fields beside {clientId}", () => {
+    const query: Placed = { type: "oauth2", clientId: "cid-1", placements: [{ in: "query", name: "client_id", value: "{clientId}" }] };
+    expect(placementsDefinitionProblem(query, [], "authorization")).toBeNull();
+    const named: Placed = { type: "oauth2", placements: [{ in: "query", name: "Authorization", value: "{clientId}" }] };
+    expect(placementsDefinitionProblem(named, [], "authorization")).toBeNull();
+    const tenant: Placed = {
+      type: "clientCredentials",
+      fields: [{ name: "tenant", label: "Tenant" }],
+      placements: [
+        { in: "header", name: "Client-Id", value: "{clientId}" },
+        { in: "query", name: "tenant", value: "{tenant}" },
+      ],
+    };
+    expect(placementsDefinitionProblem(tenant, [], "authorization")).toBeNull();
+  });
+
+  it("replace the credential in a mode without a token: its header may be the one a token would use", () => {
+    const own: Placed = { type: "apiKey", placements: [{ in: "header", name: "Authorization", value: "Key {apiKey}" }] };
+    expect(placementsDefinitionProblem(own, [], "authorization")).toBeNull();
+  });
+
+  it("fill {clientId} only beside a token: elsewhere it is a field the person must send", () => {
+    const keyed: Placed = { type: "apiKey", placements: [{ in: "header", name: "X-Client", value: "{clientId}" }] };
+    const credential = { type: "apiKey", apiKey: "k-1", secrets: { clientId: "typed-id" } };
+    expect(placementProblem(keyed, credential)).toEqual({ field: "clientId", reason: "is missing; send it" });
+    expect(renderPlacements(keyed, credential)).toEqual([{ in: "header", name: "x-client", value: "" }]);
   });
 
   it("name every missing variable in one sentence when the client is not configured either", () => {
