@@ -178,8 +178,20 @@ describe.each(jsonFiles)("%s", (file) => {
       } else expect(mode.unconfigured).toBeUndefined();
     }
   });
+});
 
-  it.runIf(deployerValues.length > 0)("names the variable of each deployer value it lacks, in the mode that sends it", () => {
+/** Providers whose modes send a deployer's value (Trello's app key, Google Ads' developer token). */
+const withDeployerValues = providers.filter((provider) => provider.auth.some((mode) => "values" in mode && (mode.values ?? []).length > 0));
+
+it("several providers send deployer values (the table below is not empty)", () => {
+  expect(withDeployerValues.map((provider) => provider.slug)).toEqual(
+    expect.arrayContaining(["blackbaud", "etsy", "google-ads", "trello"]),
+  );
+});
+
+describe.each(withDeployerValues.map((provider) => provider.slug))("%s, without its deployer values", (slug) => {
+  const provider = providers.find((entry) => entry.slug === slug)!;
+  it("names the variable of each deployer value it lacks, in the mode that sends it", () => {
     const toolkit = catalogToolkit(provider.slug, { clientId: "id", clientSecret: "secret", env: {} });
     provider.auth.forEach((mode, index) => {
       const sent = "values" in mode ? (mode.values ?? []) : [];
