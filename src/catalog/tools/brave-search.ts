@@ -56,6 +56,22 @@ const common = {
   cursor: pageCursor,
 };
 
+/** The query parameters both searches take, from the common arguments. */
+function searchQuery(
+  args: { query: string; limit: number; country?: string; language?: string; freshness?: string; safesearch: string },
+  offset: number,
+) {
+  return {
+    q: args.query,
+    count: args.limit,
+    offset,
+    country: args.country?.toUpperCase(),
+    search_lang: args.language,
+    freshness: args.freshness,
+    safesearch: args.safesearch,
+  };
+}
+
 const next = (offset: number, more: unknown) => (more === true && offset < 9 ? String(offset + 1) : null);
 
 const searchWeb = defineTool({
@@ -72,16 +88,7 @@ const searchWeb = defineTool({
   async run(args, ctx) {
     const offset = Number(args.cursor ?? 0);
     const answer = await requestJson<Json>(ctx, BRAVE, "/web/search", {
-      query: {
-        q: args.query,
-        count: args.limit,
-        offset,
-        country: args.country?.toUpperCase(),
-        search_lang: args.language,
-        freshness: args.freshness,
-        safesearch: args.safesearch,
-        extra_snippets: true,
-      },
+      query: { ...searchQuery(args, offset), extra_snippets: true },
     });
     const results = ((field(field(answer, "web"), "results") ?? []) as Json[]).map((r) => ({
       title: r.title,
@@ -108,15 +115,7 @@ const searchNews = defineTool({
   async run(args, ctx) {
     const offset = Number(args.cursor ?? 0);
     const answer = await requestJson<Json>(ctx, BRAVE, "/news/search", {
-      query: {
-        q: args.query,
-        count: args.limit,
-        offset,
-        country: args.country?.toUpperCase(),
-        search_lang: args.language,
-        freshness: args.freshness,
-        safesearch: args.safesearch,
-      },
+      query: searchQuery(args, offset),
     });
     const results = ((field(answer, "results") ?? []) as Json[]).map((r) => ({
       title: r.title,
