@@ -96,6 +96,14 @@ export interface SchemeCommon {
   sources?: string[];
 }
 
+/** Where a remote MCP server's authorization is discovered, and what it may point at. */
+export interface McpDiscovery {
+  /** The MCP server's URL: the protected resource (RFC 9728) and the `resource` parameter (RFC 8707). */
+  resource: string;
+  /** Origins of authorization servers allowed besides the MCP server's own origin. */
+  authorizationServers?: string[];
+}
+
 /** OAuth 2 authorization-code flow with PKCE (S256) and refresh. */
 export interface OAuth2Scheme extends SchemeCommon {
   type: "oauth2";
@@ -107,6 +115,12 @@ export interface OAuth2Scheme extends SchemeCommon {
   scopes: string[];
   /** RFC 7009 endpoint; when set, deleting a connection revokes its token there first. */
   revocationUrl?: string;
+  /**
+   * A remote MCP server's authorization (see `mcpOAuthMode`): the endpoints and the client are
+   * discovered from the server's protected resource metadata when a connection starts, and the
+   * static URLs and client id above are unused.
+   */
+  discovery?: McpDiscovery;
   /** How revocation is asked for when it is not RFC 7009 (GitHub, Slack, Dropbox). */
   revocation?: RevocationRequest;
   /** Userinfo endpoint; the account's `remoteUserField` becomes the connection's `remoteUser`. */
