@@ -13,11 +13,13 @@ import { assertInput, assertInputPlaces, type ConnectionInput } from "./inputs.j
 import { assertLazyTools, type LazyTools } from "./lazy.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
 import { linearPattern } from "./patterns.js";
+import type { RemoteMcp, RemoteMcpEntry } from "./remote.js";
 import { argumentsSchema, inputParametersOf, type JsonSchema, type StandardOutput, type StandardSchemaV1 } from "./schemas.js";
 
 export type { ConnectionInput, InputType } from "./inputs.js";
 export { inputValueFits } from "./inputs.js";
 export type { LazyTools, ToolSummary } from "./lazy.js";
+export type { McpAuthorizationOptions, RemoteMcp, RemoteMcpEntry, RemoteMcpOptions } from "./remote.js";
 export type { JsonSchema, StandardSchemaV1 } from "./schemas.js";
 
 /** Hints for agents about what a tool does, after MCP's tool annotations. */
@@ -163,6 +165,12 @@ export interface ToolkitDefinition {
   tools: Array<Tool | ToolDefinition<any>>;
   /** Tools loaded on first use, beside `tools`: for toolkits of thousands of tools (see `LazyTools`). */
   lazy?: LazyTools;
+  /**
+   * A remote MCP server whose tools, listed per connection, are this toolkit's: its URL, or
+   * `{ url, transport, authorizationServers }`. Without `auth`, it connects by the MCP
+   * authorization spec (`mcpOAuthMode`).
+   */
+  mcp?: RemoteMcpEntry;
   /** Timeout of one tool run or proxied call, in milliseconds. */
   timeoutMs?: number;
   /** Retries of this toolkit's outbound calls, replacing the handler's `retries` (`{ max: 0 }` turns them off). */
@@ -195,6 +203,8 @@ export interface Toolkit {
   tools: Tool[];
   /** Tools loaded on first use; read them through `toolCount`, `toolSummaries`, `allTools` and `findTool`. */
   lazy?: LazyTools;
+  /** The remote MCP server whose tools, listed per connection, are this toolkit's. */
+  remote?: RemoteMcp;
   timeoutMs: number | undefined;
   /** Retries of this toolkit's outbound calls; absent: the handler's. */
   retries?: RetryOptions;

@@ -1,5 +1,26 @@
 import type { McpDiscovery, OAuth2Scheme } from "../credentials/auth-schemes.js";
 
+/**
+ * A remote MCP server as a toolkit's entry gives it (`mcp`): its URL, or the URL with options.
+ * The server's origin becomes the toolkit's base URL.
+ */
+export type RemoteMcpEntry = string | RemoteMcpOptions;
+
+export interface RemoteMcpOptions {
+  url: string;
+  /** `streamable-http` (default), or `sse` for a server that only has the older HTTP+SSE transport. */
+  transport?: "streamable-http" | "sse";
+  /** Origins of authorization servers allowed besides the MCP server's own origin. */
+  authorizationServers?: string[];
+}
+
+/** The remote MCP server of a toolkit, as `defineToolkit` resolved it. */
+export interface RemoteMcp {
+  url: string;
+  transport: "streamable-http" | "sse";
+  authorizationServers: string[];
+}
+
 /** What a remote MCP toolkit's entry may say about its authorization. */
 export interface McpAuthorizationOptions {
   /** Origins of authorization servers allowed besides the MCP server's own origin. */
