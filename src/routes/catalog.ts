@@ -33,7 +33,14 @@ export const catalogRoutes = [
       200: { description: "Matching toolkits.", schema: SearchResultSchema },
       ...errors(400, 401),
     },
-    async handle({ query, principal }, ctx) {
+    async handle({ query, principal, request }, ctx) {
+      // `query` is the tool search's word; ignored here, it would list every toolkit.
+      if (new URL(request.url).searchParams.has("query")) {
+        throw new ToolsError(
+          "invalid_request",
+          "GET /search takes keywords=..., not query=... (query is for GET /toolkit/{toolkit}/search).",
+        );
+      }
       const toolkits = searchToolkits(await ctx.registry.list(), query.keywords);
       const { page, nextCursor } = await ctx.cursors.paginate(toolkits, {
         limit: query.limit,

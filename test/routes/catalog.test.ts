@@ -103,6 +103,10 @@ describe("GET /search", () => {
     }
   });
 
+  it("refuses query= on toolkit search with a 400 that names keywords, rather than ignore it and list every toolkit", async () => {
+    expectError(await h.call("GET", "/search?query=acme", { key }), 400, "invalid_request", /takes keywords=/);
+  });
+
   it("refuses a tampered cursor, and a cursor of another query", async () => {
     const first = await h.call("GET", "/search?limit=2", { key });
     const cursor: string = first.json.nextCursor;
