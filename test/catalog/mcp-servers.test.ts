@@ -20,6 +20,7 @@ import type { AuthScheme, OAuth2Scheme } from "../../src/credentials/auth-scheme
 import { createToolsHandler, issueApiKey, memoryStore } from "../../src/index.js";
 import type { Toolkit } from "../../src/toolkits/define.js";
 import { searchToolkits } from "../../src/toolkits/search.js";
+import { section, table } from "../docs/markdown.js";
 
 const linear = getProvider("linear")!;
 /** serve --catalog's toolkits without any variable set (made once: the catalog is large). */
@@ -259,5 +260,29 @@ describe("catalogToolkits (serve --catalog) serves the MCP servers beside the pr
     expect(listed.get("notion-mcp")).toBe(true);
     expect(listed.get("asana-mcp")).toBe(false);
     expect(listed.get("hubspot-mcp")).toBe(false);
+  });
+});
+
+describe("docs/guide/providers.md: vendors' own MCP servers", () => {
+  const page = section("docs/guide/providers.md", "Vendors' own MCP servers");
+  const rows = table(page, "provider");
+
+  it("counts and lists every provider's MCP server, with its toolkit, URL and source page", () => {
+    expect(page).toContain(`${mcpProviders.length} providers of the catalog list theirs`);
+    expect(rows.map(([name]) => name)).toEqual(mcpProviders.map((provider) => provider.name));
+    for (const [index, provider] of mcpProviders.entries()) {
+      const [, toolkit, server = "", connected, source] = rows[index]!;
+      expect(toolkit).toBe(`\`${mcpToolkitSlug(provider.slug)}\``);
+      expect(server).toContain(`\`${provider.mcp!.url}\``);
+      expect(server.includes("(SSE)")).toBe(provider.mcp!.transport === "sse");
+      expect(source).toBe(`[vendor page](${provider.mcp!.source})`);
+      const expected =
+        provider.mcp!.auth === "provider"
+          ? "the provider's own modes"
+          : provider.mcp!.dynamicRegistration === false
+            ? "MCP authorization, a configured client"
+            : "MCP authorization";
+      expect(connected, provider.slug).toBe(expected);
+    }
   });
 });
