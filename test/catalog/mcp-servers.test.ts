@@ -197,7 +197,7 @@ describe('{ "provider": ..., "mcp": true } entries of toolkit files', () => {
 describe("catalogToolkits (serve --catalog) serves the MCP servers beside the providers", () => {
   const bySlug = (toolkits: Toolkit[]) => new Map(toolkits.map((toolkit) => [toolkit.slug, toolkit]));
 
-  it("every provider's MCP toolkit, after the providers; a dynamically registering server needs no variables", () => {
+  it("every provider's MCP toolkit, after the providers; a server that registers clients dynamically needs no variables", () => {
     const toolkits = served;
     const slugs = toolkits.map((toolkit) => toolkit.slug);
     expect(slugs.slice(providers.length)).toEqual(mcpProviders.map((p) => mcpToolkitSlug(p.slug)));
@@ -207,7 +207,12 @@ describe("catalogToolkits (serve --catalog) serves the MCP servers beside the pr
       const toolkit = found.get(mcpToolkitSlug(provider.slug))!;
       expect(toolkit.name).toBe(`${provider.name} (MCP)`);
       expect(toolkit.docsUrl).toBe(provider.mcp!.source);
-      const needsClient = provider.mcp!.dynamicRegistration === false;
+      // A server taking the provider's modes is configured as the provider is (GitHub's OAuth app
+      // needs its client); a discovery server needs one only where the vendor registers none dynamically.
+      const needsClient =
+        provider.mcp!.auth === "provider"
+          ? Boolean(unconfigured(found.get(provider.slug)!.authModes[0]))
+          : provider.mcp!.dynamicRegistration === false;
       expect(Boolean(unconfigured(toolkit.authModes[0])), provider.slug).toBe(needsClient);
     }
   });
