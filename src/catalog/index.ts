@@ -2,19 +2,20 @@ import { z } from "zod";
 import type { AuthScheme, ClientCredentialsScheme, OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { isGrantType } from "../credentials/grant-schemes.js";
 import { configureValues } from "../credentials/placements.js";
-import { defineToolkit, oauthEndpointUnderOrigin, type Toolkit } from "../toolkits/define.js";
+import { defineToolkit, oauthEndpointUnderOrigin, type Toolkit, type ToolkitDefinition } from "../toolkits/define.js";
 import { type JsonToolkitOptions, parseToolkitFile } from "../toolkits/json.js";
+import { mcpOAuthMode } from "../toolkits/remote.js";
 import { generatedTools } from "./generated/index.js";
 import { catalogIconRef } from "./icons.js";
 import { markCatalogMade } from "./made.js";
 import popularity from "./popularity.json" with { type: "json" };
-import { type ProviderDefinition, providerSchema } from "./provider.js";
+import { type McpServerDefinition, type ProviderDefinition, providerSchema } from "./provider.js";
 import { providerFiles } from "./providers/index.js";
 import { curatedTools } from "./tools/index.js";
 
 export type { GeneratedTarget, LazyTools, ToolSummary } from "./generated/index.js";
 export { generatedSources, generatedTools } from "./generated/index.js";
-export type { ProviderDefinition } from "./provider.js";
+export type { McpServerDefinition, ProviderDefinition } from "./provider.js";
 
 /** Every provider of the built-in catalog, validated, in slug order. */
 export const providers: readonly ProviderDefinition[] = providerFiles.map((file) => providerSchema.parse(file));
@@ -229,7 +230,7 @@ const overrideUrl = z
 /**
  * A `{ "provider": "<slug>", ... }` entry of a toolkit file: the deployer's client, `pkce`, and the
  * URLs a self-hosted, enterprise or sandbox deployment moves (docs/guide/providers.md, "In a
- * toolkit file"), nothing else.
+ * toolkit file"), nothing else; with `"mcp": true`, the provider's remote MCP server, its slug and client.
  */
 const entrySchema = z.strictObject({
   provider: z.string().min(1),
@@ -245,7 +246,14 @@ const entrySchema = z.strictObject({
   values: z.record(z.string(), z.string().min(1)).optional(),
   appId: z.string().min(1).optional(),
   privateKey: z.string().min(1).optional(),
+  /** The provider's remote MCP server instead of its REST API (`mcpToolkit`). */
+  mcp: z.literal(true).optional(),
+  /** The MCP toolkit's slug, with `mcp` only. */
+  slug: z.string().min(1).optional(),
 });
+
+/** The fields an `"mcp": true` entry takes besides `provider`. */
+const MCP_ENTRY_FIELDS = new Set(["mcp", "slug", "clientId", "clientSecret", "scopes", "values", "appId", "privateKey"]);
 
 /**
  * Builds a toolkit from a `{ "provider": "<slug>", "clientId": ..., ... }` entry of a toolkit file.
@@ -258,7 +266,13 @@ export function catalogEntry(entry: Record<string, unknown>): Toolkit {
     const where = issue.path.length ? `${issue.path.join(".")}: ` : "";
     throw new TypeError(`Invalid provider entry "${String(entry.provider)}": ${where}${issue.message}.`);
   }
-  const { provider, ...options } = parsed.data;
+  const { provider, mcp, slug, ...options } = parsed.data;
+  if (mcp) {
+    const other = Object.keys(parsed.data).find((field) => field !== "provider" && !MCP_ENTRY_FIELDS.has(field));
+    if (other) throw new TypeError(`Invalid provider entry "${provider}": ${other}: an "mcp": true entry takes no ${other}; remove it.`);
+    return catalogMcpToolkit(provider, { ...options, ...(slug ? { slug } : {}) });
+  }
+  if (slug) throw new TypeError(`Invalid provider entry "${provider}": slug: only an "mcp": true entry takes a slug; remove it.`);
   return catalogToolkit(provider, options);
 }
 
@@ -279,17 +293,143 @@ export function loadToolkitFile(text: string, options: Omit<JsonToolkitOptions, 
  * Gmail, Calendar and Drive read `TOOLS_PROXY_GOOGLE_...`). Without them it is listed as not
  * configured. A GitHub App reads `TOOLS_PROXY_GITHUB_APP_ID` and `..._APP_PRIVATE_KEY`; Salesforce's
  * JWT bearer mode its client id (the consumer key) and `TOOLS_PROXY_SALESFORCE_PRIVATE_KEY`.
+ * After the providers come the MCP toolkits of those that list their vendor's remote MCP server
+ * (`linear-mcp`, `github-mcp`: see `mcpToolkit`).
  */
 export function catalogToolkits(options: { env?: Record<string, string | undefined> } = {}): Toolkit[] {
   const env = options.env ?? globalThis.process?.env ?? {};
-  return providersByPopularity.map((provider) => {
-    const own = clientVariables(provider.slug);
-    const shared = provider.clientOf ? clientVariables(provider.clientOf) : own;
-    const clientId = env[own.id] || env[shared.id] || undefined;
-    const clientSecret = (env[own.id] ? env[own.secret] : env[shared.secret]) || undefined;
-    const app = appVariables(provider.slug);
-    const appId = env[app.id] || undefined;
-    const privateKey = env[app.privateKey] || env[privateKeyVariable(provider.slug)] || undefined;
-    return catalogToolkit(provider.slug, { clientId, clientSecret, appId, privateKey, env });
+  const rest = providersByPopularity.map((provider) => catalogToolkit(provider.slug, { ...providerEnvOptions(provider, env), env }));
+  return [...rest, ...catalogMcpToolkits(env)];
+}
+
+/** A provider's client and app as its environment variables give them (see `catalogToolkits`). */
+function providerEnvOptions(provider: ProviderDefinition, env: Record<string, string | undefined>): ProviderOptions {
+  const own = clientVariables(provider.slug);
+  const shared = provider.clientOf ? clientVariables(provider.clientOf) : own;
+  const clientId = env[own.id] || env[shared.id] || undefined;
+  const clientSecret = (env[own.id] ? env[own.secret] : env[shared.secret]) || undefined;
+  const app = appVariables(provider.slug);
+  const appId = env[app.id] || undefined;
+  const privateKey = env[app.privateKey] || env[privateKeyVariable(provider.slug)] || undefined;
+  return { clientId, clientSecret, appId, privateKey };
+}
+
+/** The catalog's providers that list their vendor's remote MCP server, most connected first. */
+export const mcpProviders: readonly ProviderDefinition[] = providersByPopularity.filter((provider) => provider.mcp);
+
+/**
+ * What a deployer gives a provider's MCP toolkit: its slug (default `<provider>-mcp`), and the
+ * client. For a server connected by the MCP authorization spec (`auth: "discovery"`), a client the
+ * deployer registered with the vendor, else one is registered dynamically; for one that takes the
+ * provider's own ways to connect (`auth: "provider"`, GitHub), the provider's usual client, app or values.
+ */
+export interface McpToolkitOptions
+  extends Pick<ProviderOptions, "clientId" | "clientSecret" | "scopes" | "values" | "env" | "appId" | "privateKey"> {
+  slug?: string;
+}
+
+/** The default slug of a provider's MCP toolkit: `linear-mcp`. */
+export function mcpToolkitSlug(providerSlug: string): string {
+  return `${providerSlug}-mcp`;
+}
+
+/**
+ * The definition of a toolkit whose tools are a catalog provider's own remote MCP server (Linear's,
+ * Notion's, GitHub's): named `<Name> (MCP)`, with the provider's icon, aliases and categories, and
+ * the vendor's page that gives the server's URL as its docs. Pass it to `defineToolkit`, or use
+ * `catalogMcpToolkit` for the toolkit itself. A provider without an MCP server is a TypeError.
+ */
+export function mcpToolkit(slug: string, options: McpToolkitOptions = {}): ToolkitDefinition {
+  const provider = getProvider(slug);
+  if (!provider) throw new TypeError(`The catalog has no provider "${slug}". See tools-proxy/catalog's providers for the list.`);
+  const server = provider.mcp;
+  if (!server) {
+    throw new TypeError(
+      `The catalog lists no remote MCP server for ${provider.name}. The providers with one: ${mcpProviders.map((p) => p.slug).join(", ")}.`,
+    );
+  }
+  const toolkitSlug = options.slug ?? mcpToolkitSlug(provider.slug);
+  return {
+    slug: toolkitSlug,
+    name: `${provider.name} (MCP)`,
+    description: `${provider.name}'s own remote MCP server, with the tools ${provider.name} publishes. ${provider.description}`,
+    icon: catalogIconRef(provider.slug),
+    aliases: [...provider.aliases, "mcp", `${provider.name} mcp`],
+    categories: [...provider.categories],
+    docsUrl: server.source,
+    mcp: {
+      url: server.url,
+      transport: server.transport ?? "streamable-http",
+      ...(server.authorizationServers ? { authorizationServers: [...server.authorizationServers] } : {}),
+    },
+    auth: server.auth === "provider" ? providerModesForMcp(provider, options) : [discoveryMode(provider, server, toolkitSlug, options)],
+    tools: [],
+  };
+}
+
+/**
+ * The MCP authorization spec's mode of a provider's MCP server, with the deployer's client when
+ * given. A server whose vendor takes no dynamic registration is left unconfigured without one,
+ * naming the variables `catalogToolkits` reads (`TOOLS_PROXY_ASANA_MCP_CLIENT_ID`).
+ */
+function discoveryMode(
+  provider: ProviderDefinition,
+  server: McpServerDefinition,
+  toolkitSlug: string,
+  options: McpToolkitOptions,
+): AuthScheme {
+  const mode = mcpOAuthMode(server.url, {
+    ...(server.authorizationServers ? { authorizationServers: [...server.authorizationServers] } : {}),
+    ...(options.clientId ? { clientId: options.clientId } : {}),
+    ...(options.clientSecret ? { clientSecret: options.clientSecret } : {}),
+    ...(options.scopes ? { scopes: options.scopes } : {}),
+  });
+  if (server.dynamicRegistration === false && !options.clientId) {
+    const variables = clientVariables(toolkitSlug);
+    mode.unconfigured =
+      `${provider.name}'s MCP server takes no dynamic client registration: its operator must register a client with ` +
+      `${provider.name} and set ${variables.id} and ${variables.secret}, then restart it.`;
+  }
+  return mode;
+}
+
+/**
+ * The provider's own ways to connect, for an MCP server that takes them (GitHub's OAuth app, token
+ * and app installation work on its MCP server). Their account lookups and revocation requests are
+ * paths of the provider's REST API, not of the MCP server, so they are left out rather than sent
+ * to the wrong host; an absolute RFC 7009 revocation URL stays.
+ */
+function providerModesForMcp(provider: ProviderDefinition, options: McpToolkitOptions): AuthScheme[] {
+  const env = options.env ?? globalThis.process?.env ?? {};
+  return provider.auth.map((mode) => {
+    const { identify: _identify, ...rest } = mode as typeof mode & { identify?: unknown };
+    const kept = { ...rest } as Record<string, unknown>;
+    delete kept.revocation;
+    if (typeof kept.revocationUrl === "string" && !URL.canParse(kept.revocationUrl)) delete kept.revocationUrl;
+    const configured = clientMode(provider, kept as ProviderDefinition["auth"][number], options);
+    return configureValues(configured, env, options.values ?? {}, provider.name);
+  });
+}
+
+/**
+ * A catalog provider's remote MCP server as a toolkit (`defineToolkit(mcpToolkit(slug, options))`),
+ * known to `serve --catalog` as the catalog's.
+ */
+export function catalogMcpToolkit(slug: string, options: McpToolkitOptions = {}): Toolkit {
+  return markCatalogMade(defineToolkit(mcpToolkit(slug, options)));
+}
+
+/**
+ * The MCP toolkits of `catalogToolkits`: a discovery server reads a configured client from
+ * `TOOLS_PROXY_<SLUG>_MCP_CLIENT_ID` and `..._SECRET` (none needed where the vendor registers
+ * clients dynamically); a server that takes the provider's modes reads the provider's variables.
+ */
+function catalogMcpToolkits(env: Record<string, string | undefined>): Toolkit[] {
+  return mcpProviders.map((provider) => {
+    if (provider.mcp!.auth === "provider") return catalogMcpToolkit(provider.slug, { ...providerEnvOptions(provider, env), env });
+    const own = clientVariables(mcpToolkitSlug(provider.slug));
+    const clientId = env[own.id] || undefined;
+    const clientSecret = (clientId && env[own.secret]) || undefined;
+    return catalogMcpToolkit(provider.slug, { clientId, clientSecret, env });
   });
 }

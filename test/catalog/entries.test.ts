@@ -5,6 +5,8 @@ import {
   catalogToolkits,
   clientVariables,
   loadToolkitFile,
+  mcpProviders,
+  mcpToolkitSlug,
   providersByPopularity,
 } from "../../src/catalog/index.js";
 import type { OAuth2Scheme } from "../../src/credentials/auth-schemes.js";
@@ -21,7 +23,11 @@ describe("catalogToolkits (serve --catalog)", () => {
     const toolkits = catalogToolkits({
       env: { TOOLS_PROXY_GITHUB_CLIENT_ID: "gh-id", TOOLS_PROXY_GITHUB_CLIENT_SECRET: "gh-secret", TOOLS_PROXY_ZOHO_CRM_CLIENT_ID: "z" },
     });
-    expect(toolkits.map((t) => t.slug)).toEqual(providersByPopularity.map((p) => p.slug));
+    // The providers most connected first, then the MCP servers of those that list one.
+    expect(toolkits.map((t) => t.slug)).toEqual([
+      ...providersByPopularity.map((p) => p.slug),
+      ...mcpProviders.map((p) => mcpToolkitSlug(p.slug)),
+    ]);
     expect(toolkits.length).toBeGreaterThanOrEqual(50);
     expect(oauth("github", toolkits)).toMatchObject({ clientId: "gh-id", clientSecret: "gh-secret" });
     expect(oauth("github", toolkits).unconfigured).toBeUndefined();

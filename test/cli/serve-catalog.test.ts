@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { providers } from "../../src/catalog/index.js";
+import { mcpProviders, mcpToolkitSlug, providers } from "../../src/catalog/index.js";
 import { callApi, missingBuild, type ServeProcess, startServe } from "../support/serve-process.js";
 
 /** `serve --catalog` and `{ "provider": ... }` entries, in the real command. */
@@ -30,15 +30,16 @@ describe.skipIf(missingBuild)(skip, () => {
     return found;
   }
 
-  it("serves every provider; one with its client's variables set is configured, the others are listed as not", async () => {
+  it("serves every provider and every provider's MCP server; one with its client's variables set is configured, the others are listed as not", async () => {
     const serve = await startServe(["--memory", "--no-demo", "--catalog"], {
       TOOLS_PROXY_SLACK_CLIENT_ID: "slack-client",
       TOOLS_PROXY_SLACK_CLIENT_SECRET: "slack-secret",
     });
     started.push(serve);
-    expect(serve.stdout()).toMatch(new RegExp(`toolkits: ${providers.length} with \\d+ tools; \\d+ OAuth providers are not configured`));
+    const slugs = [...providers.map((p) => p.slug), ...mcpProviders.map((p) => mcpToolkitSlug(p.slug))];
+    expect(serve.stdout()).toMatch(new RegExp(`toolkits: ${slugs.length} with \\d+ tools; \\d+ OAuth providers are not configured`));
     const toolkits = await searchAll(serve);
-    expect(toolkits.map((t) => t.slug).sort()).toEqual(providers.map((p) => p.slug).sort());
+    expect(toolkits.map((t) => t.slug).sort()).toEqual(slugs.sort());
     const bySlug = Object.fromEntries(toolkits.map((t) => [t.slug, t]));
     expect(bySlug.slack!.configured).toBe(true);
     expect(bySlug.github!.configured).toBe(false);
