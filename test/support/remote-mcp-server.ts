@@ -361,7 +361,7 @@ export async function startRemoteMcp(options: RemoteMcpOptions = {}): Promise<Re
     const sessionId = req.headers["mcp-session-id"];
     if (typeof sessionId === "string") {
       const session = sessions.get(sessionId);
-      if (!session || session.kind !== "streamable-http") {
+      if (session?.kind !== "streamable-http") {
         jsonRpcError(res, 404, -32001, "Session not found");
         return;
       }
@@ -464,7 +464,7 @@ export async function startRemoteMcp(options: RemoteMcpOptions = {}): Promise<Re
     const user = await authenticate(req, res, sseUrl);
     if (user === undefined) return;
     const session = sessions.get(requestUrl.searchParams.get("sessionId") ?? "");
-    if (!session || session.kind !== "sse") {
+    if (session?.kind !== "sse") {
       res.writeHead(404, { "content-type": "text/plain" }).end("Session not found");
       return;
     }
@@ -827,18 +827,28 @@ async function writeHuge(res: ServerResponse, id: unknown, bytes: number): Promi
   while (left > 0 && !res.destroyed) {
     const piece = left >= chunk.length ? chunk : chunk.slice(0, left);
     left -= piece.length;
-    if (!res.write(piece)) await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
+    if (!res.write(piece)) await drainOrClose(res);
   }
   if (!res.destroyed) res.end(tail);
 }
 
-/** Registers a tool with the SDK's console warnings about unusual names silenced (the odd names are the point). */
+function drainOrClose(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done).off("close", done);
+      resolve();
+    };
+    res.on("drain", done).on("close", done);
+  });
+}
+
+/**
+ * Registers a tool with the SDK's console warnings silenced: it warns, synchronously and over
+ * several lines, about names outside its recommended pattern, and those odd names are the point.
+ */
 function quietToolNameWarnings<T>(register: () => T): T {
   const { warn } = console;
-  console.warn = (...args: unknown[]) => {
-    if (typeof args[0] === "string" && /tool name/i.test(args[0])) return;
-    warn.apply(console, args);
-  };
+  console.warn = () => undefined;
   try {
     return register();
   } finally {
