@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { type CallToolResult, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOidcServer } from "./oidc-server.js";
-import { DEFAULT_USERS, obtainToken, type RemoteMcp, startRemoteMcp } from "./remote-mcp-server.js";
+import { connectSdkClient, DEFAULT_USERS, obtainToken, type RemoteMcp, startRemoteMcp } from "./remote-mcp-server.js";
 
 const clients: Client[] = [];
 
@@ -220,6 +220,16 @@ describe("remote MCP fixture with OAuth on the same origin", () => {
       await other.close();
     }
     expect(await (await fetch(remote.resourceMetadataUrl)).json()).toMatchObject({ resource: remote.url });
+  });
+
+  it("lets the SDK's own OAuth client discover, register, authorize with resource and connect", async () => {
+    const { client, oauth } = await connectSdkClient(remote, { login: "bob" });
+    clients.push(client);
+    expect(oauth?.tokens()?.refresh_token).toBeTruthy();
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["list_notes", "add_note", "echo"]);
+    const sse = await connectSdkClient(remote, { login: "alice", transport: "sse" });
+    clients.push(sse.client);
+    expect(await sse.client.callTool({ name: "echo", arguments: { text: "sdk" } })).toMatchObject({ structuredContent: { user: "alice" } });
   });
 
   it("ends sessions on demand, after which their id is unknown", async () => {

@@ -34,13 +34,18 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { McpServer, type McpServer as McpServerType, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { z } from "zod";
-import { type OidcServer, startOidcServer } from "./oidc-server.js";
+import { authorizeWithFetch, type OidcServer, startOidcServer } from "./oidc-server.js";
 
 /** Options of {@link startRemoteMcp}. */
 export interface RemoteMcpOptions {
@@ -192,7 +197,7 @@ interface Session {
   id: string;
   user: string;
   kind: "streamable-http" | "sse";
-  server: McpServerType;
+  server: McpServer;
   tools: Map<string, RegisteredTool>;
   transport: StreamableHTTPServerTransport | SSEServerTransport;
 }
@@ -219,6 +224,8 @@ export async function startRemoteMcp(options: RemoteMcpOptions = {}): Promise<Re
       redirectUris: [],
       dynamicRegistration: true,
       authorizationServerMetadata: true,
+      // Known to registration too: a client may register with the scope the metadata lists.
+      extraScopes: [SCOPE],
       accessTokenTtl: options.accessTokenTtl ?? 3600,
       resourceServer: (resource) =>
         isOwnResource(resource) ? { scope: SCOPE, accessTokenFormat: options.accessTokenFormat ?? "jwt" } : undefined,
@@ -482,7 +489,7 @@ export async function startRemoteMcp(options: RemoteMcpOptions = {}): Promise<Re
   // The MCP server and its tools.
   // -------------------------------------------------------------------------------------------
 
-  function buildSession(user: string): { user: string; server: McpServerType; tools: Map<string, RegisteredTool> } {
+  function buildSession(user: string): { user: string; server: McpServer; tools: Map<string, RegisteredTool> } {
     const server = new McpServer({ name: "fixture-notes", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
     // Installs the tools/list and tools/call handlers even for a user with no tools.
     server.registerTool("placeholder", { description: "" }, () => ({ content: [] })).remove();
@@ -491,7 +498,7 @@ export async function startRemoteMcp(options: RemoteMcpOptions = {}): Promise<Re
     return { user, server, tools };
   }
 
-  function buildServer(user: string): McpServerType {
+  function buildServer(user: string): McpServer {
     return buildSession(user).server;
   }
 
@@ -504,7 +511,7 @@ export async function startRemoteMcp(options: RemoteMcpOptions = {}): Promise<Re
     return list;
   }
 
-  function registerTool(server: McpServerType, name: string, user: string): RegisteredTool {
+  function registerTool(server: McpServer, name: string, user: string): RegisteredTool {
     return quietToolNameWarnings(() => defineTool(server, name, user, notesOf));
   }
 
@@ -576,7 +583,7 @@ export async function startRemoteMcp(options: RemoteMcpOptions = {}): Promise<Re
 
 /** Registers one tool of the catalogue on `server`, as `user` sees it. */
 function defineTool(
-  server: McpServerType,
+  server: McpServer,
   name: string,
   user: string,
   notesOf: (user: string) => Array<{ id: string; title: string; body?: string }>,
@@ -777,6 +784,116 @@ async function postJson(url: string, body: unknown): Promise<Record<string, unkn
   const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   if (!response.ok) throw new Error(`POST ${url} answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The SDK's own client, authorized by the SDK's own OAuth code (the "direct" baseline).
+// ---------------------------------------------------------------------------------------------
+
+const SDK_REDIRECT_URI = "http://127.0.0.1:1/sdk-callback";
+
+/**
+ * An `OAuthClientProvider` for the SDK's client transports that keeps everything in memory and
+ * plays the user with {@link authorizeWithFetch} when the SDK redirects to the authorization server.
+ */
+export class FixtureOAuthProvider implements OAuthClientProvider {
+  /** The URL the authorization server last redirected back to (with `code`). */
+  callback: URL | undefined;
+  #client: OAuthClientInformationMixed | undefined;
+  #tokens: OAuthTokens | undefined;
+  #verifier = "";
+
+  constructor(readonly login: string) {}
+
+  get redirectUrl(): string {
+    return SDK_REDIRECT_URI;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "remote-mcp fixture SDK client",
+      redirect_uris: [SDK_REDIRECT_URI],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return this.#client;
+  }
+
+  saveClientInformation(client: OAuthClientInformationMixed): void {
+    this.#client = client;
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.#tokens;
+  }
+
+  saveTokens(tokens: OAuthTokens): void {
+    this.#tokens = tokens;
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    this.callback = await authorizeWithFetch(authorizationUrl, { login: this.login });
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.#verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    return this.#verifier;
+  }
+}
+
+/** Options of {@link connectSdkClient}. */
+export interface ConnectSdkClientOptions {
+  /** Who signs in (`auth: "oauth"`). Default `"alice"`. */
+  login?: string;
+  /** The bearer token to send instead of OAuth (static-bearer servers). */
+  bearerToken?: string;
+  /** Default `"streamable-http"`. */
+  transport?: "streamable-http" | "sse";
+}
+
+/**
+ * The SDK's `Client` connected to `remote` as the SDK does it: with `auth: "oauth"` its transport's
+ * `authProvider` discovers, registers and runs the code flow ({@link FixtureOAuthProvider} signs in
+ * as `login`), then connects again with the token; otherwise with `bearerToken`, if any.
+ * Close the client when done.
+ */
+export async function connectSdkClient(
+  remote: RemoteMcp,
+  options: ConnectSdkClientOptions = {},
+): Promise<{ client: Client; oauth: FixtureOAuthProvider | undefined }> {
+  const endpoint = new URL(options.transport === "sse" ? remote.sseUrl : remote.url);
+  const oauth =
+    remote.authorizationServer && options.bearerToken === undefined ? new FixtureOAuthProvider(options.login ?? "alice") : undefined;
+  const transportOptions = oauth
+    ? { authProvider: oauth }
+    : options.bearerToken === undefined
+      ? {}
+      : { requestInit: { headers: { authorization: `Bearer ${options.bearerToken}` } } };
+  const makeTransport = () =>
+    options.transport === "sse"
+      ? new SSEClientTransport(endpoint, transportOptions)
+      : new StreamableHTTPClientTransport(endpoint, transportOptions);
+  const client = new Client({ name: "remote-mcp-fixture-client", version: "1.0.0" });
+  const first = makeTransport();
+  try {
+    await client.connect(first);
+    return { client, oauth };
+  } catch (error) {
+    if (!(error instanceof UnauthorizedError) || !oauth?.callback) throw error;
+  }
+  const code = oauth.callback.searchParams.get("code");
+  if (!code) throw new Error(`the authorization failed: ${oauth.callback.searchParams.get("error")}`);
+  await first.finishAuth(code);
+  const authorized = new Client({ name: "remote-mcp-fixture-client", version: "1.0.0" });
+  await authorized.connect(makeTransport());
+  return { client: authorized, oauth };
 }
 
 // ---------------------------------------------------------------------------------------------
