@@ -3,6 +3,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM_MISSING, chromiumAvailable, keepBrowserLocal, launchChromium, signInAndConsent } from "./oidc-browser.js";
 import { startOidcServer } from "./oidc-server.js";
 import { connectSdkClient, DEFAULT_USERS, obtainToken, type RemoteMcp, startRemoteMcp } from "./remote-mcp-server.js";
 
@@ -335,6 +336,33 @@ describe("remote MCP fixture variants", () => {
       const client = await connect(remote.url, undefined);
       expect(await client.callTool({ name: "echo", arguments: { text: "x" } })).toMatchObject({ structuredContent: { user: "bob" } });
     } finally {
+      await remote.close();
+    }
+  });
+});
+
+const CHROMIUM_TEST = "signs in and consents in Chromium, then the SDK's client connects with the token";
+
+describe("remote MCP fixture in Chromium", () => {
+  // Without Chromium the test is skipped, and its name says why.
+  it.skipIf(!chromiumAvailable)(chromiumAvailable ? CHROMIUM_TEST : `${CHROMIUM_TEST} (${CHROMIUM_MISSING})`, async () => {
+    const remote = await startRemoteMcp();
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext();
+      await keepBrowserLocal(context);
+      const page = await context.newPage();
+      const { client } = await connectSdkClient(remote, {
+        login: "bob",
+        authorize: async (url, login) => {
+          await page.goto(url.href);
+          return signInAndConsent(page, { login });
+        },
+      });
+      clients.push(client);
+      expect(await client.callTool({ name: "echo", arguments: { text: "browser" } })).toMatchObject({ structuredContent: { user: "bob" } });
+    } finally {
+      await browser.close();
       await remote.close();
     }
   });

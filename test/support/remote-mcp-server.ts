@@ -679,7 +679,19 @@ export interface ObtainTokenOptions {
   transport?: "streamable-http" | "sse";
   /** Redirect URI to register (never contacted). Default `http://127.0.0.1:1/callback`. */
   redirectUri?: string;
+  /** Plays the user; default {@link authorizeWithFetch}. See {@link Authorize}. */
+  authorize?: Authorize;
 }
+
+/**
+ * Plays the user at the authorization URL and resolves with the URL the authorization server
+ * redirects back to (with `code`). {@link authorizeWithFetch} does it over HTTP; with Chromium:
+ * `async (url, login) => { await page.goto(url.href); return signInAndConsent(page, { login }); }`
+ * (see `oidc-browser.ts`).
+ */
+export type Authorize = (authorizationUrl: URL, login: string) => Promise<URL>;
+
+const fetchAuthorize: Authorize = (authorizationUrl, login) => authorizeWithFetch(authorizationUrl, { login });
 
 /** Tokens from {@link obtainToken}. */
 export interface ObtainedToken {
@@ -733,7 +745,7 @@ export async function obtainToken(remote: RemoteMcp, options: ObtainTokenOptions
     resource: prm.resource,
     scope: remote.scope,
   }).toString();
-  const callback = await remote.authorizationServer!.authorizeWithFetch(authorization, { login: options.login ?? "alice" });
+  const callback = await (options.authorize ?? fetchAuthorize)(authorization, options.login ?? "alice");
   const code = callback.searchParams.get("code");
   if (!code) throw new Error(`the authorization failed: ${callback.searchParams.get("error")}`);
   const tokenEndpoint = asMetadata.token_endpoint ?? "";
@@ -803,7 +815,10 @@ export class FixtureOAuthProvider implements OAuthClientProvider {
   #tokens: OAuthTokens | undefined;
   #verifier = "";
 
-  constructor(readonly login: string) {}
+  constructor(
+    readonly login: string,
+    private readonly authorize: Authorize = fetchAuthorize,
+  ) {}
 
   get redirectUrl(): string {
     return SDK_REDIRECT_URI;
@@ -836,7 +851,7 @@ export class FixtureOAuthProvider implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
-    this.callback = await authorizeWithFetch(authorizationUrl, { login: this.login });
+    this.callback = await this.authorize(authorizationUrl, this.login);
   }
 
   saveCodeVerifier(verifier: string): void {
@@ -856,6 +871,8 @@ export interface ConnectSdkClientOptions {
   bearerToken?: string;
   /** Default `"streamable-http"`. */
   transport?: "streamable-http" | "sse";
+  /** Plays the user; default {@link authorizeWithFetch}. */
+  authorize?: Authorize;
 }
 
 /**
@@ -870,7 +887,9 @@ export async function connectSdkClient(
 ): Promise<{ client: Client; oauth: FixtureOAuthProvider | undefined }> {
   const endpoint = new URL(options.transport === "sse" ? remote.sseUrl : remote.url);
   const oauth =
-    remote.authorizationServer && options.bearerToken === undefined ? new FixtureOAuthProvider(options.login ?? "alice") : undefined;
+    remote.authorizationServer && options.bearerToken === undefined
+      ? new FixtureOAuthProvider(options.login ?? "alice", options.authorize)
+      : undefined;
   const transportOptions = oauth
     ? { authProvider: oauth }
     : options.bearerToken === undefined
