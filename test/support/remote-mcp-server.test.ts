@@ -58,6 +58,13 @@ describe("remote MCP fixture with OAuth on the same origin", () => {
     expect(challenge).toContain(`resource_metadata="${remote.resourceMetadataUrl}"`);
     expect(remote.stats.unauthorized).toBe(before + 1);
 
+    remote.setChallengeResourceMetadata(false);
+    const bare = await fetch(remote.url, { method: "POST" });
+    await bare.body?.cancel();
+    remote.setChallengeResourceMetadata(true);
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get("www-authenticate")).not.toContain("resource_metadata");
+
     const prm = (await (await fetch(remote.resourceMetadataUrl)).json()) as Record<string, unknown>;
     expect(prm).toMatchObject({ resource: remote.url, authorization_servers: [remote.origin], scopes_supported: ["mcp:tools"] });
     const rfc8414 = (await (await fetch(`${remote.origin}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;

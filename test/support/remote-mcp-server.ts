@@ -5,12 +5,12 @@
  * sessions with `Mcp-Session-Id`, or stateless), plus the older HTTP+SSE transport (`GET /sse`,
  * `POST /messages`), on `node:http` at 127.0.0.1 with a random port. By default it requires
  * `Authorization: Bearer` access tokens issued for its own resource by node-oidc-provider (see
- * `oidc-server.ts`: dynamic client registration, PKCE S256, resource indicators, refresh tokens,
- * revocation, RFC 8414 and OpenID discovery), checks them with `jose` against the provider's JWKS
- * (issuer, audience = the endpoint's resource, expiry, grant not revoked), and answers a missing or
- * bad token with 401 and `WWW-Authenticate: Bearer resource_metadata="<url>"`, its RFC 9728
- * protected resource metadata naming the authorization server. Static bearer tokens, or no auth,
- * are options for tests that do not need OAuth.
+ * `oidc-server.ts`: dynamic client registration, PKCE S256, resource indicators, rotating refresh
+ * tokens, revocation, RFC 8414 and OpenID discovery), checks them with `jose` against the
+ * provider's JWKS (issuer, audience = the endpoint's resource, expiry, grant not revoked), and
+ * answers a missing or bad token with 401 and `WWW-Authenticate: Bearer resource_metadata="<url>"`,
+ * its RFC 9728 protected resource metadata naming the authorization server. Static bearer tokens,
+ * or no auth, are options for tests that do not need OAuth.
  *
  * Each user sees their own tools (alice: notes, an admin report, echo, failing tools; bob: notes
  * and echo; carol: names that collide once made to fit a slug), which a test may change at runtime
@@ -19,17 +19,26 @@
  * can be bent (another authorization server, a `resource` that does not match).
  *
  * ```ts
- * const remote = await startRemoteMcp();                     // OAuth, same origin as its AS
- * const token = await obtainToken(remote, { login: "alice" }); // discovery → registration → PKCE code flow
- * const client = new Client({ name: "t", version: "1" });
- * await client.connect(new StreamableHTTPClientTransport(new URL(remote.url), {
- *   requestInit: { headers: { authorization: `Bearer ${token.accessToken}` } },
- * }));
- * await client.callTool({ name: "add_note", arguments: { title: "hi" } });
- * remote.setUserTools("alice", ["list_notes"]);              // sends notifications/tools/list_changed
- * remote.setFault({ kind: "not-json" });                     // the next tools/call answers garbage
+ * const remote = await startRemoteMcp();                       // OAuth, AS on the same origin
+ * // A token the way the spec says (401 → metadata → registration → PKCE code flow with resource):
+ * const token = await obtainToken(remote, { login: "alice" });
+ * // ...or the SDK's own client, authorized by the SDK's own OAuth code (the bench's baseline):
+ * const { client } = await connectSdkClient(remote, { login: "alice" });
+ * await client.callTool({ name: "add_note", arguments: { title: "hi" } }); // structuredContent { id, title }
+ * remote.setUserTools("alice", ["list_notes"]);                // open sessions get list_changed
+ * remote.setFault({ kind: "not-json", times: 1 });              // the next tools/call answers garbage
+ * remote.setAccessTokenTtl(1);                                   // tokens issued from now expire in 1 s
+ * expect(remote.stats.toolCalls.add_note).toBe(1);
+ * await client.close();
  * await remote.close();
  * ```
+ *
+ * A client under test that runs its own code flow hands the authorization URL to
+ * `remote.authorizationServer.authorizeWithFetch(url, { login })` (or drives it in Chromium with
+ * `oidc-browser.ts`) and gets back the redirect URL with `code`. JWT access tokens cannot be revoked
+ * at the revocation endpoint (`400 unsupported_token_type`, as RFC 7009 allows); revoking the
+ * refresh token revokes the grant, which the server checks on every request. Use
+ * `accessTokenFormat: "opaque"` for access tokens that can be revoked and introspected themselves.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -154,6 +163,11 @@ export interface RemoteMcp {
    * a field set to `undefined` is removed. `undefined` restores the real document.
    */
   setResourceMetadata(overrides: Record<string, unknown> | undefined): void;
+  /**
+   * Whether a 401's `WWW-Authenticate` names `resource_metadata` (default true). With false a
+   * client must find the metadata at its well-known path, as the MCP spec's fallback says.
+   */
+  setChallengeResourceMetadata(include: boolean): void;
   /** Lifetime in seconds of access tokens issued from now on (`auth: "oauth"`). */
   setAccessTokenTtl(seconds: number): void;
   /** Open sessions. */
@@ -212,6 +226,7 @@ export async function startRemoteMcp(options: RemoteMcpOptions = {}): Promise<Re
   const stats = emptyStats();
   let fault: (RemoteMcpFault & { remaining: number }) | undefined;
   let metadataOverrides: Record<string, unknown> | undefined;
+  let challengeNamesMetadata = true;
 
   let origin = "";
   let as: OidcServer | undefined;
@@ -296,7 +311,7 @@ export async function startRemoteMcp(options: RemoteMcpOptions = {}): Promise<Re
     if (user !== undefined) return user;
     stats.unauthorized += 1;
     const parts = [`Bearer realm="mcp"`];
-    if (as) parts.push(`resource_metadata="${metadataUrlOf(resource)}"`);
+    if (as && challengeNamesMetadata) parts.push(`resource_metadata="${metadataUrlOf(resource)}"`);
     if (token !== undefined) parts.push(`error="invalid_token"`, `error_description="the access token is invalid, expired or revoked"`);
     else if (as) parts.push(`scope="${SCOPE}"`);
     res.writeHead(401, { "content-type": "application/json", "www-authenticate": parts.join(", ") });
@@ -559,6 +574,9 @@ export async function startRemoteMcp(options: RemoteMcpOptions = {}): Promise<Re
     },
     setResourceMetadata(overrides) {
       metadataOverrides = overrides ? { ...overrides } : undefined;
+    },
+    setChallengeResourceMetadata(include) {
+      challengeNamesMetadata = include;
     },
     setAccessTokenTtl(seconds) {
       if (!as) throw new TypeError("setAccessTokenTtl: this server does not use OAuth");
