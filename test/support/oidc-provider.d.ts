@@ -10,6 +10,7 @@ declare module "oidc-provider" {
   export interface KoaContextWithOIDC {
     method: string;
     path: string;
+    query: Record<string, string | string[] | undefined>;
     status: number;
     body: unknown;
     type: string;
@@ -56,6 +57,8 @@ declare module "oidc-provider" {
     accountId?: string;
     clientId?: string;
     grantId?: string;
+    /** The resource (RFC 8707) the token is for, when it was issued for one. */
+    aud?: string | string[];
     isExpired: boolean;
     isValid: boolean;
   }
@@ -89,6 +92,7 @@ declare module "oidc-provider" {
     OIDCProviderError: typeof OIDCProviderError;
     InvalidGrant: new (description?: string) => OIDCProviderError;
     InvalidRequest: new (description?: string) => OIDCProviderError;
+    InvalidTarget: new (description?: string) => OIDCProviderError;
     [name: string]: unknown;
   };
 

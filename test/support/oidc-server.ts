@@ -30,8 +30,30 @@ export interface OidcServerOptions {
    * The client's registered redirect URIs, matched exactly by the authorization server (any
    * scheme/host is accepted for a confidential web client, including `http://127.0.0.1:<port>/...`
    * and `https://app.test/...`, which is never contacted: the fixture hands the URL back).
+   * May be empty with `dynamicRegistration`: then no client is preregistered.
    */
   redirectUris: string[];
+  /**
+   * Dynamic client registration (RFC 7591) at `endpoints.registration`, open to anyone (no initial
+   * access token), public clients (`token_endpoint_auth_method: "none"`) included. Default false.
+   * A registered client gets refresh tokens only if it registers the `refresh_token` grant type.
+   */
+  dynamicRegistration?: boolean;
+  /**
+   * Resource indicators (RFC 8707): called with each `resource` a client asks for; answer the
+   * resource server's settings, or `undefined` to refuse it (`invalid_target`). Access tokens for a
+   * resource carry it as their audience; the JWT format is signed with the provider's keys (the
+   * JWKS at `endpoints.jwks`) and carries the grant's id as `grant_id`, so a resource server can
+   * tell a revoked grant. Also turns on token introspection (RFC 7662). Default: no resources.
+   */
+  resourceServer?: (resource: string) => ResourceServerSettings | undefined;
+  /** Also serve RFC 8414 metadata at `/.well-known/oauth-authorization-server`. Default false. */
+  authorizationServerMetadata?: boolean;
+  /**
+   * Extra routes on the same origin, consulted before the provider: return true when the request
+   * was answered. Lets a protected resource share the authorization server's origin.
+   */
+  extraRoutes?: (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
   /** Default `"tools-proxy-test-client"`. */
   clientId?: string;
   /** Default: 32 random bytes, base64url. */
@@ -56,6 +78,14 @@ export interface OidcServerOptions {
    * Any login name is accepted by the sign-in page; this only customises claims.
    */
   accounts?: Record<string, Partial<AccountClaims>>;
+}
+
+/** What {@link OidcServerOptions.resourceServer} answers for a resource it accepts. */
+export interface ResourceServerSettings {
+  /** Space-separated scopes the resource accepts. Default `""` (tokens carry no resource scope). */
+  scope?: string;
+  /** Default `"jwt"` (RFC 9068, `typ: at+jwt`, ES256). `"opaque"` tokens are checked by introspection. */
+  accessTokenFormat?: "jwt" | "opaque";
 }
 
 /** The claims of one test account (what userinfo returns with `openid profile email`). */
@@ -144,6 +174,12 @@ export interface OidcServer {
     userinfo: string;
     revocation: string;
     jwks: string;
+    /** RFC 7591 registration endpoint (answers only with `dynamicRegistration`). */
+    registration: string;
+    /** RFC 7662 introspection endpoint (answers only with `resourceServer`). */
+    introspection: string;
+    /** RFC 8414 metadata (answers only with `authorizationServerMetadata`). */
+    authorizationServerMetadata: string;
   };
   /** Every request to the token endpoint, in arrival order. Tests may reset it with `.length = 0`. */
   tokenRequests: TokenRequestRecord[];
@@ -190,12 +226,14 @@ export interface OidcServer {
 
 const TOKEN_PATH = "/token";
 const REVOCATION_PATH = "/token/revocation";
+const AS_METADATA_PATH = "/.well-known/oauth-authorization-server";
 const OIDC_SCOPES = ["openid", "profile", "email", "offline_access"];
 const DAY = 24 * 60 * 60;
 
 /** Starts the authorization server on 127.0.0.1 with a random port. */
 export async function startOidcServer(options: OidcServerOptions): Promise<OidcServer> {
-  if (!options.redirectUris?.length) throw new TypeError("startOidcServer: redirectUris must list at least one URI");
+  if (!options.redirectUris?.length && !options.dynamicRegistration)
+    throw new TypeError("startOidcServer: redirectUris must list at least one URI");
 
   const clientId = options.clientId ?? "tools-proxy-test-client";
   const clientSecret = options.clientSecret ?? randomBytes(32).toString("base64url");
@@ -234,21 +272,24 @@ export async function startOidcServer(options: OidcServerOptions): Promise<OidcS
     () =>
       new Provider(issuer, {
         adapter: (model: string) => store.adapterFor(model),
-        clients: [
-          {
-            client_id: clientId,
-            client_secret: clientSecret,
-            client_name: "tools-proxy test client",
-            // A confidential *web* client: http redirect URIs (loopback or not) are allowed for the
-            // code flow; only implicit-flow web clients are restricted to https.
-            application_type: "web",
-            redirect_uris: options.redirectUris,
-            grant_types: ["authorization_code", "refresh_token"],
-            response_types: ["code"],
-            token_endpoint_auth_method: options.tokenEndpointAuthMethod ?? "client_secret_basic",
-          },
-        ],
+        clients: options.redirectUris.length
+          ? [
+              {
+                client_id: clientId,
+                client_secret: clientSecret,
+                client_name: "tools-proxy test client",
+                // A confidential *web* client: http redirect URIs (loopback or not) are allowed for the
+                // code flow; only implicit-flow web clients are restricted to https.
+                application_type: "web",
+                redirect_uris: options.redirectUris,
+                grant_types: ["authorization_code", "refresh_token"],
+                response_types: ["code"],
+                token_endpoint_auth_method: options.tokenEndpointAuthMethod ?? "client_secret_basic",
+              },
+            ]
+          : [],
         jwks: { keys: signingKeys() },
+        ...(options.resourceServer ? { extraTokenClaims: grantIdClaim } : {}),
         cookies: { keys: [randomBytes(32).toString("base64url")] },
         scopes,
         claims: {
@@ -265,6 +306,9 @@ export async function startOidcServer(options: OidcServerOptions): Promise<OidcS
           userinfo: { enabled: true },
           revocation: { enabled: true, allowedPolicy: revocationAllowedPolicy },
           rpInitiatedLogout: { enabled: false },
+          registration: { enabled: options.dynamicRegistration === true, initialAccessToken: false },
+          introspection: { enabled: options.resourceServer !== undefined },
+          ...(options.resourceServer ? { resourceIndicators: resourceIndicators(options.resourceServer) } : {}),
         },
         pkce: { required: () => true },
         // Refresh tokens for this client always, even without `offline_access` (oidc-provider only
@@ -297,6 +341,7 @@ export async function startOidcServer(options: OidcServerOptions): Promise<OidcS
   // Koa would print unhandled errors to stderr; keep them for the test to inspect instead.
   provider.on("error", (error: unknown) => serverErrors.push(error));
 
+  if (options.resourceServer) provider.use(defaultScopeForResource(options.resourceServer));
   const callback = provider.callback();
 
   handle = (req, res) => {
@@ -309,7 +354,13 @@ export async function startOidcServer(options: OidcServerOptions): Promise<OidcS
 
   /** Records token/revocation requests (reading and replaying the body), then hands over to oidc-provider. */
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? "/", issuer).pathname;
+    const requestUrl = new URL(req.url ?? "/", issuer);
+    if (options.extraRoutes && (await options.extraRoutes(req, res, requestUrl))) return;
+    const path = requestUrl.pathname;
+    if (options.authorizationServerMetadata && path === AS_METADATA_PATH && req.method === "GET") {
+      await authorizationServerMetadata(res);
+      return;
+    }
     if (path === "/api" || path.startsWith("/api/")) {
       await protectedResource(req, res, path);
       return;
@@ -421,6 +472,13 @@ export async function startOidcServer(options: OidcServerOptions): Promise<OidcS
 
   const url = (path: string) => `${issuer}${path}`;
 
+  /** RFC 8414 metadata: oidc-provider's discovery document, which already has every field RFC 8414 names. */
+  async function authorizationServerMetadata(res: ServerResponse): Promise<void> {
+    const response = await fetch(url("/.well-known/openid-configuration"));
+    const body = await response.text();
+    res.writeHead(response.status, { "content-type": "application/json; charset=utf-8" }).end(body);
+  }
+
   return {
     issuer,
     origin: issuer,
@@ -435,6 +493,9 @@ export async function startOidcServer(options: OidcServerOptions): Promise<OidcS
       userinfo: url("/me"),
       revocation: url(REVOCATION_PATH),
       jwks: url("/jwks"),
+      registration: url("/reg"),
+      introspection: url("/token/introspection"),
+      authorizationServerMetadata: url(AS_METADATA_PATH),
     },
     tokenRequests,
     revocations,
@@ -745,8 +806,59 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Fresh signing keys (RS256 for ID tokens by default, ES256 too) as private JWKs. */
+/** oidc-provider's resource indicator settings around the fixture's simpler callback. */
+function resourceIndicators(resourceServer: (resource: string) => ResourceServerSettings | undefined) {
+  return {
+    enabled: true,
+    // A client that names no resource gets a token for none (only usable at userinfo).
+    defaultResource: async (_ctx: unknown, _client: unknown, oneOf?: string[]) => oneOf?.[0],
+    // Refreshes and code exchanges without `resource` keep the resource granted at authorization.
+    useGrantedResource: async () => true,
+    getResourceServerInfo: async (_ctx: unknown, resource: string) => {
+      const settings = resourceServer(resource);
+      if (!settings) throw new errors.InvalidTarget("this authorization server does not issue tokens for that resource");
+      const format = settings.accessTokenFormat ?? "jwt";
+      return {
+        scope: settings.scope ?? "",
+        accessTokenFormat: format,
+        ...(format === "jwt" ? { jwt: { sign: { alg: "ES256" } } } : {}),
+      };
+    },
+  };
+}
+
+/**
+ * oidc-provider denies an authorization that grants no scope at all, while MCP clients commonly
+ * send only `resource`: such a request (GET) gets the resource's own scopes, as a real server would
+ * default them.
+ */
+function defaultScopeForResource(resourceServer: (resource: string) => ResourceServerSettings | undefined) {
+  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    if (ctx.method === "GET" && ctx.path === "/auth" && !ctx.query.scope && typeof ctx.query.resource === "string") {
+      const scope = resourceServer(ctx.query.resource)?.scope;
+      if (scope) ctx.query = { ...ctx.query, scope };
+    }
+    await next();
+  };
+}
+
+/** Puts the grant's id in tokens for a resource server, so it can tell a revoked grant without storage. */
+async function grantIdClaim(_ctx: unknown, token: { grantId?: string; resourceServer?: unknown }) {
+  return token.resourceServer && token.grantId ? { grant_id: token.grantId } : undefined;
+}
+
+let cachedKeys: Array<Record<string, unknown>> | undefined;
+
+/**
+ * Signing keys (RS256 for ID tokens by default, ES256 too) as private JWKs, generated once per
+ * process: RSA generation is the slowest part of starting a fixture.
+ */
 function signingKeys(): Array<Record<string, unknown>> {
+  cachedKeys ??= freshSigningKeys();
+  return cachedKeys.map((key) => ({ ...key }));
+}
+
+function freshSigningKeys(): Array<Record<string, unknown>> {
   const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" });
   const ec = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" });
   return [
