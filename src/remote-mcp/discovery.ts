@@ -34,6 +34,8 @@ export type ServerMetadata = z.output<typeof ServerMetadataSchema>;
 /** What discovery found for a remote MCP server: its metadata and its authorization server's, every endpoint checked. */
 export interface Discovered {
   resource: ResourceMetadata;
+  /** The scopes the server's 401 challenge asked for (`scope`), which come before `scopes_supported`. */
+  challengeScopes: string[];
   server: ServerMetadata;
   /** The origins the deployer named (the server's and its listed authorization servers'). */
   trusted: Set<string>;
@@ -49,10 +51,10 @@ export interface Discovered {
  */
 export async function discoverAuthorization(ctx: HandlerContext, discovery: McpDiscovery): Promise<Discovered> {
   const trusted = trustedOrigins(discovery);
-  const resource = await resourceMetadata(ctx, discovery.resource, trusted);
+  const { metadata: resource, challengeScopes } = await resourceMetadata(ctx, discovery.resource, trusted);
   const issuer = allowedIssuer(resource, discovery, trusted);
   const server = await serverMetadata(ctx, issuer, trusted);
-  return { resource, server, trusted };
+  return { resource, challengeScopes, server, trusted };
 }
 
 /**
@@ -60,10 +62,15 @@ export async function discoverAuthorization(ctx: HandlerContext, discovery: McpD
  * server's 401 challenge to an unauthenticated request, else at the well-known URL with the
  * server's path, then at the root. Its `resource` must be the server's URL (RFC 9728 3.3 and 7.3).
  */
-export async function resourceMetadata(ctx: HandlerContext, serverUrl: string, trusted: Set<string>): Promise<ResourceMetadata> {
+export async function resourceMetadata(
+  ctx: HandlerContext,
+  serverUrl: string,
+  trusted: Set<string>,
+): Promise<{ metadata: ResourceMetadata; challengeScopes: string[] }> {
   const what = "MCP server's protected resource metadata";
   const server = new URL(serverUrl);
-  const announced = await announcedMetadataUrl(ctx, server, trusted);
+  const challenge = await unauthenticatedChallenge(ctx, server, trusted);
+  const announced = challengeParameter(challenge, "resource_metadata");
   const candidates = announced ? [announced] : wellKnownUrls(server, "oauth-protected-resource", false);
   let answer: MetadataAnswer | undefined;
   for (const candidate of candidates) {
@@ -93,22 +100,22 @@ export async function resourceMetadata(ctx: HandlerContext, serverUrl: string, t
       `The ${what} names the resource "${cut(metadata.resource, 200)}", not the server's URL ${cut(server.href, 200)}, so it was refused.`,
     );
   }
-  return metadata;
+  const scope = challengeParameter(challenge, "scope");
+  return { metadata, challengeScopes: scope ? scope.split(" ").filter(Boolean).slice(0, 200) : [] };
 }
 
 /**
- * The `resource_metadata` URL of the 401 challenge the server gives an unauthenticated request
- * (a JSON-RPC ping), or undefined when it answers otherwise or names none.
+ * The `WWW-Authenticate` challenge of the server's 401 to an unauthenticated request (a JSON-RPC
+ * ping), or "" when it answers otherwise.
  */
-async function announcedMetadataUrl(ctx: HandlerContext, server: URL, trusted: Set<string>): Promise<string | undefined> {
+async function unauthenticatedChallenge(ctx: HandlerContext, server: URL, trusted: Set<string>): Promise<string> {
   const response = await send(ctx, server, "MCP server", trusted, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ping" }),
   });
   await response.body?.cancel().catch(() => {});
-  if (response.status !== 401) return undefined;
-  return challengeParameter(response.headers.get("www-authenticate") ?? "", "resource_metadata");
+  return response.status === 401 ? (response.headers.get("www-authenticate") ?? "") : "";
 }
 
 /** A parameter of a `WWW-Authenticate` Bearer challenge (quoted or a token), or undefined. */

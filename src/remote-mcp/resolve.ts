@@ -15,8 +15,8 @@ export interface ResolvedMcpAuthorization {
 /**
  * Resolves a remote MCP server's OAuth mode (one with `discovery`) when a connection starts:
  * discovers its authorization server, takes the deployer's client or registers one, and returns
- * the mode with the endpoints, issuer, client, scopes (the mode's, else those the server's
- * metadata advertises) and `resource` parameter, beside the record the callback, refresh and
+ * the mode with the endpoints, issuer, client, scopes (the mode's, else those of the server's
+ * 401 challenge, else those its metadata advertises) and `resource` parameter, beside the record the callback, refresh and
  * revocation use (`discovered`, kept encrypted).
  */
 export async function resolveMcpAuthorization(
@@ -25,7 +25,7 @@ export async function resolveMcpAuthorization(
   mode: OAuth2Scheme,
 ): Promise<ResolvedMcpAuthorization> {
   const callback = redirectUri(ctx);
-  const { resource, server, trusted } = await discoverAuthorization(ctx, mode.discovery!);
+  const { resource, challengeScopes, server, trusted } = await discoverAuthorization(ctx, mode.discovery!);
   const client = await mcpClient(ctx, toolkit, mode, server, callback, trusted);
   const discovered: DiscoveredAuthorization = {
     resource: resource.resource,
@@ -34,7 +34,7 @@ export async function resolveMcpAuthorization(
     tokenUrl: server.token_endpoint,
     ...(server.revocation_endpoint ? { revocationUrl: server.revocation_endpoint } : {}),
     ...client,
-    scopes: mode.scopes.length ? mode.scopes : (resource.scopes_supported ?? []),
+    scopes: mode.scopes.length ? mode.scopes : challengeScopes.length ? challengeScopes : (resource.scopes_supported ?? []),
   };
   return { scheme: applyDiscovered(mode, discovered), discovered };
 }

@@ -189,11 +189,13 @@ describe("a remote MCP server's OAuth, discovered", () => {
   });
 
   it("refreshes with the resource after a restart (a new handler over the same store), and revokes on delete", async () => {
-    const resource = as.protectedResource({ path: `/mcp-${RUN}-c` });
+    const resource = as.protectedResource({ path: `/mcp-${RUN}-c`, challengeScope: "mcp:tools offline_access" });
     const toolkit = mcpToolkit(resource);
     const store = memoryStore();
     const key = await agentKey(store);
-    const { connectionId } = await connect(handlerFor(store, [toolkit]), key, toolkit.slug);
+    const { connectionId, authorizationUrl } = await connect(handlerFor(store, [toolkit]), key, toolkit.slug);
+    // The 401's scope comes before the metadata's scopes_supported.
+    expect(authorizationUrl.searchParams.get("scope")).toBe("mcp:tools offline_access");
 
     // The discovered endpoints and client are sealed with the tokens.
     const stored = await openCredential(
@@ -214,6 +216,13 @@ describe("a remote MCP server's OAuth, discovered", () => {
     const from = as.tokenRequests.length;
     expect(await whoami(restarted, key, toolkit.slug, resource, connectionId)).toMatchObject({ status: 200, data: { sub: "alice" } });
     expect(as.tokenRequests.slice(from).map((r) => [r.grantType, r.resource, r.status])).toEqual([["refresh_token", resource.url, 200]]);
+    // And again: the refreshed credential still carries its authorization server.
+    await store.updateConnection(connectionId, { credentialsExpireAt: new Date(Date.now() - 1000), updatedAt: new Date() });
+    expect(await whoami(restarted, key, toolkit.slug, resource, connectionId)).toMatchObject({ status: 200 });
+    expect(as.tokenRequests.slice(from).map((r) => [r.grantType, r.status])).toEqual([
+      ["refresh_token", 200],
+      ["refresh_token", 200],
+    ]);
 
     const revoked = as.revocations.length;
     const deleted = await restarted.call("DELETE", `/connections/${connectionId}`, key);
@@ -350,6 +359,18 @@ describe("what a remote MCP server's metadata may point at", () => {
       "a plain-http token endpoint on another origin",
       () => selfServed(serverMetadata((m) => ({ ...m, token_endpoint: "http://auth.example.com/token" }))),
       /The token endpoint "http:\/\/auth\.example\.com\/token" is not https/,
+    ],
+    [
+      "resource metadata that redirects to a private address",
+      () =>
+        resourceServer({
+          authorizationServers: [as.issuer],
+          routes: {
+            "/.well-known/oauth-protected-resource/mcp": (_req, res) =>
+              void res.writeHead(302, { location: "https://169.254.169.254/latest/meta-data" }).end(),
+          },
+        }),
+      /metadata's redirect target "https:\/\/169\.254\.169\.254\/latest\/meta-data" is not on a public address \(it is link-local\)/,
     ],
     [
       "huge resource metadata",

@@ -60,6 +60,8 @@ export interface ProtectedResourceOptions {
   verify: Verify;
   /** Whether the 401 names the metadata URL (`resource_metadata`). Default true. */
   announce?: boolean;
+  /** The scopes the 401 asks for (`scope`), if any. */
+  challengeScope?: string;
   /** The metadata document: the defaults changed, or a raw body (a string). */
   metadata?: (defaults: Record<string, unknown>) => unknown;
   /** `root`: the metadata only at the root well-known URL, not at the one with the path. Default both. */
@@ -260,7 +262,9 @@ function resourceHandler(origin: string, options: ProtectedResourceOptions) {
     requests.push(record);
     const account = accessToken ? await options.verify(accessToken) : undefined;
     if (!account || account.audience !== url) {
-      const announce = options.announce !== false ? `, resource_metadata="${origin}${metadataPath}"` : "";
+      const announce =
+        (options.announce !== false ? `, resource_metadata="${origin}${metadataPath}"` : "") +
+        (options.challengeScope ? `, scope="${options.challengeScope}"` : "");
       res.writeHead(401, { "www-authenticate": `Bearer error="invalid_token"${announce}`, "content-type": "application/json" });
       return void res.end(JSON.stringify({ error: "invalid_token" }));
     }
