@@ -128,7 +128,8 @@ afterAll(async () => {
 
 describe("a remote MCP server's OAuth, discovered", () => {
   it("discovers through the 401 challenge, registers one client for two connections, and sends resource on the token requests", async () => {
-    const resource = as.protectedResource({ path: `/mcp-${RUN}-a` });
+    // The metadata is only where the 401 says: the well-known URLs have none.
+    const resource = as.protectedResource({ path: `/mcp-${RUN}-a`, metadataAt: `/meta/mcp-${RUN}-a.json` });
     const toolkit = mcpToolkit(resource);
     const store = memoryStore();
     const h = handlerFor(store, [toolkit]);
@@ -138,8 +139,8 @@ describe("a remote MCP server's OAuth, discovered", () => {
     const first = await connect(h, alice, toolkit.slug, "alice");
     const second = await connect(h, bob, toolkit.slug, "bob");
 
-    // The 401's resource_metadata named the metadata with the path, read once per connection.
-    expect(resource.metadataReads.get(`/.well-known/oauth-protected-resource/mcp-${RUN}-a`)).toBe(2);
+    // The 401's resource_metadata named the metadata, read once per connection.
+    expect(resource.metadataReads.get(`/meta/mcp-${RUN}-a.json`)).toBe(2);
     expect(resource.metadataReads.get("/.well-known/oauth-protected-resource")).toBeUndefined();
     const registrations = as.registrations.slice(before.registrations);
     expect(registrations).toHaveLength(1);

@@ -60,6 +60,8 @@ export interface ProtectedResourceOptions {
   verify: Verify;
   /** Whether the 401 names the metadata URL (`resource_metadata`). Default true. */
   announce?: boolean;
+  /** Where the metadata is served besides the root well-known URL. Default the well-known URL with the path. */
+  metadataAt?: string;
   /** The scopes the 401 asks for (`scope`), if any. */
   challengeScope?: string;
   /** The metadata document: the defaults changed, or a raw body (a string). */
@@ -237,7 +239,7 @@ function resourceHandler(origin: string, options: ProtectedResourceOptions) {
   const url = `${origin}${path}`;
   const requests: ResourceRequest[] = [];
   const metadataReads = new Map<string, number>();
-  const metadataPath = `/.well-known/oauth-protected-resource${path}`;
+  const metadataPath = options.metadataAt ?? `/.well-known/oauth-protected-resource${path}`;
   const defaults = {
     resource: url,
     authorization_servers: options.authorizationServers,
