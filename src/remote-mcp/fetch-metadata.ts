@@ -10,7 +10,7 @@ import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 /** The largest metadata document (or registration answer) read, in bytes: real ones are a few KiB. */
 export const METADATA_MAX_BYTES = 64 * 1024;
 /** Redirects followed for one metadata document, each re-checked. */
-const MAX_REDIRECTS = 3;
+export const MAX_REDIRECTS = 3;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**

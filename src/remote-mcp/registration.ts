@@ -11,7 +11,7 @@ import { checkDiscoveredUrl, readJsonBody, send } from "./fetch-metadata.js";
 export type McpClient = Pick<DiscoveredAuthorization, "clientId" | "clientSecret" | "tokenEndpointAuthMethod">;
 
 /** Registered clients kept per process, at most this many (the oldest dropped first). */
-const MAX_CLIENTS = 500;
+export const MAX_CLIENTS = 500;
 
 /**
  * Clients registered in this process, by toolkit, authorization server and redirect URI: one

@@ -5,11 +5,15 @@
  * callback, POST /proxy to use and refresh the token, DELETE /connections to revoke it).
  */
 
+import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCredentialCipher } from "../../src/credentials/cipher.js";
 import { openCredential } from "../../src/credentials/sealing.js";
 import { createToolsHandler, defineToolkit, issueApiKey, type Logger, memoryStore, type ToolsStore } from "../../src/index.js";
+import { MAX_REDIRECTS, METADATA_MAX_BYTES } from "../../src/remote-mcp/fetch-metadata.js";
+import { MAX_CLIENTS } from "../../src/remote-mcp/registration.js";
 import { type McpAuthorizationOptions, mcpOAuthMode } from "../../src/toolkits/remote.js";
 import { type McpAuthServer, type ProtectedResource, startMcpAuthServer, startProtectedResource } from "../support/mcp-auth-server.js";
 import { authorizeWithFetch } from "../support/oidc-server.js";
@@ -425,6 +429,25 @@ describe("what a remote MCP server's metadata may point at", () => {
     const allowed = (await startAuth(mcpToolkit(resource), { allowPrivateNetworks: true })).answer;
     expect(allowed.status, allowed.text).toBe(503);
     expect(allowed.json.error).toMatch(/registration endpoint at http:\/\/127\.0\.0\.1:9 could not be reached; retry shortly/);
+  });
+});
+
+describe("docs/guide/remote-mcp.md", () => {
+  const page = readFileSync(join(import.meta.dirname, "../../docs/guide/remote-mcp.md"), "utf8");
+
+  it("states the limits the code has", () => {
+    expect(page).toContain(`read up to ${METADATA_MAX_BYTES / 1024} KiB`);
+    expect(page).toContain(`at most ${["zero", "one", "two", "three"][MAX_REDIRECTS]} redirects`);
+    expect(page).toContain(`(at most ${MAX_CLIENTS} are kept)`);
+  });
+
+  it("shows an entry with the option that lets another origin's authorization server in", () => {
+    const block = /<!-- checked by test\/remote-mcp\/authorization\.test\.ts -->\n```ts\n([\s\S]*?)```/.exec(page)?.[1] ?? "";
+    const entry = /mcp: \{ url: "([^"]+)", authorizationServers: \["([^"]+)"\] \}/.exec(block);
+    expect(entry, block).not.toBeNull();
+    // The option the block shows is the one the discovered mode reads.
+    const mode = mcpOAuthMode(entry![1]!, { authorizationServers: [entry![2]!] });
+    expect(mode.discovery).toEqual({ resource: entry![1], authorizationServers: [entry![2]] });
   });
 });
 
