@@ -47,7 +47,11 @@ const recordingFetch: typeof fetch = async (input, init) => {
   return response;
 };
 
-function handlerFor(store: ToolsStore, toolkits: ReturnType<typeof defineToolkit>[], options: { allowPrivateNetworks?: boolean } = {}) {
+function handlerFor(
+  store: ToolsStore,
+  toolkits: ReturnType<typeof defineToolkit>[],
+  options: { allowPrivateNetworks?: boolean; lookup?: (hostname: string) => Promise<Array<{ address: string; family: number }>> } = {},
+) {
   const log = (level: string) => (message: string, fields?: unknown) =>
     void outputs.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
   const logger: Logger = { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
@@ -419,6 +423,37 @@ describe("what a remote MCP server's metadata may point at", () => {
     expect(answer.status, answer.text).toBe(400);
     expect(answer.json.code).toBe("invalid_request");
     expect(answer.json.error).toMatch(message);
+  });
+
+  it("sends the token request to an endpoint outside the named origins only through the address check", async () => {
+    // Public when discovery checks it, loopback by the time of the code exchange (DNS rebinding).
+    let rebound = false;
+    const lookup = async (hostname: string) =>
+      hostname === "auth.public.example" ? [{ address: rebound ? "127.0.0.1" : "93.184.216.34", family: 4 }] : [];
+    const resource = await selfServed(
+      serverMetadata(({ registration_endpoint: _, ...m }) => ({
+        ...m,
+        authorization_endpoint: "https://auth.public.example/authorize",
+        token_endpoint: "https://auth.public.example/token",
+      })),
+    );
+    const toolkit = mcpToolkit(resource, { clientId: "configured-client" });
+    const store = memoryStore();
+    const h = handlerFor(store, [toolkit], { lookup });
+    const key = await agentKey(store);
+    const started = await h.call("POST", "/auth", key, { toolkit: toolkit.slug });
+    expect(started.status, started.text).toBe(200);
+    const authorizationUrl = new URL(started.json.authorizationUrl);
+    expect(authorizationUrl.origin).toBe("https://auth.public.example");
+
+    rebound = true;
+    const callback = new URL(CALLBACK_URL);
+    callback.searchParams.set("code", `code-${RUN}`);
+    callback.searchParams.set("state", authorizationUrl.searchParams.get("state")!);
+    callback.searchParams.set("iss", resource.origin);
+    const done = await h.callback(callback);
+    expect(done.status).toBe(400);
+    expect(JSON.parse(done.text).error).toMatch(/auth\.public\.example resolves to a non-public address \(loopback\)/);
   });
 
   it("takes a private registration endpoint when the handler allows private networks", async () => {
