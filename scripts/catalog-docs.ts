@@ -13,6 +13,9 @@ import {
   catalogToolkit,
   clientVariables,
   generatedSources,
+  type McpServerDefinition,
+  mcpProviders,
+  mcpToolkitSlug,
   type ProviderDefinition,
   privateKeyVariable,
   providers,
@@ -57,6 +60,9 @@ export function renderCatalogPage(): string {
     "Tools are curated (written and tested by hand) or generated from the provider's published OpenAPI",
     "document (`npm run catalog:tools`, see [generated tools](guide/generated-tools.md)); generated tools are",
     "loaded on first use, and each provider marks a default set of the operations agents use most.",
+    "",
+    `${mcpProviders.length} providers also list their vendor's own remote MCP server, served as the toolkit \`<slug>-mcp\` whose tools`,
+    'the vendor keeps (`mcpToolkit(slug)`, or `{ "provider": "<slug>", "mcp": true }`): see [remote MCP servers](guide/remote-mcp.md).',
     "",
     "| provider | slug | categories | ways to connect | tools (curated, generated) |",
     "| --- | --- | --- | --- | --- |",
@@ -114,7 +120,24 @@ function providerSection(provider: ProviderDefinition): string[] {
     lines.push("- Tools: none curated yet; `POST /proxy` and the passthrough reach the whole API with the connection's credential.");
   }
   lines.push(...generatedLines(provider.slug));
+  if (provider.mcp) lines.push(...mcpLines(provider.slug, provider.mcp));
   return lines;
+}
+
+/** The vendor's own remote MCP server: the toolkit it is served as, its URL, how it connects, the page that gives it. */
+function mcpLines(slug: string, server: McpServerDefinition): string[] {
+  const connects =
+    server.auth === "provider"
+      ? "with the provider's own ways to connect"
+      : server.dynamicRegistration === false
+        ? `by the MCP authorization spec, with a client you register (\`${clientVariables(mcpToolkitSlug(slug)).id}\`)`
+        : server.dynamicRegistration
+          ? "by the MCP authorization spec (the client registers itself)"
+          : "by the MCP authorization spec (the client registers itself where the server allows it, else configure one)";
+  return [
+    `- Remote MCP server: \`${mcpToolkitSlug(slug)}\` at <${server.url}>${server.transport === "sse" ? " (HTTP+SSE)" : ""}, connected ${connects}; source <${server.source}>.`,
+    ...(server.limitation ? [`  - ${sentence(markdown(server.limitation))}`] : []),
+  ];
 }
 
 /** A provider's generated tools: how many, from which document, and its default set. */
