@@ -42,7 +42,16 @@ beforeAll(async () => {
     publicUrl: "https://app.test",
     allowPrivateNetworks: true,
     maxResponseBytes: MAX_BYTES,
-    toolkits: [defineToolkit({ slug: "remote", name: "Remote", description: "A remote MCP server.", mcp: remote.url, auth: bearer() })],
+    toolkits: [
+      defineToolkit({ slug: "remote", name: "Remote", description: "A remote MCP server.", mcp: remote.url, auth: bearer() }),
+      defineToolkit({
+        slug: "legacy",
+        name: "Legacy",
+        description: "The same server over HTTP+SSE.",
+        mcp: { url: remote.sseUrl, transport: "sse" },
+        auth: bearer(),
+      }),
+    ],
   });
   keyA = (await issueApiKey(store, { workspaceId: "w", agentId: "agent-a" })).key;
   keyB = (await issueApiKey(store, { workspaceId: "w", agentId: "agent-b" })).key;
@@ -51,6 +60,7 @@ beforeAll(async () => {
   expect(a.status).toBe(201);
   connectionA = a.json.connection.id;
   expect((await api(keyB, "POST", "/auth", { toolkit: "remote", credentials: { token: remote.tokenB } })).status).toBe(201);
+  expect((await api(keyA, "POST", "/auth", { toolkit: "legacy", credentials: { token: remote.tokenA } })).status).toBe(201);
 }, 30_000);
 
 afterAll(async () => {
@@ -163,6 +173,16 @@ describe("a remote MCP server as a toolkit", () => {
     expect((await execute(keyA, "remote.add_tool")).json.successful).toBe(true);
     await expect.poll(slugs, { timeout: 10_000 }).toContain("remote.added");
     expect((await execute(keyA, "remote.added")).json.data).toBe("new");
+  });
+});
+
+describe("a server with only the older HTTP+SSE transport", () => {
+  it("lists and calls its tools", async () => {
+    const details = await api(keyA, "GET", "/toolkit/legacy?limit=200");
+    expect(details.status).toBe(200);
+    expect(details.json.tools.map((t: { slug: string }) => t.slug)).toContain("legacy.add");
+    expect((await execute(keyA, "legacy.add", { a: 20, b: 22 })).json).toMatchObject({ successful: true, data: { sum: 42 } });
+    expect((await execute(keyA, "legacy.fail")).json).toMatchObject({ successful: false, code: "tool_failed" });
   });
 });
 
