@@ -225,3 +225,32 @@ describe("the remote toolkit through our /mcp", () => {
     }
   });
 });
+
+describe("a remote server on a private address, without allowPrivateNetworks", () => {
+  it("is refused before anything is sent, without a 500", async () => {
+    const store = memoryStore();
+    const guarded = createToolsHandler({
+      store,
+      secret: SECRET,
+      publicUrl: "https://app.test",
+      toolkits: [defineToolkit({ slug: "remote", name: "Remote", description: "", mcp: remote.url, auth: bearer() })],
+    });
+    const key = (await issueApiKey(store, { workspaceId: "w", agentId: "agent-p" })).key;
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await guarded(
+        new Request(`http://tools.test/proxy/tools${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        }),
+      );
+      return { status: response.status, json: await response.json() };
+    };
+    expect((await call("POST", "/auth", { toolkit: "remote", credentials: { token: remote.tokenA } })).status).toBe(201);
+    const before = remote.seen.length;
+    const details = await call("GET", "/toolkit/remote");
+    expect(details.status).toBe(503);
+    expect(details.json.error).toContain("non-public address");
+    expect(remote.seen.length).toBe(before);
+  });
+});
