@@ -127,7 +127,7 @@ describe("mcpToolkit", () => {
       mcp: { url: "https://api.githubcopilot.com/mcp/", transport: "streamable-http", authorizationServers: ["https://github.com"] },
       tools: [],
     });
-    const modes = [definition.auth].flat();
+    const modes = [definition.auth ?? []].flat();
     expect(modes.map((mode) => mode.type)).toEqual(github.auth.map((mode) => mode.type));
     expect(modes[0]).toMatchObject({
       type: "oauth2",
