@@ -477,7 +477,7 @@ describe("docs/guide/remote-mcp.md", () => {
   });
 
   it("shows an entry with the option that lets another origin's authorization server in", () => {
-    const block = /<!-- checked by test\/remote-mcp\/authorization\.test\.ts -->\n```ts\n([\s\S]*?)```/.exec(page)?.[1] ?? "";
+    const block = /<!-- name: remote-mcp-connecting\.ts -->\n+```ts\n([\s\S]*?)```/.exec(page)?.[1] ?? "";
     const entry = /mcp: \{ url: "([^"]+)", authorizationServers: \["([^"]+)"\] \}/.exec(block);
     expect(entry, block).not.toBeNull();
     // The option the block shows is the one the discovered mode reads.
