@@ -18,6 +18,8 @@ let tools: ToolsHandler;
 let keyA: string;
 let keyB: string;
 let keyNone: string;
+let keyTwo: string;
+let serviceKey: string;
 let connectionA: string;
 
 const api = async (key: string, method: string, path: string, body?: unknown) => {
@@ -56,6 +58,9 @@ beforeAll(async () => {
   keyA = (await issueApiKey(store, { workspaceId: "w", agentId: "agent-a" })).key;
   keyB = (await issueApiKey(store, { workspaceId: "w", agentId: "agent-b" })).key;
   keyNone = (await issueApiKey(store, { workspaceId: "w", agentId: "agent-none" })).key;
+  keyTwo = (await issueApiKey(store, { workspaceId: "w", agentId: "agent-two" })).key;
+  serviceKey = (await issueApiKey(store, { kind: "service", workspaceId: "w" })).key;
+  await api(keyTwo, "POST", "/auth", { toolkit: "remote", label: "a", credentials: { token: remote.tokenA } });
   const a = await api(keyA, "POST", "/auth", { toolkit: "remote", credentials: { token: remote.tokenA } });
   expect(a.status).toBe(201);
   connectionA = a.json.connection.id;
@@ -102,6 +107,22 @@ describe("a remote MCP server as a toolkit", () => {
     expect(run.status).toBe(409);
     expect(run.json.code).toBe("connection_required");
     expect(run.json.error).toContain('POST /proxy/tools/auth {"toolkit":"remote"}');
+  });
+
+  it("lets an agent with two connections choose one by connection_id", async () => {
+    const two = (await api(keyTwo, "POST", "/auth", { toolkit: "remote", label: "b", credentials: { token: remote.tokenB } })).json
+      .connection.id;
+    expect((await api(keyTwo, "GET", "/toolkit/remote")).json.tools).toEqual([]);
+    const ambiguous = await execute(keyTwo, "remote.only_b");
+    expect(ambiguous.status).toBe(409);
+    expect(ambiguous.json.code).toBe("connection_ambiguous");
+    const chosen = await api(keyTwo, "GET", `/toolkit/remote?connection_id=${two}`);
+    expect(chosen.json.tools.map((t: { slug: string }) => t.slug)).toEqual(["remote.only_b"]);
+    const run = await api(keyTwo, "POST", "/execute", { tool: "remote.only_b", arguments: {}, connection_id: two });
+    expect(run.json).toMatchObject({ successful: true, data: "b" });
+    // A service key reads a connection's tools by its id.
+    const service = await api(serviceKey, "GET", `/toolkit/remote?connection_id=${two}`);
+    expect(service.json.tools.map((t: { slug: string }) => t.slug)).toEqual(["remote.only_b"]);
   });
 
   it("counts the tools known for the caller in search", async () => {
