@@ -140,7 +140,6 @@ export async function remoteToolsHandler(mcp: string, token: string, fetchKind: 
     description: "A remote MCP server on loopback, with one tool that echoes.",
     mcp,
     auth: { type: "bearer" },
-    tools: [],
   });
   const handler = createToolsHandler({
     store,

@@ -25,7 +25,7 @@
  * per-round differences of the two sides' percentiles. A report, not a test: it always exits 0.
  *
  * Environment: BENCH_RUNS (rounds, default 5), BENCH_SECONDS (per sample, default 2),
- * BENCH_WARMUP (seconds per way before the rounds, default 2), BENCH_CONCURRENCY (default "1,10";
+ * BENCH_WARMUP (seconds per way before the rounds, default 3), BENCH_CONCURRENCY (default "1,10";
  * the target is judged at 10), BENCH_FETCH (the handler's outbound fetch: "undici", the default,
  * for `createUndiciFetch`, or "global"), BENCH_REMOTE_JSON=1 (the server answers JSON instead of
  * the SDK's default one-event SSE stream), BENCH_WAYS (the ways to run, e.g. "a,b"; default all),
@@ -53,7 +53,7 @@ import { machineLine } from "./rounds.js";
 
 const RUNS = positive("BENCH_RUNS", 5);
 const SECONDS = positive("BENCH_SECONDS", 2);
-const WARMUP = positive("BENCH_WARMUP", 2);
+const WARMUP = positive("BENCH_WARMUP", 3);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? "1,10")
   .split(",")
   .map(Number)
