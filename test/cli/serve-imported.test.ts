@@ -82,7 +82,7 @@ describe.skipIf(missingBuild)(label, () => {
     expect(serve.stdout()).toContain("toolkits: events (1 tools, OAuth not configured)");
     const key = serve.key!;
 
-    const search = (await (await callApi(serve.api, key, "/search?query=events")).json()) as {
+    const search = (await (await callApi(serve.api, key, "/search?keywords=events")).json()) as {
       toolkits: Array<{ slug: string; configured: boolean; toolCount: number }>;
     };
     expect(search.toolkits).toEqual([expect.objectContaining({ slug: "events", configured: false, toolCount: 1 })]);
