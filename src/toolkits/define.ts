@@ -13,7 +13,7 @@ import { assertInput, assertInputPlaces, type ConnectionInput } from "./inputs.j
 import { assertLazyTools, type LazyTools } from "./lazy.js";
 import { assertOAuthEndpoints } from "./oauth-endpoints.js";
 import { linearPattern } from "./patterns.js";
-import type { RemoteMcp, RemoteMcpEntry } from "./remote.js";
+import { mcpOAuthMode, type RemoteMcp, type RemoteMcpEntry } from "./remote.js";
 import { argumentsSchema, inputParametersOf, type JsonSchema, type StandardOutput, type StandardSchemaV1 } from "./schemas.js";
 
 export type { ConnectionInput, InputType } from "./inputs.js";
@@ -149,8 +149,11 @@ export interface ToolkitDefinition {
   icon?: string;
   /** Base URL(s) of the toolkit's API. Every proxied or `ctx.fetch` URL must fall under one. */
   baseUrl?: string | string[];
-  /** How the toolkit connects; several ways (OAuth, or a personal token) are chosen by `POST /auth { mode }`. */
-  auth: AuthScheme | AuthScheme[];
+  /**
+   * How the toolkit connects; several ways (OAuth, or a personal token) are chosen by `POST /auth { mode }`.
+   * Required, except beside `mcp`, where leaving it out means the MCP authorization spec's OAuth.
+   */
+  auth?: AuthScheme | AuthScheme[];
   /** Headers the API requires on every request (e.g. `Notion-Version`); a caller's own value wins. */
   headers?: Record<string, string>;
   /** Values a connection needs, used in URL templates. */
@@ -161,8 +164,9 @@ export interface ToolkitDefinition {
   categories?: string[];
   /** The provider's API documentation. */
   docsUrl?: string;
+  /** The toolkit's tools; left out for a remote MCP toolkit (`mcp`), whose tools the server lists. */
   // biome-ignore lint/suspicious/noExplicitAny: each tool has its own input schema; `defineTool` checks each one.
-  tools: Array<Tool | ToolDefinition<any>>;
+  tools?: Array<Tool | ToolDefinition<any>>;
   /** Tools loaded on first use, beside `tools`: for toolkits of thousands of tools (see `LazyTools`). */
   lazy?: LazyTools;
   /**
@@ -171,6 +175,12 @@ export interface ToolkitDefinition {
    * authorization spec (`mcpOAuthMode`).
    */
   mcp?: RemoteMcpEntry;
+  /** With `mcp` and no `auth`: a client the deployer registered at the server's authorization server (else one is registered dynamically). */
+  clientId?: string;
+  /** With `mcp` and no `auth`: the secret of `clientId`, for a confidential client. */
+  clientSecret?: string;
+  /** With `mcp` and no `auth`: the scopes to ask for (else those the server's metadata advertises). */
+  scopes?: string[];
   /** Timeout of one tool run or proxied call, in milliseconds. */
   timeoutMs?: number;
   /** Retries of this toolkit's outbound calls, replacing the handler's `retries` (`{ max: 0 }` turns them off). */
@@ -255,10 +265,16 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
   if (!TOOLKIT_SLUG.test(definition.slug)) {
     throw new TypeError(`Toolkit slug "${definition.slug}" is invalid: use lowercase letters, digits, "_" or "-" (at most 64).`);
   }
-  const baseUrls = definition.baseUrl === undefined ? [] : [definition.baseUrl].flat();
+  const remote = definition.mcp === undefined ? undefined : remoteMcpOf(definition.slug, definition.mcp);
+  if (remote && (definition.baseUrl !== undefined || (definition.tools ?? []).length > 0 || definition.lazy)) {
+    throw new TypeError(
+      `Toolkit "${definition.slug}": a remote MCP toolkit (mcp) takes its tools and base URL from the server; leave out baseUrl, tools and lazy.`,
+    );
+  }
+  const baseUrls = remote ? [new URL(remote.url).origin] : definition.baseUrl === undefined ? [] : [definition.baseUrl].flat();
   const hostInputs = new Set((definition.inputs ?? []).filter((input) => input.type === "host").map((input) => input.name));
   for (const base of baseUrls) assertBaseUrl(definition.slug, base, hostInputs);
-  const authModes = [definition.auth].flat();
+  const authModes = authModesOf(definition, remote);
   assertAuthModes(definition.slug, authModes, baseUrls);
   const names = new Set<string>();
   for (const input of definition.inputs ?? []) {
@@ -271,7 +287,7 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
   assertInputPlaces(definition.slug, definition.inputs ?? [], baseUrls, authModes);
   if (definition.retries) assertRetries(definition.slug, definition.retries);
   const rateLimit = definition.rateLimit && parseRateLimit(definition.slug, definition.rateLimit);
-  const tools = definition.tools.map((tool) => defineTool(tool));
+  const tools = (definition.tools ?? []).map((tool) => defineTool(tool));
   const seen = new Set<string>();
   for (const tool of tools) {
     if (seen.has(tool.slug)) throw new TypeError(`Toolkit "${definition.slug}" defines tool "${tool.slug}" twice.`);
@@ -294,10 +310,69 @@ export function defineToolkit(definition: ToolkitDefinition): Toolkit {
     ...(definition.docsUrl ? { docsUrl: definition.docsUrl } : {}),
     tools,
     ...(definition.lazy ? { lazy: definition.lazy } : {}),
+    ...(remote ? { remote } : {}),
     timeoutMs: definition.timeoutMs,
     ...(definition.retries ? { retries: { ...definition.retries } } : {}),
     ...(rateLimit ? { rateLimit } : {}),
   };
+}
+
+/**
+ * The ways to connect: `auth` as given; beside `mcp` without `auth`, the MCP authorization spec's
+ * OAuth mode for the server (with the deployer's client and scopes, when given).
+ */
+function authModesOf(definition: ToolkitDefinition, remote: RemoteMcp | undefined): AuthScheme[] {
+  if (definition.auth !== undefined) return [definition.auth].flat();
+  if (!remote) {
+    throw new TypeError(`Toolkit "${definition.slug}": declare auth (e.g. none(), bearer() or oauth2({...})), how the toolkit connects.`);
+  }
+  return [
+    mcpOAuthMode(remote.url, {
+      ...(remote.authorizationServers.length ? { authorizationServers: remote.authorizationServers } : {}),
+      ...(definition.clientId ? { clientId: definition.clientId } : {}),
+      ...(definition.clientSecret ? { clientSecret: definition.clientSecret } : {}),
+      ...(definition.scopes ? { scopes: definition.scopes } : {}),
+    }),
+  ];
+}
+
+/**
+ * The remote MCP server of an `mcp` entry, checked: an absolute http(s) URL without user
+ * information, query or fragment (its origin becomes the toolkit's base URL), a known transport,
+ * and authorization servers given as http(s) origins.
+ */
+function remoteMcpOf(slug: string, entry: RemoteMcpEntry): RemoteMcp {
+  const options = typeof entry === "string" ? { url: entry } : entry;
+  if (typeof options?.url !== "string")
+    throw new TypeError(`Toolkit "${slug}": mcp must be the server's URL, or { url, transport?, authorizationServers? }.`);
+  let url: URL;
+  try {
+    url = new URL(options.url);
+  } catch {
+    throw new TypeError(`Toolkit "${slug}": mcp URL "${options.url}" is not an absolute URL.`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw new TypeError(`Toolkit "${slug}": mcp URL "${options.url}" must use http or https.`);
+  if (url.username || url.password || url.search || url.hash || options.url.includes("#")) {
+    throw new TypeError(`Toolkit "${slug}": mcp URL "${options.url}" must not contain credentials, a query or a fragment.`);
+  }
+  const transport = options.transport ?? "streamable-http";
+  if (transport !== "streamable-http" && transport !== "sse") {
+    throw new TypeError(`Toolkit "${slug}": mcp transport "${String(transport)}" is unknown; use "streamable-http" or "sse".`);
+  }
+  const authorizationServers = (options.authorizationServers ?? []).map((server) => authorizationServerOrigin(slug, server));
+  return { url: url.href, transport, authorizationServers };
+}
+
+function authorizationServerOrigin(slug: string, server: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(server);
+  } catch {}
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.username || url.password) {
+    throw new TypeError(`Toolkit "${slug}": mcp authorizationServers entry "${server}" must be an http(s) URL.`);
+  }
+  return url.origin;
 }
 
 function assertAuthModes(slug: string, modes: AuthScheme[], baseUrls: string[]): void {

@@ -434,25 +434,63 @@ const toolSchema = z
     }
   });
 
-const toolkitSchema = z.strictObject({
-  $schema: z.string().optional(),
-  slug: text,
-  name: text,
-  description: z.string(),
-  icon: z.string().optional(),
-  baseUrl: z.union([text, z.array(text).min(1)], { error: "must be a URL or a non-empty array of URLs" }),
-  auth: authSchema,
-  headers: stringMap.optional(),
-  inputs: z.array(inputSchema).optional(),
-  aliases: z.array(text).optional(),
-  categories: z.array(text).optional(),
-  docsUrl: url.optional(),
-  timeoutMs: z.number().int().positive().optional(),
-  retries: retriesSchema.optional(),
-  rateLimit: rateLimitHeadersSchema.optional(),
-  // Checked one by one by `jsonToolkitParts`' `makeTool`, which also checks a tool's own baseUrl.
-  tools: z.array(toolSchema).default([]),
-});
+/** A remote MCP server: its URL, or the URL with the transport and the authorization servers allowed besides its own origin. */
+const mcpSchema = z.union(
+  [
+    url,
+    z.strictObject({
+      url,
+      transport: z.enum(["streamable-http", "sse"]).optional(),
+      authorizationServers: z.array(url).optional(),
+    }),
+  ],
+  { error: 'must be the server\'s URL, or { "url", "transport"?, "authorizationServers"? }' },
+);
+
+const toolkitSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    slug: text,
+    name: text,
+    description: z.string().default(""),
+    icon: z.string().optional(),
+    baseUrl: z.union([text, z.array(text).min(1)], { error: "must be a URL or a non-empty array of URLs" }).optional(),
+    mcp: mcpSchema.optional(),
+    clientId: text.optional(),
+    clientSecret: text.optional(),
+    scopes: z.array(text).optional(),
+    auth: authSchema.optional(),
+    headers: stringMap.optional(),
+    inputs: z.array(inputSchema).optional(),
+    aliases: z.array(text).optional(),
+    categories: z.array(text).optional(),
+    docsUrl: url.optional(),
+    timeoutMs: z.number().int().positive().optional(),
+    retries: retriesSchema.optional(),
+    rateLimit: rateLimitHeadersSchema.optional(),
+    // Checked one by one by `jsonToolkitParts`' `makeTool`, which also checks a tool's own baseUrl.
+    tools: z.array(toolSchema).default([]),
+  })
+  .superRefine((toolkit, ctx) => {
+    if (toolkit.mcp !== undefined) {
+      for (const field of ["baseUrl", "tools"] as const) {
+        const given = field === "tools" ? toolkit.tools.length > 0 : toolkit.baseUrl !== undefined;
+        if (given)
+          ctx.addIssue({
+            code: "custom",
+            path: [field],
+            message: "must be left out beside mcp (the server's origin is the base URL, and the server lists the tools)",
+          });
+      }
+      return;
+    }
+    for (const field of ["clientId", "clientSecret", "scopes"] as const) {
+      if (toolkit[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: "is read only beside mcp; put it in auth" });
+    }
+    if (toolkit.baseUrl === undefined)
+      ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "is required (or give mcp, a remote MCP server's URL)" });
+    if (toolkit.auth === undefined) ctx.addIssue({ code: "custom", path: ["auth"], message: "is required" });
+  });
 
 /** The JSON form of a toolkit, as validated: `defineToolkit`'s fields, with HTTP tools and JSON Schema inputs. */
 export type JsonToolkit = z.output<typeof toolkitSchema>;
@@ -511,7 +549,7 @@ export function jsonToolkitParts(input: unknown, options: JsonToolkitOptions = {
   const parsed = toolkitSchema.safeParse(unset.standIn(document));
   if (!parsed.success) throw new TypeError(`${label(document)}: ${describe(parsed.error.issues, single)}.`);
   const configured = unset
-    .unconfigure(parsed.data.auth, parsed.data.name)
+    .unconfigure(parsed.data.auth ?? [], parsed.data.name)
     .map((scheme) => configureValues(scheme as AuthScheme, env, {}, parsed.data.name));
   const spec = { ...parsed.data, auth: configured };
   const baseUrls = [spec.baseUrl].flat();
@@ -535,7 +573,8 @@ export function jsonToolkitParts(input: unknown, options: JsonToolkitOptions = {
       description: spec.description,
       icon: spec.icon,
       baseUrl: spec.baseUrl,
-      auth: single ? spec.auth[0]! : spec.auth,
+      ...(spec.mcp !== undefined ? { mcp: spec.mcp, clientId: spec.clientId, clientSecret: spec.clientSecret, scopes: spec.scopes } : {}),
+      auth: parsed.data.auth === undefined ? undefined : single ? spec.auth[0]! : spec.auth,
       headers: spec.headers,
       inputs: spec.inputs,
       aliases: spec.aliases,

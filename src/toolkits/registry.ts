@@ -10,6 +10,8 @@ import { findTool, toolSummaries } from "./lazy.js";
  * - Every method may return a value or a Promise.
  * - `list` returns every toolkit, in a stable order.
  * - `get` and `getTool` return null for an unknown slug; slugs are matched exactly (case-sensitive).
+ * - A remote MCP toolkit (`remote`) lists its tools per connection as `<its slug>.<remote name>`:
+ *   no other toolkit has a tool slug that starts with its slug and a dot.
  * - Tool slugs are unique across all toolkits: `getTool(slug)` names at most one toolkit, and it
  *   is the toolkit whose tools (`tools` and its `lazy` ones, see `allTools`) contain that tool.
  * - A toolkit's lazy tools are loaded only by `getTool` of one of them, or by a caller of `allTools`:
@@ -61,6 +63,7 @@ export function createToolkitRegistry(toolkits: Array<Toolkit | ToolkitDefinitio
       byTool.set(slug, tool ? { toolkit, tool } : { toolkit });
     }
   }
+  assertRemotePrefixesFree(bySlug, byTool.keys());
   const all = [...bySlug.values()];
   return {
     // A copy, so a caller that sorts or filters the answer in place cannot reorder the registry.
@@ -74,4 +77,29 @@ export function createToolkitRegistry(toolkits: Array<Toolkit | ToolkitDefinitio
       return findTool(found.toolkit, slug).then((tool) => (tool ? { toolkit: found.toolkit, tool } : null));
     },
   };
+}
+
+/**
+ * Refuses a static tool slug under a remote MCP toolkit's prefix (`linear.` for `linear`): the
+ * remote toolkit's tools are named so, per connection, and a call to such a slug goes to it.
+ */
+function assertRemotePrefixesFree(toolkits: Map<string, Toolkit>, toolSlugs: Iterable<string>): void {
+  const remote = [...toolkits.values()].filter((toolkit) => toolkit.remote);
+  if (remote.length === 0) return;
+  for (const slug of toolSlugs) {
+    const owner = remote.find((toolkit) => slug.startsWith(`${toolkit.slug}.`));
+    if (owner) {
+      throw new TypeError(
+        `Tool slug "${slug}" starts with "${owner.slug}.", the prefix of the remote MCP toolkit "${owner.slug}"'s tools; rename the tool.`,
+      );
+    }
+  }
+}
+
+/** The remote MCP toolkit whose tools' prefix `slug` starts with (`linear` for `linear.create_issue`), if any. */
+export async function remoteToolkitOf(registry: ToolkitRegistry, slug: string): Promise<Toolkit | null> {
+  const dot = slug.indexOf(".");
+  if (dot <= 0) return null;
+  const toolkit = await registry.get(slug.slice(0, dot));
+  return toolkit?.remote ? toolkit : null;
 }

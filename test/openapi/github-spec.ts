@@ -68,7 +68,7 @@ type Tool = JsonToolkit["tools"][number] & { request?: { body?: { arg?: string }
  */
 export async function importGithub(spec: unknown) {
   const document = (await importDocument(spec)) as JsonToolkit & { tools: Tool[] };
-  const baseUrls = [document.baseUrl].flat();
+  const baseUrls = [document.baseUrl ?? []].flat();
   document.baseUrl = [...baseUrls, "https://codeload.github.com"];
   document.auth = [{ type: "bearer" }] as JsonToolkit["auth"];
   const toolFor = (operationId: string): Tool => {
