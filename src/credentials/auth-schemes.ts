@@ -104,6 +104,25 @@ export interface McpDiscovery {
   authorizationServers?: string[];
 }
 
+/**
+ * What a remote MCP server's discovery and client registration settled for one connection: kept
+ * with the pending authorization and then sealed in the connection's credential, so that the
+ * callback, refresh and revocation need neither the network nor a process cache.
+ */
+export interface DiscoveredAuthorization {
+  /** The protected resource's identifier, sent as `resource` (RFC 8707). */
+  resource: string;
+  issuer: string;
+  authorizationUrl: string;
+  tokenUrl: string;
+  revocationUrl?: string;
+  clientId: string;
+  /** The secret the authorization server issued at registration (or the deployer's), when there is one. */
+  clientSecret?: string;
+  tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "none";
+  scopes: string[];
+}
+
 /** OAuth 2 authorization-code flow with PKCE (S256) and refresh. */
 export interface OAuth2Scheme extends SchemeCommon {
   type: "oauth2";
@@ -320,6 +339,8 @@ export type CredentialOfType =
       expiresIn?: number;
       /** The further tokens the scheme's `extraTokens` keep (Slack's `user` token), by name. */
       tokens?: Record<string, string>;
+      /** A remote MCP server's discovered endpoints and client, which its refresh and revocation use. */
+      authorizationServer?: DiscoveredAuthorization;
     }
   | { type: "apiKey"; apiKey: string; fields?: Record<string, string> }
   | { type: "bearer"; token: string; fields?: Record<string, string> }
@@ -345,7 +366,9 @@ function ownSecrets(credential: Credential): string[] {
   }
   switch (credential.type) {
     case "oauth2":
-      return [credential.accessToken, credential.refreshToken, credential.idToken].filter((s): s is string => !!s);
+      return [credential.accessToken, credential.refreshToken, credential.idToken, credential.authorizationServer?.clientSecret].filter(
+        (s): s is string => !!s,
+      );
     case "apiKey":
       return [credential.apiKey];
     case "bearer":

@@ -8,6 +8,7 @@ import { oauthMode, type Toolkit } from "../toolkits/define.js";
 import { matchesHostPattern } from "../toolkits/host-input.js";
 import { sha256Hex } from "../util/encoding.js";
 import { oauthClient } from "./client.js";
+import { resolveOAuthMode } from "./discovered-mode.js";
 import { resultPage } from "./page.js";
 import { type AuthorizationSecrets, isAllowedReturnUrl, redirectUri } from "./start.js";
 import type { TokenAnswer } from "./token-answer.js";
@@ -76,13 +77,13 @@ async function linkedAuthorization(ctx: HandlerContext, authorization: Authoriza
 
 async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord, url: URL): Promise<ConnectionRecord> {
   const toolkit = await ctx.registry.get(authorization.toolkit);
-  const scheme = toolkit ? oauthMode(toolkit) : undefined;
-  if (!toolkit || !scheme) throw new CallbackError(`The toolkit "${authorization.toolkit}" no longer uses OAuth.`);
+  if (!toolkit || !oauthMode(toolkit)) throw new CallbackError(`The toolkit "${authorization.toolkit}" no longer uses OAuth.`);
   // Outside the exchange's try: a server without publicUrl is the operator's to fix, so it is logged.
   const callback = redirectUri(ctx);
   const secrets = JSON.parse(await ctx.cipher.decrypt(authorization.secrets, authorization.id)) as AuthorizationSecrets;
   // A connect link's state sent here instead of to its page: it has no code verifier to use.
   if (!secrets.codeVerifier) throw new CallbackError("This link belongs to a connect page, not to an OAuth sign-in.");
+  const scheme = concreteMode(toolkit, secrets);
   const config = secrets.config ?? {};
   const { as, client, clientAuth, tokenOptions } = oauthClient(ctx, scheme, config);
 
@@ -134,6 +135,8 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
     tokenType: tokens.token_type,
     ...(tokens.id_token ? { idToken: tokens.id_token } : {}),
     expiresIn: tokens.expires_in, // left out of the sealed JSON when the provider gives none
+    // A remote MCP server's endpoints and client travel with the tokens: refresh and revocation use them.
+    ...(secrets.discovered ? { authorizationServer: secrets.discovered } : {}),
   };
   let values: Record<string, string>;
   try {
@@ -164,6 +167,17 @@ async function exchange(ctx: HandlerContext, authorization: AuthorizationRecord,
     params: { ...values, ...account.config },
     credentialsExpireAt: typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null,
   });
+}
+
+/** The toolkit's OAuth mode with what a remote MCP server's discovery settled when the sign-in started. */
+function concreteMode(toolkit: Toolkit, secrets: AuthorizationSecrets): OAuth2Scheme {
+  try {
+    return resolveOAuthMode(toolkit, secrets.discovered)!;
+  } catch (error) {
+    if (error instanceof ToolsError)
+      throw new CallbackError("This sign-in started before the toolkit's authorization changed. Start the connection again.");
+    throw error;
+  }
 }
 
 /**

@@ -7,6 +7,7 @@ import type { ConnectionRecord } from "../store/types.js";
 import { oauthMode, type Toolkit } from "../toolkits/define.js";
 import { randomId } from "../util/encoding.js";
 import { oauthClient } from "./client.js";
+import { resolveOAuthMode } from "./discovered-mode.js";
 import { redirectUri } from "./start.js";
 import { type TemplateTokens, TokenTemplateError, templateTokenRequest } from "./token-template.js";
 
@@ -49,8 +50,9 @@ export async function freshOAuthCredential(
   credential: Credential,
   staleAccessToken?: string,
 ): Promise<FreshCredential> {
-  const scheme = oauthMode(toolkit);
-  if (credential.type !== "oauth2" || !scheme) return { connection, credential };
+  if (credential.type !== "oauth2" || !oauthMode(toolkit)) return { connection, credential };
+  // A remote MCP server's mode takes the endpoints and client sealed with the tokens.
+  const scheme = resolveOAuthMode(toolkit, credential.authorizationServer)!;
   const renewal: Renewal = {
     needed: (current, opened) => needsRefresh(current, opened as OAuthCredential, staleAccessToken),
     renew: (shared, latest, opened) => refreshNow(shared, toolkit, scheme, latest, opened as OAuthCredential),
@@ -239,6 +241,7 @@ async function saveRefreshed(
     expiresIn: tokens.expires_in, // left out of the sealed JSON when the provider gives none
     // The further tokens (Slack's user token) are not the refreshed one's: they are kept as they were.
     ...(credential.tokens ? { tokens: credential.tokens } : {}),
+    ...(credential.authorizationServer ? { authorizationServer: credential.authorizationServer } : {}),
   };
   const expiresAt = typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null;
   const patch = {

@@ -6,6 +6,7 @@ import { buildUpstreamHeaders } from "../outbound/headers.js";
 import type { ConnectionRecord } from "../store/types.js";
 import { oauthMode, type Toolkit } from "../toolkits/define.js";
 import { oauthClient } from "./client.js";
+import { resolveOAuthMode } from "./discovered-mode.js";
 import { definitionUrl, fillHeaders } from "./values.js";
 
 type OAuthCredential = Extract<Credential, { type: "oauth2" }>;
@@ -18,12 +19,16 @@ type OAuthCredential = Extract<Credential, { type: "oauth2" }>;
  * deletes the connection locally either way.
  */
 export async function revokeAtProvider(ctx: HandlerContext, toolkit: Toolkit | null, connection: ConnectionRecord): Promise<void> {
-  const scheme = toolkit ? oauthMode(toolkit) : undefined;
-  if (!toolkit || !scheme || !(scheme.revocationUrl || scheme.revocation)) return;
+  const mode = toolkit ? oauthMode(toolkit) : undefined;
+  // A remote MCP server's revocation endpoint was discovered: it is sealed with the tokens.
+  if (!toolkit || !mode || !(mode.revocationUrl || mode.revocation || mode.discovery)) return;
   let tokens: string[] = [];
+  let scheme = mode;
   try {
     const credential = await openCredential(ctx, connection);
     if (credential.type !== "oauth2") return;
+    scheme = resolveOAuthMode(toolkit, credential.authorizationServer)!;
+    if (!(scheme.revocationUrl || scheme.revocation)) return;
     // The further tokens the connection keeps (Slack's user token) are revoked after its own.
     const extra = Object.values(credential.tokens ?? {});
     tokens = [credential.refreshToken, credential.accessToken, ...extra].filter((t): t is string => !!t);

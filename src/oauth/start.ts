@@ -2,7 +2,7 @@ import * as oauth from "oauth4webapi";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import type { AgentPrincipal } from "../core/principal.js";
-import type { OAuth2Scheme } from "../credentials/auth-schemes.js";
+import type { DiscoveredAuthorization, OAuth2Scheme } from "../credentials/auth-schemes.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { randomBytes, randomId, sha256Hex, toBase64Url } from "../util/encoding.js";
 import { oauthClient } from "./client.js";
@@ -21,6 +21,8 @@ export interface AuthorizationSecrets {
    * its outcome on that authorization too, the one the agent waits on.
    */
   linkedTo?: string;
+  /** A remote MCP server's discovered endpoints and client, which the callback and then the connection use. */
+  discovered?: DiscoveredAuthorization;
 }
 
 /** The exact redirect_uri: `publicUrl`'s origin, then basePath, then `/auth/callback`. */
@@ -52,9 +54,22 @@ export async function startAuthorization(
   agent: Pick<AgentPrincipal, "workspaceId" | "agentId">,
   toolkit: Toolkit,
   scheme: OAuth2Scheme,
-  request: { label?: string | null; returnUrl?: string | null; config?: Record<string, string>; linkedTo?: string },
+  request: {
+    label?: string | null;
+    returnUrl?: string | null;
+    config?: Record<string, string>;
+    linkedTo?: string;
+    /** What a remote MCP server's discovery settled; `scheme` is then the mode with it applied. */
+    discovered?: DiscoveredAuthorization;
+  },
 ): Promise<{ authorizationId: string; authorizationUrl: string; expiresAt: string }> {
   if (scheme.unconfigured) throw new ToolsError("invalid_request", scheme.unconfigured);
+  if (scheme.discovery && !request.discovered) {
+    throw new ToolsError(
+      "invalid_request",
+      `Toolkit "${toolkit.slug}" is a remote MCP server: connect it with POST /auth {"toolkit":"${toolkit.slug}"}, which discovers its authorization server.`,
+    );
+  }
   const callback = redirectUri(ctx);
   if (request.returnUrl && !isAllowedReturnUrl(ctx, request.returnUrl)) {
     throw new ToolsError("invalid_request", "returnUrl must be on this app's origin or one of its allowedReturnOrigins.");
@@ -64,6 +79,7 @@ export async function startAuthorization(
     codeVerifier: oauth.generateRandomCodeVerifier(),
     ...(Object.keys(config).length ? { config } : {}),
     ...(request.linkedTo ? { linkedTo: request.linkedTo } : {}),
+    ...(request.discovered ? { discovered: request.discovered } : {}),
   };
   if (scheme.scopes.includes("openid")) secrets.nonce = oauth.generateRandomNonce();
   const { id, state, expiresAt } = await storePendingAuthorization(ctx, agent, toolkit, request, secrets, AUTHORIZATION_TTL_MS);

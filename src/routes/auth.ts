@@ -21,6 +21,7 @@ import { type GrantScheme, isGrantType } from "../credentials/grant-schemes.js";
 import { grantSecrets } from "../grants/index.js";
 import { completeAuthorization } from "../oauth/callback.js";
 import { startAuthorization } from "../oauth/start.js";
+import { resolveMcpAuthorization } from "../remote-mcp/resolve.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { requireToolkit } from "../toolkits/registry.js";
 import { defineRoute } from "./route.js";
@@ -135,6 +136,11 @@ export async function connectToolkit(
         "invalid_request",
         `Toolkit "${toolkit.slug}" connects with OAuth 2: send no credentials, open the authorizationUrl instead.`,
       );
+    // A remote MCP server's mode is discovered first: its endpoints, its client, the resource.
+    if (scheme.discovery) {
+      const { scheme: concrete, discovered } = await resolveMcpAuthorization(ctx, toolkit, scheme);
+      return startAuthorization(ctx, agent, toolkit, concrete, { ...body, config, discovered });
+    }
     return startAuthorization(ctx, agent, toolkit, scheme, { ...body, config });
   }
   const credential: Credential = isGrantType(scheme.type)
