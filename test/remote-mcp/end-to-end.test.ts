@@ -58,6 +58,11 @@ const tokenCalls = (from: number) =>
   as()
     .tokenRequests.slice(from)
     .map((r) => [r.grantType, r.status]);
+/** The client `clientId` as the authorization server registered it (oidc-provider's Client model). */
+const registeredClient = (clientId: string) =>
+  (
+    as().provider as unknown as { Client: { find(id: string): Promise<{ redirectUris: string[]; grantTypes: string[] } | undefined> } }
+  ).Client.find(clientId);
 const slugsOf = (user: string) => DEFAULT_USERS[user]!.map((name) => `${toolkit.slug}.${name}`).sort();
 const listed = async (key: string, connectionId?: string) => {
   const res = await e.call("GET", `/toolkit/${toolkit.slug}${connectionId ? `?connection_id=${connectionId}` : ""}`, { key });
@@ -89,7 +94,7 @@ describe("connecting a remote MCP server (the MCP authorization spec, over HTTP)
     expect(url.searchParams.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // The client was registered dynamically at the fixture's authorization server (RFC 7591).
     const clientId = url.searchParams.get("client_id")!;
-    const client = await as().provider.Client.find(clientId);
+    const client = await registeredClient(clientId);
     expect(client?.redirectUris).toEqual([`${e.baseUrl}/auth/callback`]);
     expect(client?.grantTypes).toEqual(expect.arrayContaining(["authorization_code", "refresh_token"]));
     // The callback exchanged the code, once.
