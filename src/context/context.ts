@@ -114,9 +114,10 @@ export interface HandlerContext {
 
 /**
  * The fetch for a toolkit's outbound requests: the address-checking one when a connection chose
- * the toolkit's origin (an `origin` input) and private networks are not allowed, else `ctx.fetch`.
+ * the toolkit's origin (an `origin` input) or the toolkit is a remote MCP server, and private
+ * networks are not allowed, else `ctx.fetch`.
  */
-export function fetchFor(ctx: HandlerContext, toolkit: Pick<Toolkit, "inputs">): typeof fetch {
-  if (!hasOriginInput(toolkit)) return ctx.fetch;
+export function fetchFor(ctx: HandlerContext, toolkit: Pick<Toolkit, "inputs" | "remote">): typeof fetch {
+  if (!hasOriginInput(toolkit) && !toolkit.remote) return ctx.fetch;
   return ctx.origins.allowPrivateNetworks ? ctx.fetch : ctx.origins.originFetch;
 }

@@ -6,7 +6,7 @@ import { type ExecutionResult, failureFromError } from "../core/results.js";
 import type { OutboundInit } from "../outbound/fetch.js";
 import type { ConnectionRecord } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
-import { accessConnection, outboundFetchFor } from "./access.js";
+import { accessConnection, type ConnectionAccess, outboundFetchFor } from "./access.js";
 import { withTimeout } from "./timeout.js";
 
 /** What the work of a call gets: the outbound fetch, the connection, the call's signal and secrets. */
@@ -22,6 +22,8 @@ export interface CallScope {
   signal: AbortSignal;
   /** Every secret the call has held so far (refreshed tokens included), for redaction. */
   secrets(): string[];
+  /** The connection's credential as this call opened it, for work that sends requests outside `fetch` (a remote MCP session). */
+  access: ConnectionAccess;
 }
 
 /** One call to a toolkit's API on behalf of an agent. */
@@ -72,6 +74,7 @@ export async function runCall<T>(ctx: HandlerContext, plan: CallPlan<T>): Promis
         connection,
         signal,
         secrets: access.secrets,
+        access,
       }),
     );
     return { ok: true, value, ...done() };

@@ -9,12 +9,22 @@ import { type ExecutionResult, success } from "../core/results.js";
 import type { StagedFile, Tool, ToolContext, Toolkit } from "../toolkits/define.js";
 import { validateWith } from "../toolkits/schemas.js";
 import { openStagedFile, stageToolFile, uploadAgainHint } from "../uploads/staging.js";
-import { runCall } from "./call.js";
+import { type CallScope, runCall } from "./call.js";
 import { resolveStagedFiles } from "./staged-args.js";
 import { capResponseBody } from "./upstream-result.js";
 
 /** What `POST /execute` takes, once the tool is found: its arguments and the connection to use. */
 export type ExecuteRequest = Omit<z.output<typeof ExecuteBodySchema>, "tool">;
+
+/**
+ * The tool to execute and its toolkit, and for a tool that is not run by its own `run` (a remote
+ * MCP server's), the work that runs it with the call's scope instead.
+ */
+export interface FoundTool {
+  toolkit: Toolkit;
+  tool: Tool;
+  run?: (args: unknown, scope: CallScope) => Promise<unknown>;
+}
 
 /**
  * Runs one tool for an agent: the path of `POST /execute` and of every other way in that executes
@@ -27,7 +37,7 @@ export type ExecuteRequest = Omit<z.output<typeof ExecuteBodySchema>, "tool">;
 export async function executeTool(
   ctx: HandlerContext,
   agent: AgentPrincipal,
-  found: { toolkit: Toolkit; tool: Tool },
+  found: FoundTool,
   request: ExecuteRequest,
   signal: AbortSignal | undefined,
 ): Promise<ExecutionResult> {
@@ -46,7 +56,9 @@ export async function executeTool(
     connectionId: request.connection_id,
     timeoutMs: toolkit.timeoutMs ?? ctx.timeouts.toolMs,
     signal,
-    run: async ({ fetch, connection, signal, secrets }) => {
+    run: async (scope) => {
+      if (found.run) return toJsonValue(await found.run(args, scope));
+      const { fetch, connection, signal, secrets } = scope;
       const toolContext: ToolContext = {
         fetch: async (input, init) =>
           capResponseBody(

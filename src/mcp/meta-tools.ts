@@ -6,13 +6,14 @@ import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { describeIssues } from "../core/http.js";
 import type { AgentPrincipal } from "../core/principal.js";
+import { findRemoteTool, knownToolCount, toolkitFor } from "../remote-mcp/view.js";
 import { connectToolkit } from "../routes/auth.js";
 import { iconUrl } from "../routes/icons.js";
 import { toolCount, toolsBySlug } from "../toolkits/lazy.js";
-import { requireToolkit } from "../toolkits/registry.js";
+import { remoteToolkitOf, requireToolkit } from "../toolkits/registry.js";
 import { searchToolkits, searchTools } from "../toolkits/search.js";
 import { callTool } from "./call.js";
-import type { McpCallResult } from "./results.js";
+import { connectionNeeded, type McpCallResult } from "./results.js";
 import { type McpTool, stagingHint, takesFiles } from "./tools.js";
 
 /** What a meta-tool's handler gets: the handler's context, the agent, and the call's signal. */
@@ -80,7 +81,7 @@ export const META_TOOLS: MetaTool<z.ZodType>[] = [
           description: t.description,
           icon: iconUrl(t.icon, ctx),
           authScheme: t.auth.type,
-          toolCount: toolCount(t),
+          toolCount: knownToolCount(ctx, agent, t, toolCount(t)),
           connected: t.auth.type === "none" || connected.has(t.slug),
         })),
         nextCursor,
@@ -100,8 +101,8 @@ export const META_TOOLS: MetaTool<z.ZodType>[] = [
     }),
     readOnly: true,
     route: "GET /toolkit/:toolkit/search",
-    async run({ toolkit: slug, query, limit, cursor }, { ctx }) {
-      const toolkit = await requireToolkit(ctx.registry, slug, ctx.basePath);
+    async run({ toolkit: slug, query, limit, cursor }, { ctx, agent, signal }) {
+      const toolkit = await toolkitFor(ctx, agent, await requireToolkit(ctx.registry, slug, ctx.basePath), undefined, signal);
       const tools = searchTools(toolkit, query);
       const fingerprint = `tools:${toolkit.slug}:${query ?? ""}:`;
       const { page, nextCursor } = await ctx.cursors.paginate(tools, { limit, cursor, fingerprint });
@@ -128,8 +129,8 @@ export const META_TOOLS: MetaTool<z.ZodType>[] = [
     input: z.object({ tool: idParam.meta({ description: "The tool's slug, from search_tools." }) }),
     readOnly: true,
     route: "GET /toolkit/:toolkit",
-    async run({ tool: slug }, { ctx }) {
-      const found = await ctx.registry.getTool(slug);
+    async run({ tool: slug }, { ctx, agent, signal }) {
+      const found = (await findRemoteTool(ctx, agent, slug, undefined, signal)) ?? (await ctx.registry.getTool(slug));
       if (!found) throw new ToolsError("not_found", `No tool "${slug}". Find tools with search_tools.`);
       const { toolkit, tool } = found;
       return {
@@ -191,12 +192,27 @@ export const META_TOOLS: MetaTool<z.ZodType>[] = [
     readOnly: false,
     route: "POST /execute",
     async run({ tool, arguments: args, connection_id }, { ctx, agent, signal }) {
+      const remote = await findRemoteTool(ctx, agent, tool, connection_id, signal).catch((error: unknown) =>
+        remoteRefusal(ctx, agent, tool, error),
+      );
+      if (remote && "content" in remote) return remote;
+      if (remote) return callTool(ctx, agent, remote, { arguments: args, connection_id: remote.connectionId }, signal);
       const found = await ctx.registry.getTool(tool);
       if (!found) throw new ToolsError("not_found", `No tool "${tool}". Find tools with search_tools.`);
       return callTool(ctx, agent, found, { arguments: args, connection_id }, signal);
     },
   }),
 ];
+
+/**
+ * A remote tool's call refused before it ran: without a connection, the answer that says how the
+ * user connects the toolkit (as for any toolkit); any other refusal as it is.
+ */
+async function remoteRefusal(ctx: HandlerContext, agent: AgentPrincipal, slug: string, error: unknown): Promise<McpCallResult> {
+  const toolkit = error instanceof ToolsError && error.code === "connection_required" ? await remoteToolkitOf(ctx.registry, slug) : null;
+  if (!toolkit) throw error;
+  return connectionNeeded(ctx, agent, toolkit, error as ToolsError);
+}
 
 const byName = new Map(META_TOOLS.map((tool) => [tool.name, tool]));
 

@@ -9,6 +9,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import type { AgentPrincipal } from "../core/principal.js";
+import { findRemoteTool, toolkitFor } from "../remote-mcp/view.js";
 import type { Tool, Toolkit } from "../toolkits/define.js";
 import { allTools, defaultFirst } from "../toolkits/lazy.js";
 import { callTool } from "./call.js";
@@ -30,7 +31,7 @@ export interface McpCall {
 
 /** Answers one HTTP request of the MCP Streamable HTTP transport. */
 export async function serveMcp(ctx: HandlerContext, call: McpCall): Promise<Response> {
-  const tools = call.toolkits ? await toolkitTools(ctx, call.toolkits) : null;
+  const tools = call.toolkits ? await toolkitTools(ctx, await agentToolkits(ctx, call)) : null;
   const server = new Server(
     { name: "tools-proxy", title: "tools-proxy", version: "1.0.0" },
     { capabilities: { tools: { listChanged: false } }, instructions: instructions(call.toolkits) },
@@ -87,7 +88,30 @@ async function runTool(
   if (!tools) return runMetaTool(name, args, { ctx, agent: call.agent, signal: call.request.signal });
   const found = tools.byName.get(name);
   if (!found) return null;
+  if (found.toolkit.remote) return callRemoteTool(ctx, call, found.tool.slug, args);
   return callTool(ctx, call.agent, found, { arguments: args ?? {} }, call.request.signal);
+}
+
+/** Calls a remote MCP toolkit's tool through the agent's connection, found again as `POST /execute` finds it. */
+async function callRemoteTool(ctx: HandlerContext, call: McpCall, slug: string, args: Record<string, unknown> | undefined) {
+  const remote = await findRemoteTool(ctx, call.agent, slug, undefined, call.request.signal);
+  if (!remote) return null;
+  return callTool(ctx, call.agent, remote, { arguments: args ?? {}, connection_id: remote.connectionId }, call.request.signal);
+}
+
+/**
+ * The toolkits of `?toolkits=` as the agent sees them: a remote MCP toolkit with the tools its
+ * server lists for the agent's connection (none without one, or when the server cannot list them now).
+ */
+function agentToolkits(ctx: HandlerContext, call: McpCall): Promise<Toolkit[]> {
+  return Promise.all(
+    (call.toolkits ?? []).map((toolkit) =>
+      toolkitFor(ctx, call.agent, toolkit, undefined, call.request.signal).catch((error: unknown) => {
+        ctx.logger.log("warn", "remote MCP tools left out of the MCP listing", { toolkit: toolkit.slug, error });
+        return toolkit;
+      }),
+    ),
+  );
 }
 
 interface ToolkitTools {

@@ -14,6 +14,7 @@ import { json } from "../core/http.js";
 import type { Principal } from "../core/principal.js";
 import { type AuthScheme, modeId } from "../credentials/auth-schemes.js";
 import { fieldsOf, publicFields } from "../credentials/fields.js";
+import { knownToolCount, toolkitFor } from "../remote-mcp/view.js";
 import type { ConnectionInput, Tool, Toolkit } from "../toolkits/define.js";
 import { inputType, isFilled, isOptional } from "../toolkits/inputs.js";
 import { allTools, type ToolSummary, toolCount, toolsBySlug } from "../toolkits/lazy.js";
@@ -60,7 +61,7 @@ export const catalogRoutes = [
           icon: iconUrl(t.icon, ctx),
           authScheme: t.auth.type,
           authSchemes: t.authModes.map((mode) => mode.type),
-          toolCount: toolCount(t),
+          toolCount: knownToolCount(ctx, principal, t, toolCount(t)),
           connected: connected.has(t.slug),
           configured: isConfigured(t),
         })),
@@ -74,8 +75,9 @@ export const catalogRoutes = [
     summary: "A toolkit's metadata and its tools with their input schemas.",
     query: ToolkitQuerySchema,
     responses: { 200: { description: "The toolkit.", schema: ToolkitDetailsSchema }, ...errors(400, 401, 404) },
-    async handle({ params, query, principal }, ctx) {
-      const toolkit = await requireToolkit(ctx.registry, params.toolkit, ctx.basePath);
+    async handle({ params, query, principal, request }, ctx) {
+      const found = await requireToolkit(ctx.registry, params.toolkit, ctx.basePath);
+      const toolkit = await toolkitFor(ctx, principal, found, query.connection_id, request.signal);
       const tools = await toolsFor(ctx, principal, toolkit, query.connection_id, searchTools(toolkit, undefined));
       const { page, nextCursor } = await ctx.cursors.paginate(tools, {
         limit: query.limit,
@@ -113,8 +115,9 @@ export const catalogRoutes = [
       200: { description: "Matching tools.", schema: ToolSearchResultSchema },
       ...errors(400, 401, 404),
     },
-    async handle({ params, query, principal }, ctx) {
-      const toolkit = await requireToolkit(ctx.registry, params.toolkit, ctx.basePath);
+    async handle({ params, query, principal, request }, ctx) {
+      const registered = await requireToolkit(ctx.registry, params.toolkit, ctx.basePath);
+      const toolkit = await toolkitFor(ctx, principal, registered, query.connection_id, request.signal);
       const found = searchTools(toolkit, query.query);
       const tools = await toolsFor(ctx, principal, toolkit, query.connection_id, found);
       const fingerprint = `tools:${toolkit.slug}:${query.query ?? ""}:${query.connection_id ?? ""}`;

@@ -782,7 +782,7 @@ const BEYOND_ZOD = ["if", "then", "else", "dependentSchemas", "dependentRequired
  * caller left alone), and without the keywords zod cannot express (`BEYOND_ZOD`, and `not` but
  * for `not: {}`).
  */
-function validationCopy(schema: unknown): unknown {
+export function validationCopy(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(validationCopy);
   if (!isRecord(schema)) return schema;
   const copy: Record<string, unknown> = {};

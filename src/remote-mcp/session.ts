@@ -1,0 +1,280 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Tool as McpListedTool } from "@modelcontextprotocol/sdk/types.js";
+import type { HandlerContext } from "../context/context.js";
+import { asUnreachable } from "../core/failure.js";
+import { ToolRunError } from "../core/tool-error.js";
+import { type ConnectionAccess, outboundFetchFor } from "../execution/access.js";
+import { capResponseBody } from "../execution/upstream-result.js";
+import type { ConnectionRecord } from "../store/types.js";
+import type { Toolkit } from "../toolkits/define.js";
+import { readBytes } from "../util/bytes.js";
+import type { RemoteCallResult } from "./results.js";
+import { checkedStreamAnswer } from "./stream-answer.js";
+import { type RemoteTool, remoteTools } from "./tools.js";
+
+/** Limits of a session and of the tool list it keeps. */
+export interface SessionLimits {
+  /** Deadline of one POST to the server (a message and its answer), in milliseconds. */
+  requestMs: number;
+  /** How long a tool list is kept before it is listed again, in milliseconds. */
+  listTtlMs: number;
+  /** Tools kept of one listing at most; past it, the rest are left out (and logged). */
+  maxTools: number;
+  /** `tools/list` pages read at most. */
+  maxPages: number;
+}
+
+/** One listing of a connection's remote tools. A new listing is a new object, so what is built from one can be kept with it. */
+export interface RemoteToolList {
+  tools: RemoteTool[];
+  bySlug: Map<string, RemoteTool>;
+}
+
+/** What the session sends with: the connection as the newest call resolved it, and that call's opened credential. */
+interface Holder {
+  connection: ConnectionRecord | null;
+  access: ConnectionAccess;
+}
+
+/**
+ * One MCP session with a remote server for one connection: the SDK's client over Streamable HTTP
+ * (or HTTP+SSE), initialized once and kept by the pool so that calls do not initialize again.
+ *
+ * Every request goes through the toolkit's outbound fetch: only the server's origin, the
+ * connection's credential (the one the newest call opened, so a refreshed token is used; a 401
+ * refreshes once), the handler's fetch. A POST (a message and its answer) has a deadline and its
+ * answer is read whole, up to `maxResponseBytes`, before the SDK sees it, so that a huge or
+ * malformed answer fails the request that caused it; the long-lived GET stream of server messages
+ * has neither. The tool list is kept for `listTtlMs` and dropped on `notifications/tools/list_changed`.
+ */
+export class RemoteSession {
+  private holder: Holder;
+  private readonly closing = new AbortController();
+  private client: Promise<Client> | undefined;
+  /** The client `client` resolved to, once it has. */
+  private opened: Client | undefined;
+  private list: { value: RemoteToolList; at: number } | undefined;
+  private listing: Promise<RemoteToolList> | undefined;
+  /** Bumped by every list_changed: a listing that started before one is not kept. */
+  private generation = 0;
+  lastUsed = Date.now();
+
+  constructor(
+    private readonly ctx: HandlerContext,
+    private readonly toolkit: Toolkit & { remote: NonNullable<Toolkit["remote"]> },
+    connection: ConnectionRecord | null,
+    access: ConnectionAccess,
+    private readonly limits: SessionLimits,
+  ) {
+    this.holder = { connection, access };
+  }
+
+  /** Sends further requests with this connection record and opened credential (the newest call's). */
+  use(connection: ConnectionRecord | null, access: ConnectionAccess): void {
+    this.holder = { connection, access };
+    this.lastUsed = Date.now();
+  }
+
+  /** The tool list known now, without asking the server; undefined when none is kept or it is past its TTL. */
+  knownTools(): RemoteToolList | undefined {
+    return this.list && Date.now() - this.list.at < this.limits.listTtlMs ? this.list.value : undefined;
+  }
+
+  /** The connection's tools: the list kept, or a new listing (every page), shared by concurrent callers. */
+  async tools(signal: AbortSignal | undefined): Promise<RemoteToolList> {
+    const known = this.knownTools();
+    if (known) return known;
+    if (!this.listing) {
+      const listing = this.listTools().finally(() => {
+        if (this.listing === listing) this.listing = undefined;
+      });
+      this.listing = listing;
+    }
+    return raced(this.listing, signal);
+  }
+
+  /** Calls `tool` with `args`; the answer as the server gave it. */
+  async call(tool: RemoteTool, args: unknown, signal: AbortSignal): Promise<RemoteCallResult> {
+    const attempt = async () => {
+      const client = await raced(this.connect(), signal);
+      try {
+        return (await client.callTool({ name: tool.remoteName, arguments: args as Record<string, unknown> }, undefined, {
+          signal,
+          timeout: this.limits.requestMs,
+        })) as RemoteCallResult;
+      } catch (error) {
+        throw sessionGone(client, error) ? new SessionGone(client, error) : error;
+      }
+    };
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof SessionGone)) throw error;
+      // The server forgot the session (a 404 to a request that carried its id, as the spec says):
+      // nothing ran, so the call is sent once more in a new session.
+      this.restart(error.client);
+      return attempt().catch((again: unknown) => Promise.reject(again instanceof SessionGone ? again.cause : again));
+    }
+  }
+
+  /** Closes `client` if it is still the session's, so that the next request opens a new MCP session. */
+  private restart(client: Client): void {
+    if (this.opened !== client) return;
+    this.client = undefined;
+    this.opened = undefined;
+    void client.close().catch(() => {});
+  }
+
+  /** Drops the tool list (the server said it changed, or a call named a tool it no longer has). */
+  dropTools(): void {
+    this.generation++;
+    this.list = undefined;
+  }
+
+  /** Ends the session: the SDK's client closes (its GET stream and pending requests end). */
+  close(): void {
+    this.closing.abort();
+    const client = this.client;
+    this.client = undefined;
+    void client?.then((c) => c.close()).catch(() => {});
+  }
+
+  get closed(): boolean {
+    return this.closing.signal.aborted;
+  }
+
+  private async listTools(): Promise<RemoteToolList> {
+    const generation = this.generation;
+    const client = await this.connect();
+    const listed: McpListedTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < this.limits.maxPages; page++) {
+      const answer = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+        signal: this.closing.signal,
+        timeout: this.limits.requestMs,
+      });
+      listed.push(...answer.tools);
+      cursor = answer.nextCursor;
+      if (!cursor || listed.length >= this.limits.maxTools) break;
+    }
+    if (listed.length > this.limits.maxTools || cursor) {
+      this.ctx.logger.log("warn", "remote MCP tool list cut", {
+        toolkit: this.toolkit.slug,
+        kept: Math.min(listed.length, this.limits.maxTools),
+      });
+    }
+    const tools = remoteTools(this.toolkit.slug, listed.slice(0, this.limits.maxTools));
+    const value = { tools, bySlug: new Map(tools.map((tool) => [tool.slug, tool])) };
+    if (generation === this.generation && !this.closed) this.list = { value, at: Date.now() };
+    return value;
+  }
+
+  private connect(): Promise<Client> {
+    if (this.closed)
+      return Promise.reject(new ToolRunError("The MCP session was closed; retry the call.", { code: "aborted", retryable: true }));
+    if (!this.client) {
+      const client = this.open();
+      this.client = client;
+      // A failed start is tried again by the next call.
+      client.catch(() => {
+        if (this.client === client) this.client = undefined;
+      });
+    }
+    return this.client;
+  }
+
+  private async open(): Promise<Client> {
+    const [{ Client }, { ToolListChangedNotificationSchema }, transport] = await Promise.all([
+      import("@modelcontextprotocol/sdk/client/index.js"),
+      import("@modelcontextprotocol/sdk/types.js"),
+      this.transport(),
+    ]);
+    const client = new Client({ name: "tools-proxy", version: "1.0.0" }, { capabilities: {} });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.dropTools());
+    const opened = this.client;
+    // A transport that closes (the server ended the session) is opened again by the next call.
+    client.onclose = () => {
+      if (this.client !== opened) return;
+      this.client = undefined;
+      this.opened = undefined;
+    };
+    try {
+      await client.connect(transport, { timeout: this.limits.requestMs, signal: this.closing.signal });
+    } catch (error) {
+      await client.close().catch(() => {});
+      throw error;
+    }
+    if (this.client === opened) this.opened = client;
+    return client;
+  }
+
+  private async transport(): Promise<Transport> {
+    const url = new URL(this.toolkit.remote.url);
+    const fetch = (input: string | URL, init?: RequestInit) => this.send(input, init);
+    if (this.toolkit.remote.transport === "sse") {
+      const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
+      return new SSEClientTransport(url, { fetch });
+    }
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    return new StreamableHTTPClientTransport(url, { fetch });
+  }
+
+  /**
+   * The transport's fetch: the toolkit's outbound fetch with the newest credential. A POST's answer
+   * is read whole within the deadline and `maxResponseBytes`; a stream's answer must hold a
+   * JSON-RPC response to each request sent (see `checkedStreamAnswer`).
+   */
+  private async send(input: string | URL, init: RequestInit = {}): Promise<Response> {
+    const { connection, access } = this.holder;
+    const stream = (init.method ?? "GET").toUpperCase() === "GET";
+    const signals = [this.closing.signal, ...(init.signal ? [init.signal] : [])];
+    if (!stream) signals.push(AbortSignal.timeout(this.limits.requestMs));
+    const signal = AbortSignal.any(signals);
+    const outbound = outboundFetchFor(this.ctx, this.toolkit, connection, access, {
+      signal,
+      deadline: performance.now() + this.limits.requestMs,
+    });
+    try {
+      const response = await outbound(input, { ...init, signal });
+      if (stream || !response.body) return response;
+      const bytes = await readBytes(capResponseBody(response, this.ctx.maxResponseBytes).body);
+      if (response.ok && response.headers.get("content-type")?.toLowerCase().startsWith("text/event-stream")) {
+        checkedStreamAnswer(bytes, init.body);
+      }
+      return new Response(bytes as Uint8Array<ArrayBuffer>, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    } catch (error) {
+      throw asUnreachable(error);
+    }
+  }
+}
+
+/** `promise`, or the reason of `signal` when it aborts first. */
+function raced<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** A call the server answered 404 in a session it no longer knows. */
+class SessionGone extends Error {
+  constructor(
+    readonly client: Client,
+    cause: unknown,
+  ) {
+    super("The MCP session expired.", { cause });
+  }
+}
+
+function sessionGone(client: Client, error: unknown): boolean {
+  const sessionId = (client.transport as { sessionId?: string } | undefined)?.sessionId;
+  return sessionId !== undefined && error?.constructor?.name === "StreamableHTTPError" && (error as { code?: unknown }).code === 404;
+}
