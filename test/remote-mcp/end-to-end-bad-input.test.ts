@@ -77,22 +77,32 @@ describe("a server URL that fails the URL policy", () => {
     const token = `static-token-${uniqueName("t")}-0123456789`;
     const remote = await remoteServer({ auth: { bearerTokens: { [token]: "alice" } } });
     const keyed = notes(remote.url, { auth: bearer() });
-    const discovered = notes(remote.url);
-    const e = await handler([keyed, discovered], { allowPrivateNetworks: false });
+    const e = await handler([keyed], { allowPrivateNetworks: false });
     e.addSecret(token);
     const key = await e.issueAgentKey();
 
     const connected = await e.call("POST", "/auth", { key, body: { toolkit: keyed.slug, credentials: { token } } });
     expect(connected.status, connected.text).toBe(201);
     const listing = await e.call("GET", `/toolkit/${keyed.slug}`, { key });
-    expect(listing.status, listing.text).toBeGreaterThanOrEqual(400);
+    expect(listing.status, listing.text).toBe(503);
+    expect(listing.json.error).toMatch(/127\.0\.0\.1 is a non-public address.*allowPrivateNetworks/);
     const call = await e.execute(key, `${keyed.slug}.echo`, { text: "hi" });
-    expect(call.status, call.text).toBeGreaterThanOrEqual(400);
-    expect(call.json.successful).toBe(false);
-    // The MCP authorization's discovery is refused too.
-    const auth = await e.call("POST", "/auth", { key, body: { toolkit: discovered.slug } });
+    expect(call.status, call.text).toBe(503);
+    expect(call.json.error).toMatch(/allowPrivateNetworks/);
+    expect(remote.stats.requests).toBe(0);
+    expect(remote.stats.unauthorized).toBe(0);
+  });
+
+  it("the MCP authorization of a server on a private address is refused without allowPrivateNetworks, before anything is sent to it", async () => {
+    const remote = await remoteServer();
+    const toolkit = notes(remote.url);
+    const e = await handler([toolkit], { allowPrivateNetworks: false });
+    const key = await e.issueAgentKey();
+    const auth = await e.call("POST", "/auth", { key, body: { toolkit: toolkit.slug } });
     expect(auth.status, auth.text).toBe(400);
-    expect(auth.json.error).toMatch(/private|public|allowPrivateNetworks|not allowed/i);
+    expect(auth.json.error).toMatch(/non-public address|allowPrivateNetworks/);
+    // Neither the discovery's unauthenticated request nor anything else reached the server.
+    expect(remote.stats.unauthorized).toBe(0);
     expect(remote.stats.requests).toBe(0);
   });
 

@@ -145,7 +145,7 @@ describe("tools listed per connection", () => {
     const before = remote.stats.toolCalls.admin_report ?? 0;
     const res = await e.execute(bob, `${toolkit.slug}.admin_report`);
     expect(res.status, res.text).toBe(404);
-    expect(res.json).toMatchObject({ successful: false, code: "not_found" });
+    expect(res.json).toMatchObject({ code: "not_found" });
     const explicit = await e.execute(bob, `${toolkit.slug}.admin_report`, {}, bobConnection);
     expect(explicit.status, explicit.text).toBe(404);
     // Naming alice's connection does not help bob.
@@ -186,7 +186,7 @@ describe("calls", () => {
     const before = remote.stats.toolCalls.add_note ?? 0;
     const res = await e.execute(alice, `${toolkit.slug}.add_note`, { title: 42 });
     expect(res.status, res.text).toBe(400);
-    expect(res.json).toMatchObject({ successful: false, code: "invalid_request" });
+    expect(res.json).toMatchObject({ code: "invalid_request" });
     expect(remote.stats.toolCalls.add_note ?? 0).toBe(before);
   });
 
@@ -287,7 +287,7 @@ describe("a deleted connection", () => {
     expect(named.status, named.text).toBe(404);
     const unnamed = await e.execute(key, `${toolkit.slug}.echo`, { text: "after" });
     expect(unnamed.status, unnamed.text).toBe(409);
-    expect(unnamed.json).toMatchObject({ successful: false, code: "connection_required" });
+    expect(unnamed.json).toMatchObject({ code: "connection_required" });
     expect(remote.stats.requests).toBe(requests);
   });
 });
