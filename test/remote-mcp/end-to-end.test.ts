@@ -200,7 +200,9 @@ describe("calls", () => {
 });
 
 describe("a token that expires mid-session", () => {
-  it("is refreshed once for 20 concurrent calls (the server rotates refresh tokens and revokes a reused one)", async () => {
+  it("is refreshed once for 20 concurrent calls (the server rotates refresh tokens and revokes a reused one)", {
+    timeout: 60_000,
+  }, async () => {
     const key = await e.issueAgentKey();
     remote.setAccessTokenTtl(2);
     let connectionId: string;
@@ -233,7 +235,7 @@ describe("a token that expires mid-session", () => {
 });
 
 describe("a server that changes its tool list", () => {
-  it("the next listing shows the change (notifications/tools/list_changed), and a removed tool is a 404", async () => {
+  it("the next listing shows the change (notifications/tools/list_changed), and a removed tool is a 404", { timeout: 60_000 }, async () => {
     await listed(bob); // bob's session is open and his list is kept
     const sent = remote.stats.listChangedSent;
     remote.setUserTools("bob", ["list_notes", "echo", "slow"]);
@@ -258,7 +260,9 @@ describe("a server that changes its tool list", () => {
 });
 
 describe("a deleted connection", () => {
-  it("is revoked at the authorization server, its token stops working, and the next call is refused here without a call upstream", async () => {
+  it("is revoked at the authorization server, its token stops working, and the next call is refused here without a call upstream", {
+    timeout: 60_000,
+  }, async () => {
     const key = await e.issueAgentKey();
     const { connectionId } = await e.connect(key, toolkit.slug, "alice");
     const echo = await e.execute(key, `${toolkit.slug}.echo`, { text: "before" });
@@ -304,5 +308,19 @@ describe("the older HTTP+SSE transport", () => {
     const echo = await e.execute(key, `${sse.slug}.echo`, { text: "over sse" });
     expect(echo.json, echo.text).toMatchObject({ successful: true, data: { text: "over sse", user: "alice" } });
     expect(remote.sessions().some((s) => s.transport === "sse" && s.user === "alice")).toBe(true);
+  });
+});
+
+describe("the leak check", () => {
+  it("fails on a token in an answer or a log line (so its silence means something)", () => {
+    const token = e.bearerTokensSent.at(-1)!;
+    expect(e.secrets()).toContain(token);
+    e.logs.push({ level: "warn", message: "probe", fields: { nested: { error: new Error(`refused ${token}`) } } });
+    expect(() => e.assertNoLeaks()).toThrow(/secrets leaked/);
+    e.logs.pop();
+    e.answers.push({ what: "GET /probe", status: 200, headers: { "x-probe": token }, text: "" });
+    expect(() => e.assertNoLeaks()).toThrow(/secrets leaked/);
+    e.answers.pop();
+    e.assertNoLeaks();
   });
 });
