@@ -15,7 +15,7 @@ export function remoteToolSlugs(toolkit: string, names: readonly string[]): Map<
   const count = new Map<string, number>();
   for (const name of names) {
     if (fitted.has(name)) continue;
-    const slug = prefix + fit(name, MAX_SLUG - prefix.length);
+    const slug = prefix + fittedName(name, MAX_SLUG - prefix.length);
     fitted.set(name, slug);
     count.set(slug, (count.get(slug) ?? 0) + 1);
   }
@@ -39,7 +39,7 @@ export function remoteToolSlugs(toolkit: string, names: readonly string[]): Map<
 }
 
 /** A tool name as the part of a slug after its toolkit's prefix, at most `room` characters. */
-function fit(name: string, room: number): string {
+function fittedName(name: string, room: number): string {
   const replaced = name.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, room);
   const fitted = /^[A-Za-z0-9]/.test(replaced) ? replaced : `t${replaced}`.slice(0, room);
   return TOOL_SLUG.test(`x${fitted}`) && fitted !== "" ? fitted : "tool";

@@ -31,7 +31,7 @@ export class SessionPool {
 
   /** The session of `connection` to `toolkit`, made if there is none, sending with `access` from now on. */
   session(ctx: HandlerContext, toolkit: RemoteToolkit, connection: ConnectionRecord | null, access: ConnectionAccess): RemoteSession {
-    const key = `${toolkit.slug}\u0000${connection?.id ?? ""}`;
+    const key = keyOf(toolkit, connection);
     let session = this.sessions.get(key);
     // A registry that hands out a new toolkit object (another URL, other limits) gets a new session.
     if (session && (session.closed || this.owners.get(session)?.toolkit !== toolkit)) {
@@ -51,6 +51,12 @@ export class SessionPool {
     this.sessions.set(key, session);
     this.startSweeping();
     return session;
+  }
+
+  /** The session of `connection` to `toolkit` if one is open, without making one or changing its credential. */
+  existing(toolkit: Toolkit, connection: ConnectionRecord | null): RemoteSession | undefined {
+    const session = this.sessions.get(keyOf(toolkit, connection));
+    return session && !session.closed && this.owners.get(session)?.toolkit === toolkit ? session : undefined;
   }
 
   /**
@@ -102,6 +108,10 @@ export class SessionPool {
     );
     (this.sweeper as { unref?: () => void }).unref?.();
   }
+}
+
+function keyOf(toolkit: Toolkit, connection: ConnectionRecord | null): string {
+  return `${toolkit.slug}\u0000${connection?.id ?? ""}`;
 }
 
 function limitsOf(ctx: HandlerContext, toolkit: Toolkit): SessionLimits {

@@ -133,6 +133,9 @@ async function listFor(
   connection: ConnectionRecord | null,
   signal: AbortSignal | undefined,
 ): Promise<RemoteToolList> {
+  // A list kept for the connection needs no credential opened: the call that follows opens its own.
+  const known = sessionPool(ctx).existing(toolkit, connection)?.knownTools();
+  if (known) return known;
   const access = await accessConnection(ctx, toolkit, connection);
   const session = sessionPool(ctx).session(ctx, toolkit, connection, access);
   try {

@@ -18,6 +18,8 @@ let tools: ToolsHandler;
 let keyA: string;
 let keyB: string;
 let keyNone: string;
+let keyTwo: string;
+let serviceKey: string;
 let connectionA: string;
 
 const api = async (key: string, method: string, path: string, body?: unknown) => {
@@ -42,15 +44,28 @@ beforeAll(async () => {
     publicUrl: "https://app.test",
     allowPrivateNetworks: true,
     maxResponseBytes: MAX_BYTES,
-    toolkits: [defineToolkit({ slug: "remote", name: "Remote", description: "A remote MCP server.", mcp: remote.url, auth: bearer() })],
+    toolkits: [
+      defineToolkit({ slug: "remote", name: "Remote", description: "A remote MCP server.", mcp: remote.url, auth: bearer() }),
+      defineToolkit({
+        slug: "legacy",
+        name: "Legacy",
+        description: "The same server over HTTP+SSE.",
+        mcp: { url: remote.sseUrl, transport: "sse" },
+        auth: bearer(),
+      }),
+    ],
   });
   keyA = (await issueApiKey(store, { workspaceId: "w", agentId: "agent-a" })).key;
   keyB = (await issueApiKey(store, { workspaceId: "w", agentId: "agent-b" })).key;
   keyNone = (await issueApiKey(store, { workspaceId: "w", agentId: "agent-none" })).key;
+  keyTwo = (await issueApiKey(store, { workspaceId: "w", agentId: "agent-two" })).key;
+  serviceKey = (await issueApiKey(store, { kind: "service", workspaceId: "w" })).key;
+  await api(keyTwo, "POST", "/auth", { toolkit: "remote", label: "a", credentials: { token: remote.tokenA } });
   const a = await api(keyA, "POST", "/auth", { toolkit: "remote", credentials: { token: remote.tokenA } });
   expect(a.status).toBe(201);
   connectionA = a.json.connection.id;
   expect((await api(keyB, "POST", "/auth", { toolkit: "remote", credentials: { token: remote.tokenB } })).status).toBe(201);
+  expect((await api(keyA, "POST", "/auth", { toolkit: "legacy", credentials: { token: remote.tokenA } })).status).toBe(201);
 }, 30_000);
 
 afterAll(async () => {
@@ -92,6 +107,22 @@ describe("a remote MCP server as a toolkit", () => {
     expect(run.status).toBe(409);
     expect(run.json.code).toBe("connection_required");
     expect(run.json.error).toContain('POST /proxy/tools/auth {"toolkit":"remote"}');
+  });
+
+  it("lets an agent with two connections choose one by connection_id", async () => {
+    const two = (await api(keyTwo, "POST", "/auth", { toolkit: "remote", label: "b", credentials: { token: remote.tokenB } })).json
+      .connection.id;
+    expect((await api(keyTwo, "GET", "/toolkit/remote")).json.tools).toEqual([]);
+    const ambiguous = await execute(keyTwo, "remote.only_b");
+    expect(ambiguous.status).toBe(409);
+    expect(ambiguous.json.code).toBe("connection_ambiguous");
+    const chosen = await api(keyTwo, "GET", `/toolkit/remote?connection_id=${two}`);
+    expect(chosen.json.tools.map((t: { slug: string }) => t.slug)).toEqual(["remote.only_b"]);
+    const run = await api(keyTwo, "POST", "/execute", { tool: "remote.only_b", arguments: {}, connection_id: two });
+    expect(run.json).toMatchObject({ successful: true, data: "b" });
+    // A service key reads a connection's tools by its id.
+    const service = await api(serviceKey, "GET", `/toolkit/remote?connection_id=${two}`);
+    expect(service.json.tools.map((t: { slug: string }) => t.slug)).toEqual(["remote.only_b"]);
   });
 
   it("counts the tools known for the caller in search", async () => {
@@ -166,6 +197,16 @@ describe("a remote MCP server as a toolkit", () => {
   });
 });
 
+describe("a server with only the older HTTP+SSE transport", () => {
+  it("lists and calls its tools", async () => {
+    const details = await api(keyA, "GET", "/toolkit/legacy?limit=200");
+    expect(details.status).toBe(200);
+    expect(details.json.tools.map((t: { slug: string }) => t.slug)).toContain("legacy.add");
+    expect((await execute(keyA, "legacy.add", { a: 20, b: 22 })).json).toMatchObject({ successful: true, data: { sum: 42 } });
+    expect((await execute(keyA, "legacy.fail")).json).toMatchObject({ successful: false, code: "tool_failed" });
+  });
+});
+
 describe("the remote toolkit through our /mcp", () => {
   const connect = async (query: string) => {
     const client = new Client({ name: "test", version: "1.0.0" });
@@ -203,5 +244,34 @@ describe("the remote toolkit through our /mcp", () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("a remote server on a private address, without allowPrivateNetworks", () => {
+  it("is refused before anything is sent, without a 500", async () => {
+    const store = memoryStore();
+    const guarded = createToolsHandler({
+      store,
+      secret: SECRET,
+      publicUrl: "https://app.test",
+      toolkits: [defineToolkit({ slug: "remote", name: "Remote", description: "", mcp: remote.url, auth: bearer() })],
+    });
+    const key = (await issueApiKey(store, { workspaceId: "w", agentId: "agent-p" })).key;
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await guarded(
+        new Request(`http://tools.test/proxy/tools${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        }),
+      );
+      return { status: response.status, json: await response.json() };
+    };
+    expect((await call("POST", "/auth", { toolkit: "remote", credentials: { token: remote.tokenA } })).status).toBe(201);
+    const before = remote.seen.length;
+    const details = await call("GET", "/toolkit/remote");
+    expect(details.status).toBe(503);
+    expect(details.json.error).toContain("non-public address");
+    expect(remote.seen.length).toBe(before);
   });
 });

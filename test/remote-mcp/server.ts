@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 
@@ -16,6 +17,8 @@ const RUN = Math.random().toString(36).slice(2, 10);
 
 export interface RemoteServer {
   url: string;
+  /** The same tools over the older HTTP+SSE transport. */
+  sseUrl: string;
   tokenA: string;
   tokenB: string;
   /** Authorization headers the server received, for checking what was sent. */
@@ -106,6 +109,7 @@ export async function startRemoteServer(options: { hugeBytes?: number } = {}): P
         return;
       }
     }
+    if (req.url?.startsWith("/sse") || req.url?.startsWith("/messages")) return handleSse(req, res, token, body);
     const sessionId = req.headers["mcp-session-id"];
     let transport = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
     if (!transport) {
@@ -133,6 +137,26 @@ export async function startRemoteServer(options: { hugeBytes?: number } = {}): P
     await transport.handleRequest(req, res, body);
   }
 
+  const sseTransports = new Map<string, SSEServerTransport>();
+  async function handleSse(req: IncomingMessage, res: ServerResponse, token: "A" | "B", body: unknown): Promise<void> {
+    if (req.method === "GET") {
+      const transport = new SSEServerTransport("/messages", res);
+      sseTransports.set(transport.sessionId, transport);
+      res.on("close", () => sseTransports.delete(transport.sessionId));
+      const server = new McpServer({ name: "remote-test-sse", version: "1.0.0" });
+      toolsFor(server, token, options.hugeBytes ?? 200_000);
+      await server.connect(transport);
+      return;
+    }
+    const id = new URL(req.url ?? "/", "http://localhost").searchParams.get("sessionId") ?? "";
+    const transport = sseTransports.get(id);
+    if (!transport) {
+      res.writeHead(404).end();
+      return;
+    }
+    await transport.handlePostMessage(req, res, body);
+  }
+
   const http: Server = createServer((req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
@@ -142,12 +166,13 @@ export async function startRemoteServer(options: { hugeBytes?: number } = {}): P
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    sseUrl: `http://127.0.0.1:${port}/sse`,
     tokenA,
     tokenB,
     seen,
     initialized: () => initialized,
     close: async () => {
-      await Promise.all([...transports.values()].map((t) => t.close().catch(() => {})));
+      await Promise.all([...transports.values(), ...sseTransports.values()].map((t) => t.close().catch(() => {})));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
