@@ -311,6 +311,68 @@ describe("the older HTTP+SSE transport", () => {
   });
 });
 
+describe("a deployer's own confidential client", () => {
+  it("is used instead of a registration; its secret goes only to the token and revocation endpoints, never out", {
+    timeout: 60_000,
+  }, async () => {
+    let clientSecret = "";
+    let clientId = "";
+    const toolkitSlug = uniqueName("confidential");
+    const configured = await startE2e({
+      toolkits: async (baseUrl) => {
+        // Registered beforehand, as a deployer would, with this handler's callback URL.
+        const response = await fetch(as().endpoints.registration, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            client_name: "deployer's client",
+            redirect_uris: [`${baseUrl}/auth/callback`],
+            grant_types: ["authorization_code", "refresh_token"],
+            response_types: ["code"],
+            token_endpoint_auth_method: "client_secret_basic",
+          }),
+        });
+        const client = (await response.json()) as { client_id: string; client_secret: string };
+        expect(response.status).toBe(201);
+        clientId = client.client_id;
+        clientSecret = client.client_secret;
+        return [defineToolkit({ slug: toolkitSlug, name: "Notes, own client", description: "", mcp: remote.url, clientId, clientSecret })];
+      },
+    });
+    try {
+      configured.addSecret(clientSecret);
+      const key = await configured.issueAgentKey();
+      const tokenMark = as().tokenRequests.length;
+      const { authorizationUrl, connectionId } = await configured.connect(key, toolkitSlug, "alice");
+      expect(authorizationUrl.searchParams.get("client_id")).toBe(clientId);
+      expect(
+        as()
+          .tokenRequests.slice(tokenMark)
+          .map((r) => [r.grantType, r.authMethod, r.status]),
+      ).toEqual([["authorization_code", "client_secret_basic", 200]]);
+      const echo = await configured.execute(key, `${toolkitSlug}.echo`, { text: "own client" });
+      expect(echo.json, echo.text).toMatchObject({ successful: true, data: { text: "own client", user: "alice" } });
+      const revocations = as().revocations.length;
+      expect((await configured.call("DELETE", `/connections/${connectionId}`, { key })).status).toBeLessThan(300);
+      await waitFor("the revocation", () =>
+        as()
+          .revocations.slice(revocations)
+          .some((r) => r.status === 200),
+      );
+      expect(
+        as()
+          .revocations.slice(revocations)
+          .every((r) => r.authMethod === "client_secret_basic"),
+      ).toBe(true);
+      configured.assertNo500();
+      configured.assertNoLeaks();
+      expect(configured.secrets()).toContain(clientSecret);
+    } finally {
+      await configured.close();
+    }
+  });
+});
+
 describe("the leak check", () => {
   it("fails on a token in an answer or a log line (so its silence means something)", () => {
     const token = e.bearerTokensSent.at(-1)!;

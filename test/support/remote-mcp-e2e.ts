@@ -48,7 +48,8 @@ export interface CallAnswer {
 }
 
 export interface E2eOptions extends Partial<Omit<ToolsHandlerOptions, "toolkits" | "store" | "secret" | "publicUrl" | "logger">> {
-  toolkits: Toolkit[];
+  /** The toolkits, or a function of the handler's base URL that makes them (e.g. to register a client with its callback URL). */
+  toolkits: Toolkit[] | ((baseUrl: string) => Promise<Toolkit[]>);
 }
 
 export type E2e = Awaited<ReturnType<typeof startE2e>>;
@@ -87,7 +88,7 @@ export async function startE2e(options: E2eOptions) {
     logger,
     fetch: recordingFetch(handlerOptions.fetch ?? fetch),
     hooks: Object.fromEntries(eventNames.map((name) => [name, (payload: unknown) => void events.push({ event: name, payload })])),
-    toolkits,
+    toolkits: typeof toolkits === "function" ? await toolkits(api.baseUrl) : toolkits,
   });
   api.mount(async (request) => {
     const response = await handler(request);
