@@ -296,6 +296,28 @@ describe("a deleted connection", () => {
   });
 });
 
+describe("a deleted connection's MCP session", () => {
+  it("is ended at the server, and its kept tool list no longer counted for the agent", { timeout: 60_000 }, async () => {
+    const key = await e.issueAgentKey();
+    const { connectionId } = await e.connect(key, toolkit.slug, "alice");
+    const before = new Set(remote.sessions().map((s) => s.id));
+    const echo = await e.execute(key, `${toolkit.slug}.echo`, { text: "open a session" });
+    expect(echo.json, echo.text).toMatchObject({ successful: true });
+    const opened = remote.sessions().filter((s) => !before.has(s.id));
+    expect(opened).toHaveLength(1);
+
+    expect((await e.call("DELETE", `/connections/${connectionId}`, { key })).status).toBeLessThan(300);
+    // The session holds a revoked credential: it should end (HTTP DELETE with its Mcp-Session-Id), not idle for minutes.
+    await waitFor(
+      "the deleted connection's session to end at the server",
+      () => !remote.sessions().some((s) => s.id === opened[0]!.id),
+      10_000,
+    );
+    const search = await e.call("GET", `/search?keywords=${encodeURIComponent(toolkit.name)}`, { key });
+    expect(search.json.toolkits.find((t: { slug: string }) => t.slug === toolkit.slug)).toMatchObject({ connected: false, toolCount: 0 });
+  });
+});
+
 describe("the older HTTP+SSE transport", () => {
   it("connects, lists and calls over GET /sse and POST /messages", async () => {
     const key = await e.issueAgentKey();
