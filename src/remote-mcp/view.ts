@@ -144,6 +144,13 @@ async function listFor(
     const failure = remoteFailure(error, undefined);
     if (failure instanceof ToolsError && (failure.code === "connection_required" || failure.code === "unavailable")) throw failure;
     ctx.logger.log("warn", "remote MCP tool list failed", { toolkit: toolkit.slug, error }, access.secrets());
+    if ((failure as { upstreamStatus?: unknown }).upstreamStatus === 401) {
+      throw new ToolsError(
+        "connection_required",
+        `${toolkit.name}'s MCP server refused the credential of connection "${connection?.id ?? ""}". ` +
+          `Delete the connection and connect again with POST ${ctx.basePath}/auth {"toolkit":"${toolkit.slug}"}.`,
+      );
+    }
     const why = failure instanceof Error ? redact(failure.message, access.secrets()) : "";
     throw new ToolsError("unavailable", `The tools of ${toolkit.name} could not be listed from its MCP server. ${why} Retry later.`, {
       retryAfter: 5,

@@ -15,10 +15,12 @@ const MAX_BYTES = 64 * 1024;
 
 let remote: RemoteServer;
 let tools: ToolsHandler;
+let storeOf: ReturnType<typeof memoryStore>;
 let keyA: string;
 let keyB: string;
 let keyNone: string;
 let keyTwo: string;
+const logged: string[] = [];
 let serviceKey: string;
 let connectionA: string;
 
@@ -38,12 +40,17 @@ const execute = (key: string, tool: string, args: unknown = {}) => api(key, "POS
 beforeAll(async () => {
   remote = await startRemoteServer({ hugeBytes: 4 * MAX_BYTES });
   const store = memoryStore();
+  storeOf = store;
   tools = createToolsHandler({
     store,
     secret: SECRET,
     publicUrl: "https://app.test",
     allowPrivateNetworks: true,
     maxResponseBytes: MAX_BYTES,
+    logger: {
+      warn: (message, fields) => void logged.push(`${message} ${JSON.stringify(fields)}`),
+      error: (message, fields) => void logged.push(`${message} ${JSON.stringify(fields)}`),
+    },
     toolkits: [
       defineToolkit({ slug: "remote", name: "Remote", description: "A remote MCP server.", mcp: remote.url, auth: bearer() }),
       defineToolkit({
@@ -186,6 +193,33 @@ describe("a remote MCP server as a toolkit", () => {
     expect(run.json.successful).toBe(true);
     expect(run.text).not.toContain(remote.tokenA);
     expect(remote.seen).toContain(`Bearer ${remote.tokenA}`);
+  });
+
+  it("answers 409 with how to reconnect when the server refuses the connection's token", async () => {
+    const key = (await issueApiKey(storeOf, { workspaceId: "w", agentId: "agent-wrong" })).key;
+    const wrong = `${remote.tokenA}-revoked`;
+    expect((await api(key, "POST", "/auth", { toolkit: "remote", credentials: { token: wrong } })).status).toBe(201);
+    const run = await execute(key, "remote.add", { a: 1, b: 2 });
+    expect(run.status).toBe(409);
+    expect(run.json.code).toBe("connection_required");
+    expect(run.text).not.toContain(wrong);
+    expect((await api(key, "GET", "/toolkit/remote")).status).toBe(409);
+  });
+
+  it("redacts the token from a failure that quotes it, in the answer and the log", async () => {
+    const run = await execute(keyA, "remote.fail_echo");
+    expect(run.json).toMatchObject({ successful: false, code: "tool_failed" });
+    expect(run.json.error).toContain("refused Bearer");
+    expect(run.text).not.toContain(remote.tokenA);
+    expect(logged.some((line) => line.includes("remote.fail_echo"))).toBe(true);
+  });
+
+  it("logs no token", () => {
+    expect(logged.length).toBeGreaterThan(0);
+    for (const line of logged) {
+      expect(line).not.toContain(remote.tokenA);
+      expect(line).not.toContain(remote.tokenB);
+    }
   });
 
   it("drops the tool list when the server says it changed", async () => {

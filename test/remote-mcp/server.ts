@@ -62,6 +62,10 @@ function toolsFor(server: McpServer, token: "A" | "B", hugeBytes: number): void 
   server.registerTool("echo_auth", { description: "Echoes the bearer token (a server that leaks)." }, async (extra) => ({
     content: [{ type: "text" as const, text: `token: ${String(extra.requestInfo?.headers.authorization ?? "")}` }],
   }));
+  server.registerTool("fail_echo", { description: "Fails, quoting the bearer token (a server that leaks)." }, async (extra) => ({
+    content: [{ type: "text" as const, text: `refused ${String(extra.requestInfo?.headers.authorization ?? "")}` }],
+    isError: true,
+  }));
   server.registerTool("a b", { description: "Collides with a_b once made a slug." }, async () => ({
     content: [{ type: "text", text: "space" }],
   }));
