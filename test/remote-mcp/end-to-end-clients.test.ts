@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mcpToolkit } from "../../src/catalog/index.js";
 import { aiSdkTools } from "../../src/client/agents/ai-sdk.js";
 import { loadTools } from "../../src/client/agents/index.js";
 import { defineToolkit, type Toolkit } from "../../src/index.js";
@@ -19,6 +20,8 @@ import { DEFAULT_USERS, type RemoteMcp, startRemoteMcp } from "../support/remote
 
 let remote: RemoteMcp;
 let toolkit: Toolkit;
+/** The catalog's Linear MCP entry, its server moved to the fixture. */
+let catalogEntry: Toolkit;
 let e: E2e;
 let alice: string;
 let bob: string;
@@ -32,7 +35,10 @@ beforeAll(async () => {
     description: "The fixture's notes MCP server.",
     mcp: remote.url,
   });
-  e = await startE2e({ toolkits: [toolkit], timeouts: { toolMs: 30_000 } });
+  // The catalog's own definition (name, icon, aliases, categories, docs), pointed at the fixture: its
+  // MCP authorization mode is then made for the fixture's URL.
+  catalogEntry = defineToolkit({ ...mcpToolkit("linear", { slug: uniqueName("linear-mcp") }), mcp: remote.url, auth: undefined });
+  e = await startE2e({ toolkits: [toolkit, catalogEntry], timeouts: { toolMs: 30_000 } });
   alice = await e.issueAgentKey();
   bob = await e.issueAgentKey();
   await e.connect(alice, toolkit.slug, "alice");
@@ -119,6 +125,22 @@ describe("our /mcp, called by the MCP SDK's own client over HTTP", () => {
     const refused = await bobs.callTool({ name: "execute_tool", arguments: { tool: `${toolkit.slug}.admin_report`, arguments: {} } });
     expect(refused.isError).toBe(true);
     expect(remote.stats.toolCalls.admin_report ?? 0).toBe(calls);
+  });
+});
+
+describe("a catalog provider's MCP entry", () => {
+  it("is found by the provider's name and serves the connection's tools", { timeout: 60_000 }, async () => {
+    const key = await e.issueAgentKey();
+    await e.connect(key, catalogEntry.slug, "bob");
+    const details = await e.call("GET", `/toolkit/${catalogEntry.slug}`, { key });
+    expect(details.json, details.text).toMatchObject({ name: "Linear (MCP)", docsUrl: expect.stringMatching(/^https:\/\//) });
+    expect(details.json.tools.map((t: { slug: string }) => t.slug).sort()).toEqual(
+      DEFAULT_USERS.bob!.map((n) => `${catalogEntry.slug}.${n}`).sort(),
+    );
+    const found = await e.call("GET", "/search?keywords=linear%20mcp", { key });
+    expect(found.json.toolkits[0]).toMatchObject({ slug: catalogEntry.slug, connected: true, toolCount: DEFAULT_USERS.bob!.length });
+    const echo = await e.execute(key, `${catalogEntry.slug}.echo`, { text: "catalog" });
+    expect(echo.json, echo.text).toMatchObject({ successful: true, data: { text: "catalog", user: "bob" } });
   });
 });
 
