@@ -100,7 +100,7 @@ describe("a server URL that fails the URL policy", () => {
     const key = await e.issueAgentKey();
     const auth = await e.call("POST", "/auth", { key, body: { toolkit: toolkit.slug } });
     expect(auth.status, auth.text).toBe(400);
-    expect(auth.json.error).toMatch(/non-public address|allowPrivateNetworks/);
+    expect(auth.json.error).toMatch(/127\.0\.0\.1 is not on a public address \(it is loopback\).*allowPrivateNetworks/);
     // Neither the discovery's unauthenticated request nor anything else reached the server.
     expect(remote.stats.unauthorized).toBe(0);
     expect(remote.stats.requests).toBe(0);
