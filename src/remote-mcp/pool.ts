@@ -74,6 +74,22 @@ export class SessionPool {
     return lists;
   }
 
+  /**
+   * Ends the sessions of a connection that is being deleted, while its credential still works:
+   * each is terminated at the server (see `RemoteSession.terminate`), closed and forgotten, so that
+   * neither the session, its credential nor its tool list outlives the connection.
+   */
+  async endConnection(connectionId: string): Promise<void> {
+    const ending: Array<Promise<void>> = [];
+    for (const [key, session] of this.sessions) {
+      if (this.owners.get(session)?.connection?.id !== connectionId) continue;
+      this.sessions.delete(key);
+      this.owners.delete(session);
+      ending.push(session.terminate());
+    }
+    await Promise.all(ending);
+  }
+
   /** Closes every session. */
   closeAll(): void {
     for (const [key, session] of this.sessions) this.remove(key, session);

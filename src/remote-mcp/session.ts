@@ -132,6 +132,17 @@ export class RemoteSession {
     this.list = undefined;
   }
 
+  /**
+   * Terminates the MCP session at the server, as the Streamable HTTP transport asks of a client
+   * that no longer needs one (an HTTP DELETE with its session id, within the request deadline; a
+   * server that refuses or does not answer is left to expire it), then closes it.
+   */
+  async terminate(): Promise<void> {
+    const transport = this.opened?.transport as { terminateSession?: () => Promise<void> } | undefined;
+    await transport?.terminateSession?.().catch(() => {});
+    this.close();
+  }
+
   /** Ends the session: the SDK's client closes (its GET stream and pending requests end). */
   close(): void {
     this.closing.abort();

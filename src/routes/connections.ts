@@ -5,6 +5,7 @@ import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
 import { requireAgent } from "../core/principal.js";
 import { revokeAtProvider } from "../oauth/revoke.js";
+import { sessionPool } from "../remote-mcp/pool.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
 
@@ -30,6 +31,8 @@ export const connectionRoutes = [
       const connection = await findVisibleConnection(ctx, agent, params.id);
       if (!connection)
         throw new ToolsError("not_found", `No connection "${params.id}" for this agent. List yours with GET ${ctx.basePath}/connections.`);
+      // A remote MCP server's session ends first, while the credential it sends still works.
+      await sessionPool(ctx).endConnection(connection.id);
       await revokeAtProvider(ctx, await ctx.registry.get(connection.toolkit), connection);
       await ctx.store.deleteConnection(connection.id);
       ctx.emit("connection.deleted", { principal, connectionId: connection.id, toolkit: connection.toolkit });
