@@ -1,0 +1,70 @@
+/**
+ * A hand-written remote MCP server for the tests that need answers the SDK's server never gives:
+ * plain JSON-RPC over HTTP on 127.0.0.1 and a free port, no session and no auth. `POST` answers
+ * `initialize`, `tools/list` (the `tools` given, sent as they are) and `tools/call` (the tool's name
+ * and arguments echoed as text); `GET` answers what `stream` writes (a 405 without one), for the
+ * long-lived stream of server messages.
+ */
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface RawServerOptions {
+  /** The `tools` of every `tools/list` answer, as JSON text (so that it may be nested deeper than `JSON.stringify` goes). */
+  tools: string;
+  /** Writes the answer to the client's GET (the stream of server messages); the response is left open. */
+  stream?: (response: ServerResponse) => void;
+}
+
+export interface RawServer {
+  url: string;
+  /** How many GETs (streams of server messages) were opened. */
+  streams(): number;
+  close(): Promise<void>;
+}
+
+export async function startRawServer(options: RawServerOptions): Promise<RawServer> {
+  let streams = 0;
+  const server = createServer((request, response) => {
+    if (request.method === "GET") {
+      streams++;
+      if (!options.stream) return void response.writeHead(405).end();
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      return options.stream(response);
+    }
+    if (request.method === "DELETE") return void response.writeHead(200).end();
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const message = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id?: number; method: string; params?: any };
+      if (message.id === undefined) return void response.writeHead(202).end();
+      const result =
+        message.method === "tools/list" ? `{"tools":${options.tools}}` : JSON.stringify(answer(message.method, message.params));
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${result}}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    streams: () => streams,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function answer(method: string, params: any): unknown {
+  if (method === "initialize") {
+    return {
+      protocolVersion: params.protocolVersion,
+      capabilities: { tools: { listChanged: true } },
+      serverInfo: { name: "raw", version: "1" },
+    };
+  }
+  if (method === "tools/call")
+    return { content: [{ type: "text", text: JSON.stringify({ name: params.name, arguments: params.arguments }) }] };
+  return {};
+}
