@@ -10,7 +10,7 @@ import type { ConnectionRecord } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { readBytes } from "../util/bytes.js";
 import type { RemoteCallResult } from "./results.js";
-import { checkedStreamAnswer } from "./stream-answer.js";
+import { checkedStreamAnswer, eventsCapped } from "./stream-answer.js";
 import { type RemoteTool, remoteTools } from "./tools.js";
 
 /** Limits of a session and of the tool list it keeps. */
@@ -46,7 +46,7 @@ interface Holder {
  * refreshes once), the handler's fetch. A POST (a message and its answer) has a deadline and its
  * answer is read whole, up to `maxResponseBytes`, before the SDK sees it, so that a huge or
  * malformed answer fails the request that caused it; the long-lived GET stream of server messages
- * has neither. The tool list is kept for `listTtlMs` and dropped on `notifications/tools/list_changed`.
+ * has no deadline, and is cut when one of its events grows past `maxResponseBytes`. The tool list is kept for `listTtlMs` and dropped on `notifications/tools/list_changed`.
  */
 export class RemoteSession {
   private holder: Holder;
@@ -237,20 +237,22 @@ export class RemoteSession {
     });
     try {
       const response = await outbound(input, { ...init, signal });
-      if (stream || !response.body) return response;
+      if (!response.body) return response;
+      if (stream) return withBody(response, eventsCapped(response.body, this.ctx.maxResponseBytes));
       const bytes = await readBytes(capResponseBody(response, this.ctx.maxResponseBytes).body);
       if (response.ok && response.headers.get("content-type")?.toLowerCase().startsWith("text/event-stream")) {
         checkedStreamAnswer(bytes, init.body);
       }
-      return new Response(bytes as Uint8Array<ArrayBuffer>, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
+      return withBody(response, bytes as Uint8Array<ArrayBuffer>);
     } catch (error) {
       throw asUnreachable(error);
     }
   }
+}
+
+/** `response` with another body. */
+function withBody(response: Response, body: BodyInit): Response {
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** `promise`, or the reason of `signal` when it aborts first. */
