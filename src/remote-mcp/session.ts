@@ -95,14 +95,26 @@ export class RemoteSession {
   }
 
   /** Calls `tool` with `args`; the answer as the server gave it. */
-  async call(tool: RemoteTool, args: unknown, signal: AbortSignal): Promise<RemoteCallResult> {
+  call(tool: RemoteTool, args: unknown, signal: AbortSignal): Promise<RemoteCallResult> {
+    return this.withClient(
+      async (client) =>
+        (await client.callTool({ name: tool.remoteName, arguments: args as Record<string, unknown> }, undefined, {
+          signal,
+          timeout: this.limits.requestMs,
+        })) as RemoteCallResult,
+      signal,
+    );
+  }
+
+  /**
+   * Runs `request` with the session's client. When the server forgot the session (a 404 to a
+   * request that carried its id, as the spec says: nothing ran), it is run once more in a new one.
+   */
+  private async withClient<T>(request: (client: Client) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     const attempt = async () => {
       const client = await raced(this.connect(), signal);
       try {
-        return (await client.callTool({ name: tool.remoteName, arguments: args as Record<string, unknown> }, undefined, {
-          signal,
-          timeout: this.limits.requestMs,
-        })) as RemoteCallResult;
+        return await request(client);
       } catch (error) {
         throw sessionGone(client, error) ? new SessionGone(client, error) : error;
       }
@@ -111,8 +123,6 @@ export class RemoteSession {
       return await attempt();
     } catch (error) {
       if (!(error instanceof SessionGone)) throw error;
-      // The server forgot the session (a 404 to a request that carried its id, as the spec says):
-      // nothing ran, so the call is sent once more in a new session.
       this.restart(error.client);
       return attempt().catch((again: unknown) => Promise.reject(again instanceof SessionGone ? again.cause : again));
     }
@@ -146,7 +156,21 @@ export class RemoteSession {
 
   private async listTools(): Promise<RemoteToolList> {
     const generation = this.generation;
-    const client = await this.connect();
+    const { listed, cursor } = await this.withClient((client) => this.listPages(client), undefined);
+    if (listed.length > this.limits.maxTools || cursor) {
+      this.ctx.logger.log("warn", "remote MCP tool list cut", {
+        toolkit: this.toolkit.slug,
+        kept: Math.min(listed.length, this.limits.maxTools),
+      });
+    }
+    const tools = remoteTools(this.toolkit.slug, listed.slice(0, this.limits.maxTools));
+    const value = { tools, bySlug: new Map(tools.map((tool) => [tool.slug, tool])) };
+    if (generation === this.generation && !this.closed) this.list = { value, at: Date.now() };
+    return value;
+  }
+
+  /** Every page of `tools/list`, up to `maxPages` pages or `maxTools` tools; `cursor` is left when there were more. */
+  private async listPages(client: Client): Promise<{ listed: McpListedTool[]; cursor: string | undefined }> {
     const listed: McpListedTool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < this.limits.maxPages; page++) {
@@ -158,16 +182,7 @@ export class RemoteSession {
       cursor = answer.nextCursor;
       if (!cursor || listed.length >= this.limits.maxTools) break;
     }
-    if (listed.length > this.limits.maxTools || cursor) {
-      this.ctx.logger.log("warn", "remote MCP tool list cut", {
-        toolkit: this.toolkit.slug,
-        kept: Math.min(listed.length, this.limits.maxTools),
-      });
-    }
-    const tools = remoteTools(this.toolkit.slug, listed.slice(0, this.limits.maxTools));
-    const value = { tools, bySlug: new Map(tools.map((tool) => [tool.slug, tool])) };
-    if (generation === this.generation && !this.closed) this.list = { value, at: Date.now() };
-    return value;
+    return { listed, cursor };
   }
 
   private connect(): Promise<Client> {

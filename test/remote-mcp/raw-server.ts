@@ -1,6 +1,8 @@
 /**
  * A hand-written remote MCP server for the tests that need answers the SDK's server never gives:
- * plain JSON-RPC over HTTP on 127.0.0.1 and a free port, no session and no auth. `POST` answers
+ * plain JSON-RPC over HTTP on 127.0.0.1 and a free port, no auth. `initialize` opens a session
+ * (`Mcp-Session-Id`); a request with the id of a session the server forgot (`forgetSessions`, as a
+ * restarted server would) is answered 404, as the spec says. `POST` answers
  * `initialize`, `tools/list` (the `tools` given, sent as they are) and `tools/call` (the tool's name
  * and arguments echoed as text); `GET` answers what `stream` writes (a 405 without one), for the
  * long-lived stream of server messages.
@@ -19,12 +21,20 @@ export interface RawServer {
   url: string;
   /** How many GETs (streams of server messages) were opened. */
   streams(): number;
+  /** How many sessions were opened (`initialize`). */
+  sessions(): number;
+  /** Forgets every session, as a restarted server does: their ids are answered 404 from now on. */
+  forgetSessions(): void;
   close(): Promise<void>;
 }
 
 export async function startRawServer(options: RawServerOptions): Promise<RawServer> {
   let streams = 0;
+  let sessions = 0;
+  const live = new Set<string>();
   const server = createServer((request, response) => {
+    const session = request.headers["mcp-session-id"];
+    if (typeof session === "string" && !live.has(session)) return void response.writeHead(404).end();
     if (request.method === "GET") {
       streams++;
       if (!options.stream) return void response.writeHead(405).end();
@@ -37,6 +47,11 @@ export async function startRawServer(options: RawServerOptions): Promise<RawServ
     request.on("end", () => {
       const message = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id?: number; method: string; params?: any };
       if (message.id === undefined) return void response.writeHead(202).end();
+      if (message.method === "initialize") {
+        const opened = `raw-session-${++sessions}`;
+        live.add(opened);
+        response.setHeader("mcp-session-id", opened);
+      }
       const result =
         message.method === "tools/list" ? `{"tools":${options.tools}}` : JSON.stringify(answer(message.method, message.params));
       response.writeHead(200, { "content-type": "application/json" });
@@ -48,6 +63,8 @@ export async function startRawServer(options: RawServerOptions): Promise<RawServ
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     streams: () => streams,
+    sessions: () => sessions,
+    forgetSessions: () => live.clear(),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
