@@ -74,6 +74,15 @@ export class SessionPool {
     return lists;
   }
 
+  /**
+   * Closes the session of a connection that was deleted: its upstream session (and the stream it
+   * keeps open with the connection's credential) ends now rather than when it goes idle, and its
+   * kept tool list is no longer counted.
+   */
+  closeConnection(connectionId: string): void {
+    for (const [key, session] of this.sessions) if (this.owners.get(session)?.connection?.id === connectionId) this.remove(key, session);
+  }
+
   /** Closes every session. */
   closeAll(): void {
     for (const [key, session] of this.sessions) this.remove(key, session);

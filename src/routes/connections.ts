@@ -5,6 +5,7 @@ import { ToolsError } from "../core/errors.js";
 import { json } from "../core/http.js";
 import { requireAgent } from "../core/principal.js";
 import { revokeAtProvider } from "../oauth/revoke.js";
+import { sessionPool } from "../remote-mcp/pool.js";
 import { defineRoute } from "./route.js";
 import { errors } from "./schemas.js";
 
@@ -32,6 +33,7 @@ export const connectionRoutes = [
         throw new ToolsError("not_found", `No connection "${params.id}" for this agent. List yours with GET ${ctx.basePath}/connections.`);
       await revokeAtProvider(ctx, await ctx.registry.get(connection.toolkit), connection);
       await ctx.store.deleteConnection(connection.id);
+      sessionPool(ctx).closeConnection(connection.id);
       ctx.emit("connection.deleted", { principal, connectionId: connection.id, toolkit: connection.toolkit });
       return new Response(null, { status: 204 });
     },
