@@ -5,26 +5,12 @@
  */
 import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, createToolsHandler, defineToolkit, issueApiKey, memoryStore, type ToolsHandler } from "../../src/index.js";
-import { type RawServer, startRawServer } from "./raw-server.js";
+import { bearer } from "../../src/index.js";
+import { type RawHandler, type RawServer, rawHandler, startRawServer } from "./raw-server.js";
 
-const SECRET = "remote-mcp-deleted-connection-secret-of-at-least-thirty-two-bytes";
 let server: RawServer;
-let tools: ToolsHandler;
-let key: string;
+let api: RawHandler["api"];
 const open = new Set<ServerResponse>();
-
-const api = async (method: string, path: string, body?: unknown) => {
-  const response = await tools(
-    new Request(`http://tools.test/proxy/tools${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
-  );
-  const text = await response.text();
-  return { status: response.status, json: text ? JSON.parse(text) : null };
-};
 
 beforeAll(async () => {
   server = await startRawServer({
@@ -36,15 +22,7 @@ beforeAll(async () => {
       response.write(": open\n\n");
     },
   });
-  const store = memoryStore();
-  tools = createToolsHandler({
-    store,
-    secret: SECRET,
-    publicUrl: "https://app.test",
-    allowPrivateNetworks: true,
-    toolkits: [defineToolkit({ slug: "raw", name: "Raw", description: "A hand-written MCP server.", mcp: server.url, auth: bearer() })],
-  });
-  key = (await issueApiKey(store, { workspaceId: "w", agentId: "agent" })).key;
+  ({ api } = await rawHandler(server, { auth: bearer() }));
 }, 30_000);
 
 afterAll(async () => {

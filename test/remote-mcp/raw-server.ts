@@ -9,6 +9,8 @@
  */
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { AuthScheme } from "../../src/credentials/auth-schemes.js";
+import { createToolsHandler, defineToolkit, issueApiKey, memoryStore, none, type ToolsHandler } from "../../src/index.js";
 
 export interface RawServerOptions {
   /** The `tools` of every `tools/list` answer, as JSON text (so that it may be nested deeper than `JSON.stringify` goes). */
@@ -84,4 +86,42 @@ function answer(method: string, params: any): unknown {
   if (method === "tools/call")
     return { content: [{ type: "text", text: JSON.stringify({ name: params.name, arguments: params.arguments }) }] };
   return {};
+}
+
+/** A handler with the raw server `server` as the toolkit `raw`, and an agent's key to call it with. */
+export interface RawHandler {
+  tools: ToolsHandler;
+  /** One call of the handler's API with the agent's key: the status and the JSON answer. */
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
+}
+
+/**
+ * A handler (memory store, private networks allowed for the loopback server) whose toolkit `raw`
+ * is `server`, with `auth` (none by default) and the handler's `maxResponseBytes`.
+ */
+export async function rawHandler(server: RawServer, options: { auth?: AuthScheme; maxResponseBytes?: number } = {}): Promise<RawHandler> {
+  const store = memoryStore();
+  const tools = createToolsHandler({
+    store,
+    secret: `raw-server-secret-of-at-least-thirty-two-bytes-${Math.random()}`,
+    publicUrl: "https://app.test",
+    allowPrivateNetworks: true,
+    ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
+    toolkits: [
+      defineToolkit({ slug: "raw", name: "Raw", description: "A hand-written MCP server.", mcp: server.url, auth: options.auth ?? none() }),
+    ],
+  });
+  const { key } = await issueApiKey(store, { workspaceId: "w", agentId: "agent" });
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await tools(
+      new Request(`http://tools.test/proxy/tools${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    );
+    const text = await response.text();
+    return { status: response.status, json: text ? JSON.parse(text) : null };
+  };
+  return { tools, api };
 }

@@ -5,29 +5,15 @@
  * (the server validates its own arguments).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createToolsHandler, defineToolkit, issueApiKey, memoryStore, none, type ToolsHandler } from "../../src/index.js";
-import { type RawServer, startRawServer } from "./raw-server.js";
+import { type RawHandler, type RawServer, rawHandler, startRawServer } from "./raw-server.js";
 
-const SECRET = "remote-mcp-schema-bounds-secret-of-at-least-thirty-two-bytes";
 let server: RawServer;
-let tools: ToolsHandler;
-let key: string;
+let api: RawHandler["api"];
 
 /** A schema nested `depth` levels deep, as JSON text: `{"items":{"items":...}}`. */
 function nested(depth: number): string {
   return `${'{"items":'.repeat(depth)}{}${"}".repeat(depth)}`;
 }
-
-const api = async (method: string, path: string, body?: unknown) => {
-  const response = await tools(
-    new Request(`http://tools.test/proxy/tools${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
-  );
-  return { status: response.status, json: (await response.json()) as any };
-};
 
 beforeAll(async () => {
   server = await startRawServer({
@@ -37,16 +23,7 @@ beforeAll(async () => {
       JSON.stringify({ name: "unreadable", inputSchema: { type: "object", properties: { a: { type: "no-such-type" } } } }),
     ].join(",")}]`,
   });
-  const store = memoryStore();
-  tools = createToolsHandler({
-    store,
-    secret: SECRET,
-    publicUrl: "https://app.test",
-    allowPrivateNetworks: true,
-    maxResponseBytes: 1024 * 1024,
-    toolkits: [defineToolkit({ slug: "raw", name: "Raw", description: "A hand-written MCP server.", mcp: server.url, auth: none() })],
-  });
-  key = (await issueApiKey(store, { workspaceId: "w", agentId: "agent" })).key;
+  ({ api } = await rawHandler(server, { maxResponseBytes: 1024 * 1024 }));
 }, 30_000);
 
 afterAll(async () => {

@@ -4,31 +4,17 @@
  * as for a call, so that the connection's tools do not stay unavailable.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createToolsHandler, defineToolkit, issueApiKey, memoryStore, none, type ToolsHandler } from "../../src/index.js";
 import { TOOL_LIST_TTL_MS } from "../../src/remote-mcp/pool.js";
-import { type RawServer, startRawServer } from "./raw-server.js";
+import { type RawHandler, type RawServer, rawHandler, startRawServer } from "./raw-server.js";
 
-const SECRET = "remote-mcp-session-restart-secret-of-at-least-thirty-two-bytes";
 let server: RawServer;
-let tools: ToolsHandler;
-let key: string;
+let api: RawHandler["api"];
 
-const details = async () => {
-  const response = await tools(new Request("http://tools.test/proxy/tools/toolkit/raw", { headers: { authorization: `Bearer ${key}` } }));
-  return { status: response.status, json: (await response.json()) as any };
-};
+const details = () => api("GET", "/toolkit/raw");
 
 beforeAll(async () => {
   server = await startRawServer({ tools: JSON.stringify([{ name: "echo", inputSchema: { type: "object" } }]) });
-  const store = memoryStore();
-  tools = createToolsHandler({
-    store,
-    secret: SECRET,
-    publicUrl: "https://app.test",
-    allowPrivateNetworks: true,
-    toolkits: [defineToolkit({ slug: "raw", name: "Raw", description: "A hand-written MCP server.", mcp: server.url, auth: none() })],
-  });
-  key = (await issueApiKey(store, { workspaceId: "w", agentId: "agent" })).key;
+  ({ api } = await rawHandler(server));
 }, 30_000);
 
 afterEach(() => {

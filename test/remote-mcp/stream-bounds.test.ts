@@ -6,17 +6,14 @@
  */
 import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createToolsHandler, defineToolkit, issueApiKey, memoryStore, none, type ToolsHandler } from "../../src/index.js";
-import { type RawServer, startRawServer } from "./raw-server.js";
+import { type RawHandler, type RawServer, rawHandler, startRawServer } from "./raw-server.js";
 
-const SECRET = "remote-mcp-stream-bounds-secret-of-at-least-thirty-two-bytes";
 const MAX_BYTES = 64 * 1024;
 /** Where the endless event gives up on its own, so that a broken proxy fails the test instead of the machine. */
 const GIVE_UP = 256 * 1024 * 1024;
 
 let server: RawServer;
-let tools: ToolsHandler;
-let key: string;
+let api: RawHandler["api"];
 const ended: number[] = [];
 
 /** Writes one event that never ends (`data: xxxx...`, no blank line), as fast as the client reads, until it is cut. */
@@ -44,16 +41,7 @@ beforeAll(async () => {
     tools: JSON.stringify([{ name: "echo", inputSchema: { type: "object" } }]),
     stream: endlessEvent,
   });
-  const store = memoryStore();
-  tools = createToolsHandler({
-    store,
-    secret: SECRET,
-    publicUrl: "https://app.test",
-    allowPrivateNetworks: true,
-    maxResponseBytes: MAX_BYTES,
-    toolkits: [defineToolkit({ slug: "endless", name: "Endless", description: "Sends an endless event.", mcp: server.url, auth: none() })],
-  });
-  key = (await issueApiKey(store, { workspaceId: "w", agentId: "agent" })).key;
+  ({ api } = await rawHandler(server, { maxResponseBytes: MAX_BYTES }));
 }, 30_000);
 
 afterAll(async () => {
@@ -62,14 +50,8 @@ afterAll(async () => {
 
 describe("the stream of server messages", () => {
   it("cuts an event larger than maxResponseBytes, and calls still work", async () => {
-    const response = await tools(
-      new Request("http://tools.test/proxy/tools/execute", {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ tool: "endless.echo", arguments: { a: 1 } }),
-      }),
-    );
-    expect(await response.json()).toMatchObject({ successful: true });
+    const response = await api("POST", "/execute", { tool: "raw.echo", arguments: { a: 1 } });
+    expect(response.json).toMatchObject({ successful: true });
     await expect.poll(() => ended.length, { timeout: 20_000, interval: 50 }).toBeGreaterThan(0);
     // What was read before the cut: the cap, and what the sockets buffer on the way.
     expect(ended[0]).toBeLessThan(MAX_BYTES + 8 * 1024 * 1024);
