@@ -58,6 +58,8 @@ export class RemoteSession {
   private listing: Promise<RemoteToolList> | undefined;
   /** Bumped by every list_changed: a listing that started before one is not kept. */
   private generation = 0;
+  /** Bytes of `tools/list` answers read by the listing in progress (one at a time: see `tools`). */
+  private listedBytes = 0;
   lastUsed = Date.now();
 
   constructor(
@@ -169,11 +171,16 @@ export class RemoteSession {
     return value;
   }
 
-  /** Every page of `tools/list`, up to `maxPages` pages or `maxTools` tools; `cursor` is left when there were more. */
+  /**
+   * Every page of `tools/list`, up to `maxPages` pages, `maxTools` tools, or `maxResponseBytes` of
+   * answers in all (the list is kept for minutes: pages each as large as an answer may be would
+   * hold that much memory per page); `cursor` is left when there were more.
+   */
   private async listPages(client: Client): Promise<{ listed: McpListedTool[]; cursor: string | undefined }> {
     const listed: McpListedTool[] = [];
     let cursor: string | undefined;
-    for (let page = 0; page < this.limits.maxPages; page++) {
+    this.listedBytes = 0;
+    for (let page = 0; page < this.limits.maxPages && this.listedBytes < this.ctx.maxResponseBytes; page++) {
       const answer = await client.listTools(cursor === undefined ? undefined : { cursor }, {
         signal: this.closing.signal,
         timeout: this.limits.requestMs,
@@ -255,6 +262,7 @@ export class RemoteSession {
       if (!response.body) return response;
       if (stream) return withBody(response, eventsCapped(response.body, this.ctx.maxResponseBytes));
       const bytes = await readBytes(capResponseBody(response, this.ctx.maxResponseBytes).body);
+      if (sentMethod(init.body) === "tools/list") this.listedBytes += bytes.byteLength;
       if (response.ok && response.headers.get("content-type")?.toLowerCase().startsWith("text/event-stream")) {
         checkedStreamAnswer(bytes, init.body);
       }
@@ -262,6 +270,17 @@ export class RemoteSession {
     } catch (error) {
       throw asUnreachable(error);
     }
+  }
+}
+
+/** The method of the JSON-RPC request a POST's body holds (as the transport serialised it), if it is one. */
+function sentMethod(body: unknown): string | undefined {
+  if (typeof body !== "string" || !body.includes('"tools/list"')) return undefined;
+  try {
+    const method = (JSON.parse(body) as { method?: unknown }).method;
+    return typeof method === "string" ? method : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -17,6 +17,8 @@ export interface RawServerOptions {
   tools: string;
   /** Writes the answer to the client's GET (the stream of server messages); the response is left open. */
   stream?: (response: ServerResponse) => void;
+  /** Every `tools/list` answer names a next page (`nextCursor`), as a server that never ends its list. */
+  endlessPages?: boolean;
 }
 
 export interface RawServer {
@@ -25,6 +27,8 @@ export interface RawServer {
   streams(): number;
   /** How many sessions were opened (`initialize`). */
   sessions(): number;
+  /** How many `tools/list` requests (pages) were answered. */
+  listings(): number;
   /** Forgets every session, as a restarted server does: their ids are answered 404 from now on. */
   forgetSessions(): void;
   close(): Promise<void>;
@@ -33,6 +37,7 @@ export interface RawServer {
 export async function startRawServer(options: RawServerOptions): Promise<RawServer> {
   let streams = 0;
   let sessions = 0;
+  let listings = 0;
   const live = new Set<string>();
   const server = createServer((request, response) => {
     const session = request.headers["mcp-session-id"];
@@ -55,7 +60,9 @@ export async function startRawServer(options: RawServerOptions): Promise<RawServ
         response.setHeader("mcp-session-id", opened);
       }
       const result =
-        message.method === "tools/list" ? `{"tools":${options.tools}}` : JSON.stringify(answer(message.method, message.params));
+        message.method === "tools/list"
+          ? `{"tools":${options.tools}${options.endlessPages ? `,"nextCursor":"page-${++listings}"` : (listings++, "")}}`
+          : JSON.stringify(answer(message.method, message.params));
       response.writeHead(200, { "content-type": "application/json" });
       response.end(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${result}}`);
     });
@@ -65,6 +72,7 @@ export async function startRawServer(options: RawServerOptions): Promise<RawServ
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     streams: () => streams,
+    listings: () => listings,
     sessions: () => sessions,
     forgetSessions: () => live.clear(),
     close: () =>
