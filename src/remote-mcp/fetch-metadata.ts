@@ -5,6 +5,7 @@ import { ToolsError } from "../core/errors.js";
 import { cut } from "../core/http.js";
 import { hostProblem } from "../outbound/guarded-fetch.js";
 import { addressProblem } from "../outbound/origin-policy.js";
+import { plainHttpAllowed } from "../toolkits/oauth-endpoints.js";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 
 /** The largest metadata document (or registration answer) read, in bytes: real ones are a few KiB. */
@@ -16,9 +17,10 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /**
  * Checks a URL that a remote MCP server's metadata named (`what` says which, for the message).
  * On an origin the deployer named (`trusted`: the MCP server's and its listed authorization
- * servers') it only has to be http(s); anywhere else it must be https on a host that resolves
- * only to public addresses, unless the handler allows private networks. Never user information
- * or a fragment. A refusal is a 400 naming the URL and why.
+ * servers') it only has to be https, or http on a loopback address, as any OAuth endpoint; anywhere
+ * else it must be https on a host that resolves only to public addresses, unless the handler
+ * allows private networks (then http on loopback too). Never user information or a fragment. A
+ * refusal is a 400 naming the URL and why.
  */
 export async function checkDiscoveredUrl(ctx: HandlerContext, value: string, what: string, trusted: Set<string>): Promise<URL> {
   const refuse = (why: string) =>
@@ -35,6 +37,9 @@ export async function checkDiscoveredUrl(ctx: HandlerContext, value: string, wha
   if (url.protocol !== "https:" && url.protocol !== "http:") throw refuse("is not an http(s) URL");
   if (url.username || url.password) throw refuse("holds a user name or password");
   if (value.includes("#")) throw refuse("has a fragment");
+  // The spec serves every authorization server endpoint over HTTPS; in clear, the code, the
+  // verifier, a client secret and the tokens would cross the network.
+  if (url.protocol === "http:" && !plainHttpAllowed(url)) throw refuse("is not https (plain http is used only on loopback addresses)");
   if (trusted.has(url.origin) || ctx.origins.allowPrivateNetworks) return url;
   if (url.protocol !== "https:") throw refuse("is not https (outside the origins the toolkit names, only https is used)");
   const literal = url.hostname.replace(/^\[|\]$/g, "");

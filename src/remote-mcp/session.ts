@@ -10,7 +10,7 @@ import type { ConnectionRecord } from "../store/types.js";
 import type { Toolkit } from "../toolkits/define.js";
 import { readBytes } from "../util/bytes.js";
 import type { RemoteCallResult } from "./results.js";
-import { checkedStreamAnswer } from "./stream-answer.js";
+import { checkedStreamAnswer, eventsCapped } from "./stream-answer.js";
 import { type RemoteTool, remoteTools } from "./tools.js";
 
 /** Limits of a session and of the tool list it keeps. */
@@ -46,7 +46,7 @@ interface Holder {
  * refreshes once), the handler's fetch. A POST (a message and its answer) has a deadline and its
  * answer is read whole, up to `maxResponseBytes`, before the SDK sees it, so that a huge or
  * malformed answer fails the request that caused it; the long-lived GET stream of server messages
- * has neither. The tool list is kept for `listTtlMs` and dropped on `notifications/tools/list_changed`.
+ * has no deadline, and is cut when one of its events grows past `maxResponseBytes`. The tool list is kept for `listTtlMs` and dropped on `notifications/tools/list_changed`.
  */
 export class RemoteSession {
   private holder: Holder;
@@ -58,6 +58,8 @@ export class RemoteSession {
   private listing: Promise<RemoteToolList> | undefined;
   /** Bumped by every list_changed: a listing that started before one is not kept. */
   private generation = 0;
+  /** Bytes of `tools/list` answers read by the listing in progress (one at a time: see `tools`). */
+  private listedBytes = 0;
   lastUsed = Date.now();
 
   constructor(
@@ -95,14 +97,26 @@ export class RemoteSession {
   }
 
   /** Calls `tool` with `args`; the answer as the server gave it. */
-  async call(tool: RemoteTool, args: unknown, signal: AbortSignal): Promise<RemoteCallResult> {
+  call(tool: RemoteTool, args: unknown, signal: AbortSignal): Promise<RemoteCallResult> {
+    return this.withClient(
+      async (client) =>
+        (await client.callTool({ name: tool.remoteName, arguments: args as Record<string, unknown> }, undefined, {
+          signal,
+          timeout: this.limits.requestMs,
+        })) as RemoteCallResult,
+      signal,
+    );
+  }
+
+  /**
+   * Runs `request` with the session's client. When the server forgot the session (a 404 to a
+   * request that carried its id, as the spec says: nothing ran), it is run once more in a new one.
+   */
+  private async withClient<T>(request: (client: Client) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     const attempt = async () => {
       const client = await raced(this.connect(), signal);
       try {
-        return (await client.callTool({ name: tool.remoteName, arguments: args as Record<string, unknown> }, undefined, {
-          signal,
-          timeout: this.limits.requestMs,
-        })) as RemoteCallResult;
+        return await request(client);
       } catch (error) {
         throw sessionGone(client, error) ? new SessionGone(client, error) : error;
       }
@@ -111,8 +125,6 @@ export class RemoteSession {
       return await attempt();
     } catch (error) {
       if (!(error instanceof SessionGone)) throw error;
-      // The server forgot the session (a 404 to a request that carried its id, as the spec says):
-      // nothing ran, so the call is sent once more in a new session.
       this.restart(error.client);
       return attempt().catch((again: unknown) => Promise.reject(again instanceof SessionGone ? again.cause : again));
     }
@@ -157,18 +169,7 @@ export class RemoteSession {
 
   private async listTools(): Promise<RemoteToolList> {
     const generation = this.generation;
-    const client = await this.connect();
-    const listed: McpListedTool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < this.limits.maxPages; page++) {
-      const answer = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-        signal: this.closing.signal,
-        timeout: this.limits.requestMs,
-      });
-      listed.push(...answer.tools);
-      cursor = answer.nextCursor;
-      if (!cursor || listed.length >= this.limits.maxTools) break;
-    }
+    const { listed, cursor } = await this.withClient((client) => this.listPages(client), undefined);
     if (listed.length > this.limits.maxTools || cursor) {
       this.ctx.logger.log("warn", "remote MCP tool list cut", {
         toolkit: this.toolkit.slug,
@@ -179,6 +180,27 @@ export class RemoteSession {
     const value = { tools, bySlug: new Map(tools.map((tool) => [tool.slug, tool])) };
     if (generation === this.generation && !this.closed) this.list = { value, at: Date.now() };
     return value;
+  }
+
+  /**
+   * Every page of `tools/list`, up to `maxPages` pages, `maxTools` tools, or `maxResponseBytes` of
+   * answers in all (the list is kept for minutes: pages each as large as an answer may be would
+   * hold that much memory per page); `cursor` is left when there were more.
+   */
+  private async listPages(client: Client): Promise<{ listed: McpListedTool[]; cursor: string | undefined }> {
+    const listed: McpListedTool[] = [];
+    let cursor: string | undefined;
+    this.listedBytes = 0;
+    for (let page = 0; page < this.limits.maxPages && this.listedBytes < this.ctx.maxResponseBytes; page++) {
+      const answer = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+        signal: this.closing.signal,
+        timeout: this.limits.requestMs,
+      });
+      listed.push(...answer.tools);
+      cursor = answer.nextCursor;
+      if (!cursor || listed.length >= this.limits.maxTools) break;
+    }
+    return { listed, cursor };
   }
 
   private connect(): Promise<Client> {
@@ -248,20 +270,34 @@ export class RemoteSession {
     });
     try {
       const response = await outbound(input, { ...init, signal });
-      if (stream || !response.body) return response;
+      if (!response.body) return response;
+      if (stream) return withBody(response, eventsCapped(response.body, this.ctx.maxResponseBytes));
       const bytes = await readBytes(capResponseBody(response, this.ctx.maxResponseBytes).body);
+      if (sentMethod(init.body) === "tools/list") this.listedBytes += bytes.byteLength;
       if (response.ok && response.headers.get("content-type")?.toLowerCase().startsWith("text/event-stream")) {
         checkedStreamAnswer(bytes, init.body);
       }
-      return new Response(bytes as Uint8Array<ArrayBuffer>, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
+      return withBody(response, bytes as Uint8Array<ArrayBuffer>);
     } catch (error) {
       throw asUnreachable(error);
     }
   }
+}
+
+/** The method of the JSON-RPC request a POST's body holds (as the transport serialised it), if it is one. */
+function sentMethod(body: unknown): string | undefined {
+  if (typeof body !== "string" || !body.includes('"tools/list"')) return undefined;
+  try {
+    const method = (JSON.parse(body) as { method?: unknown }).method;
+    return typeof method === "string" ? method : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `response` with another body. */
+function withBody(response: Response, body: BodyInit): Response {
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** `promise`, or the reason of `signal` when it aborts first. */

@@ -43,3 +43,39 @@ function requestIds(body: unknown): Set<string | number> {
   }
   return ids;
 }
+
+/**
+ * `body`, a stream of server-sent events, cut with an error when one event (the bytes since the
+ * last blank line) grows past `maxBytes`: the parser keeps an event whole until it ends, so an
+ * event that never ends would otherwise grow memory without bound.
+ */
+export function eventsCapped(body: ReadableStream<Uint8Array>, maxBytes: number): ReadableStream<Uint8Array> {
+  let inEvent = 0;
+  // The last two bytes seen: a line end right after a line end ("\n\n", "\r\r", "\n\r\n") ends an event.
+  let previous = 0;
+  let last = 0;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        for (const byte of chunk) {
+          const ends = (byte === LF && (last === LF || (last === CR && previous === LF))) || (byte === CR && last === CR);
+          inEvent = ends ? 0 : inEvent + 1;
+          previous = last;
+          last = byte;
+          if (inEvent > maxBytes) {
+            controller.error(
+              new ToolRunError(`The MCP server sent a message larger than ${maxBytes} bytes on its stream.`, {
+                code: "response_too_large",
+              }),
+            );
+            return;
+          }
+        }
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
+const LF = 0x0a;
+const CR = 0x0d;

@@ -1,8 +1,8 @@
 import type { Tool as McpListedTool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchema, Tool, ToolAnnotations } from "../toolkits/define.js";
 import { validationCopy } from "../toolkits/json.js";
+import { assertCheckable, zodValidatorOf } from "../toolkits/json-schema-validator.js";
 import type { StandardSchemaV1 } from "../toolkits/schemas.js";
-import { jsonSchemaValidator } from "../toolkits/schemas.js";
 import { remoteToolSlugs } from "./names.js";
 
 /** A remote MCP server's tool as this toolkit serves it: a `Tool` with the name the server calls it by. */
@@ -14,11 +14,16 @@ export interface RemoteTool extends Tool {
 /**
  * The tools a server listed, as `Tool`s of `toolkit`: slugs from `remoteToolSlugs`, the input
  * schema as the server gave it, `name` from its title, annotations from its hints. A tool without
- * a usable name or an object input schema is left out. Their `run` is never called: a remote tool
- * runs through its connection's session (see `remoteRunner`).
+ * a usable name or an object input schema, or whose schema nests deeper than `MAX_SCHEMA_DEPTH`
+ * (no real schema does; such a one would overflow the stack of whatever walks it, down to the
+ * JSON of an answer), is left out. Their `run` is never called: a remote tool runs through its
+ * connection's session (see `remoteRunner`).
  */
 export function remoteTools(toolkit: string, listed: readonly McpListedTool[]): RemoteTool[] {
-  const usable = listed.filter((tool) => typeof tool.name === "string" && tool.name !== "" && isRecord(tool.inputSchema));
+  const usable = listed.filter(
+    (tool) =>
+      typeof tool.name === "string" && tool.name !== "" && isRecord(tool.inputSchema) && depthWithin(tool.inputSchema, MAX_SCHEMA_DEPTH),
+  );
   const slugs = remoteToolSlugs(
     toolkit,
     usable.map((tool) => tool.name),
@@ -50,25 +55,61 @@ function remoteTool(slug: string, tool: McpListedTool): RemoteTool {
   };
 }
 
+/** How deep a remote tool's input schema may nest (objects and arrays), past which the tool is left out. */
+export const MAX_SCHEMA_DEPTH = 64;
+
+/** Whether `value` nests at most `max` levels of objects and arrays, found without recursion. */
+function depthWithin(value: unknown, max: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (typeof item !== "object" || item === null) continue;
+    if (depth > max) return false;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return true;
+}
+
 /**
  * The validator of a remote tool's arguments: its JSON Schema, read as a JSON toolkit's is
- * (without `default` and the keywords zod cannot express). A schema that cannot be checked here (a
- * pattern RE2 cannot match, a reference cycle) accepts any object: the server validates its own.
+ * (without `default` and the keywords zod cannot express), made on the tool's first call. A schema
+ * that cannot be checked here (a pattern RE2 cannot match, a reference cycle, a type or reference
+ * zod cannot read) accepts any object: the server validates its own, and a server's schema is
+ * not the deployer's to fix.
  */
 function validatorOf(schema: JsonSchema): StandardSchemaV1 {
+  let validator: StandardSchemaV1 | undefined;
   try {
-    return jsonSchemaValidator(schema, validationCopy);
+    assertCheckable(schema);
   } catch {
-    return {
-      "~standard": {
-        version: 1,
-        vendor: "tools-proxy",
-        validate: (value) =>
-          isRecord(value) ? { value } : { issues: [{ message: "Invalid input: expected an object of the tool's arguments" }] },
-      },
-    };
+    validator = ANY_OBJECT;
   }
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "tools-proxy",
+      validate(value) {
+        if (!validator) {
+          try {
+            validator = zodValidatorOf(validationCopy(schema) as JsonSchema);
+          } catch {
+            validator = ANY_OBJECT;
+          }
+        }
+        return validator["~standard"].validate(value);
+      },
+    },
+  };
 }
+
+const ANY_OBJECT: StandardSchemaV1 = {
+  "~standard": {
+    version: 1,
+    vendor: "tools-proxy",
+    validate: (value) =>
+      isRecord(value) ? { value } : { issues: [{ message: "Invalid input: expected an object of the tool's arguments" }] },
+  },
+};
 
 function annotationsOf(hints: McpListedTool["annotations"]): ToolAnnotations | undefined {
   if (!hints) return undefined;

@@ -3,6 +3,11 @@ import { ORIGIN_PLACEHOLDER } from "../outbound/url-policy.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
+/** Whether an OAuth endpoint may use plain http there: only on a loopback address (local development and tests). */
+export function plainHttpAllowed(url: URL): boolean {
+  return url.protocol === "http:" && LOOPBACK.has(url.hostname);
+}
+
 /** Every endpoint URL of the scheme. */
 export function oauthEndpoints(scheme: OAuth2Scheme): string[] {
   return [scheme.authorizationUrl, scheme.tokenUrl, scheme.userInfoUrl, scheme.revocationUrl].filter((u): u is string => !!u);
@@ -27,7 +32,7 @@ export function assertOAuthEndpoints(toolkit: string, scheme: OAuth2Scheme): voi
     if (endpoint.includes("#")) {
       throw new TypeError(`Toolkit "${toolkit}": OAuth endpoint "${endpoint}" has a fragment (#...), which OAuth endpoints may not have.`);
     }
-    if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK.has(url.hostname))) {
+    if (url.protocol !== "https:" && !plainHttpAllowed(url)) {
       throw new TypeError(
         `Toolkit "${toolkit}": OAuth endpoint "${endpoint}" must use https (http is allowed only on loopback addresses).`,
       );

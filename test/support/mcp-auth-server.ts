@@ -17,8 +17,8 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
 import Provider, { type Adapter, type AdapterPayload, errors } from "oidc-provider";
+import { quietly, readBody, replay } from "./oidc-server.js";
 
 /** One request to the registration endpoint. */
 export interface RegistrationRecord {
@@ -328,50 +328,4 @@ function close(server: ReturnType<typeof createServer>): Promise<void> {
 function signingKeys(): Array<Record<string, unknown>> {
   const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" });
   return [{ ...rsa, kid: randomUUID(), use: "sig", alg: "RS256" }];
-}
-
-/** Runs `construct` with oidc-provider's start-up notices (development interactions) suppressed. */
-function quietly<T>(construct: () => T): T {
-  const { warn, info } = console;
-  const keep =
-    (original: (...args: unknown[]) => void) =>
-    (...args: unknown[]) => {
-      if (typeof args[0] === "string" && args[0].includes("oidc-provider")) return;
-      original.apply(console, args);
-    };
-  console.warn = keep(warn);
-  console.info = keep(info);
-  try {
-    return construct();
-  } finally {
-    console.warn = warn;
-    console.info = info;
-  }
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-/** A stand-in for `req` whose body can be read again (the recorder consumed the original). */
-function replay(req: IncomingMessage, body: Buffer): IncomingMessage {
-  const copy = Readable.from(body.length ? [body] : [], { objectMode: false });
-  Object.assign(copy, {
-    headers: req.headers,
-    rawHeaders: req.rawHeaders,
-    method: req.method,
-    url: req.url,
-    httpVersion: req.httpVersion,
-    httpVersionMajor: req.httpVersionMajor,
-    httpVersionMinor: req.httpVersionMinor,
-    socket: req.socket,
-    connection: req.socket,
-    complete: true,
-    aborted: false,
-    trailers: {},
-    rawTrailers: [],
-  });
-  return copy as unknown as IncomingMessage;
 }

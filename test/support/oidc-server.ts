@@ -877,7 +877,7 @@ function checkTtl(seconds: number): number {
  * Runs `construct` with oidc-provider's start-up console notices suppressed (it always warns, once,
  * that devInteractions are development-only — they are exactly what this fixture wants).
  */
-function quietly<T>(construct: () => T): T {
+export function quietly<T>(construct: () => T): T {
   const { warn, info } = console;
   const keep =
     (original: (...args: unknown[]) => void) =>
@@ -895,7 +895,7 @@ function quietly<T>(construct: () => T): T {
   }
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
@@ -905,7 +905,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
  * A stand-in for `req` whose body can be read again (we consumed the original to record it).
  * Koa and oidc-provider read headers, method, url and socket from it and stream the body.
  */
-function replay(req: IncomingMessage, body: Buffer): IncomingMessage {
+export function replay(req: IncomingMessage, body: Buffer): IncomingMessage {
   const copy = Readable.from(body.length ? [body] : [], { objectMode: false });
   Object.assign(copy, {
     headers: req.headers,
