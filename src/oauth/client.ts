@@ -3,7 +3,6 @@ import type { HandlerContext } from "../context/context.js";
 import { clientBasicAuthorization, type OAuth2Scheme } from "../credentials/auth-schemes.js";
 import { fillBaseUrl, ORIGIN_PLACEHOLDER } from "../outbound/url-policy.js";
 import { oauthEndpoints } from "../toolkits/oauth-endpoints.js";
-import { leavesTrustedOrigins } from "./discovered-mode.js";
 import { normalizeTokenAnswer, type TokenAnswer } from "./token-answer.js";
 
 /** What oauth4webapi needs to talk to one toolkit's authorization server. */
@@ -62,10 +61,11 @@ export function oauthClient(
   // defineToolkit allowed plain http only on loopback addresses; oauth4webapi must be told.
   const insecure = oauthEndpoints(scheme).some((u) => new URL(fill(u)).protocol === "http:");
   // Endpoints under an origin input go to a host the connection chose: through the address check.
-  // So do a remote MCP server's discovered endpoints outside the origins the deployer named.
-  const underOrigin =
-    [...oauthEndpoints(scheme), scheme.refreshUrl ?? ""].some((u) => ORIGIN_PLACEHOLDER.test(u)) || leavesTrustedOrigins(scheme);
-  const fetchVia = underOrigin && !ctx.origins.allowPrivateNetworks ? ctx.origins.originFetch : ctx.fetch;
+  // So do all of a remote MCP server's discovered endpoints, on the origins the deployer named too:
+  // its address must be public, checked at each connection (a name rebound to a private address
+  // after discovery is refused), as the MCP server's own calls are.
+  const checked = [...oauthEndpoints(scheme), scheme.refreshUrl ?? ""].some((u) => ORIGIN_PLACEHOLDER.test(u)) || !!scheme.discovery;
+  const fetchVia = checked && !ctx.origins.allowPrivateNetworks ? ctx.origins.originFetch : ctx.fetch;
   const rename = scheme.clientIdParam && scheme.clientIdParam !== "client_id" ? scheme.clientIdParam : undefined;
   const send = (url: string, init: RequestInit) => fetchVia(url, rename ? renamedClientId(init, rename) : init);
   const base = (signal: AbortSignal | undefined, fetch: (url: string, init: RequestInit) => Promise<Response>) => ({

@@ -60,12 +60,3 @@ export function trustedOrigins(discovery: McpDiscovery): Set<string> {
   }
   return origins;
 }
-
-/** Whether any endpoint of a discovered mode is outside the origins the deployer named (so its requests go through the address check). */
-export function leavesTrustedOrigins(scheme: OAuth2Scheme): boolean {
-  if (!scheme.discovery) return false;
-  const trusted = trustedOrigins(scheme.discovery);
-  return [scheme.authorizationUrl, scheme.tokenUrl, scheme.revocationUrl]
-    .filter((url): url is string => !!url)
-    .some((url) => !trusted.has(URL.parse(url)?.origin ?? ""));
-}

@@ -108,7 +108,13 @@ function refusal(hostname: string, why: string): ToolsError {
     "upstream_unreachable",
     `The connection's origin ${hostname} ${why}; tools-proxy connects an origin a connection names only to public addresses. ` +
       "Point the connection at a public host, or ask the deployer to set allowPrivateNetworks.",
+    { cause: new AddressRefused(hostname, why) },
   );
+}
+
+/** Why the address-checking fetch refused a request ("resolves to a non-public address (loopback)"), or undefined for any other error. */
+export function refusalReason(error: unknown): string | undefined {
+  return findRefusal(error)?.why;
 }
 
 function findRefusal(error: unknown): AddressRefused | undefined {

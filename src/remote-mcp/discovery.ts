@@ -69,7 +69,7 @@ export async function resourceMetadata(
 ): Promise<{ metadata: ResourceMetadata; challengeScopes: string[] }> {
   const what = "MCP server's protected resource metadata";
   const server = new URL(serverUrl);
-  const challenge = await unauthenticatedChallenge(ctx, server, trusted);
+  const challenge = await unauthenticatedChallenge(ctx, server);
   const announced = challengeParameter(challenge, "resource_metadata");
   const candidates = announced ? [announced] : wellKnownUrls(server, "oauth-protected-resource", false);
   let answer: MetadataAnswer | undefined;
@@ -108,8 +108,8 @@ export async function resourceMetadata(
  * The `WWW-Authenticate` challenge of the server's 401 to an unauthenticated request (a JSON-RPC
  * ping), or "" when it answers otherwise.
  */
-async function unauthenticatedChallenge(ctx: HandlerContext, server: URL, trusted: Set<string>): Promise<string> {
-  const response = await send(ctx, server, "MCP server", trusted, {
+async function unauthenticatedChallenge(ctx: HandlerContext, server: URL): Promise<string> {
+  const response = await send(ctx, server, "MCP server", {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ping" }),

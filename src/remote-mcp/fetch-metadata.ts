@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { HandlerContext } from "../context/context.js";
 import { ToolsError } from "../core/errors.js";
 import { cut } from "../core/http.js";
-import { hostProblem } from "../outbound/guarded-fetch.js";
+import { hostProblem, refusalReason } from "../outbound/guarded-fetch.js";
 import { addressProblem } from "../outbound/origin-policy.js";
 import { plainHttpAllowed } from "../toolkits/oauth-endpoints.js";
 import { BodyTooLargeError, readBytes } from "../util/bytes.js";
@@ -17,10 +17,10 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /**
  * Checks a URL that a remote MCP server's metadata named (`what` says which, for the message).
  * On an origin the deployer named (`trusted`: the MCP server's and its listed authorization
- * servers') it only has to be https, or http on a loopback address, as any OAuth endpoint; anywhere
- * else it must be https on a host that resolves only to public addresses, unless the handler
- * allows private networks (then http on loopback too). Never user information or a fragment. A
- * refusal is a 400 naming the URL and why.
+ * servers') it only has to be https, or http on a loopback address, as any OAuth endpoint (its
+ * address is checked by `discoveryFetch` at each connection); anywhere else it must be https on a
+ * host that resolves only to public addresses, unless the handler allows private networks (then
+ * http on loopback too). Never user information or a fragment. A refusal is a 400 naming the URL and why.
  */
 export async function checkDiscoveredUrl(ctx: HandlerContext, value: string, what: string, trusted: Set<string>): Promise<URL> {
   const refuse = (why: string) =>
@@ -48,9 +48,13 @@ export async function checkDiscoveredUrl(ctx: HandlerContext, value: string, wha
   return url;
 }
 
-/** The fetch for a discovered URL: the address-checking one outside the trusted origins, unless private networks are allowed. */
-export function discoveryFetch(ctx: HandlerContext, url: URL, trusted: Set<string>): typeof fetch {
-  return trusted.has(url.origin) || ctx.origins.allowPrivateNetworks ? ctx.fetch : ctx.origins.originFetch;
+/**
+ * The fetch for every request of a discovery (the MCP server's and every authorization server's,
+ * trusted origins included): the address-checking one, which checks each new connection's
+ * addresses (so a name rebound to a private address is caught), unless private networks are allowed.
+ */
+export function discoveryFetch(ctx: HandlerContext): typeof fetch {
+  return ctx.origins.allowPrivateNetworks ? ctx.fetch : ctx.origins.originFetch;
 }
 
 /** A JSON document's answer: the status, and the parsed body when it was a 2xx. */
@@ -69,7 +73,7 @@ export interface MetadataAnswer {
 export async function getMetadata(ctx: HandlerContext, start: string, what: string, trusted: Set<string>): Promise<MetadataAnswer> {
   let url = await checkDiscoveredUrl(ctx, start, what, trusted);
   for (let hop = 0; ; hop++) {
-    const response = await send(ctx, url, what, trusted, { method: "GET", headers: { accept: "application/json" } });
+    const response = await send(ctx, url, what, { method: "GET", headers: { accept: "application/json" } });
     const location = response.headers.get("location");
     if (REDIRECTS.has(response.status) && location) {
       await response.body?.cancel().catch(() => {});
@@ -87,20 +91,21 @@ export async function getMetadata(ctx: HandlerContext, start: string, what: stri
 }
 
 /** Sends one request of the discovery (no redirect followed), with the proxy's timeout; an unreachable server is a 503. */
-export async function send(ctx: HandlerContext, url: URL, what: string, trusted: Set<string>, init: RequestInit): Promise<Response> {
+export async function send(ctx: HandlerContext, url: URL, what: string, init: RequestInit): Promise<Response> {
   try {
-    return await discoveryFetch(
-      ctx,
-      url,
-      trusted,
-    )(url.href, {
+    return await discoveryFetch(ctx)(url.href, {
       ...init,
       redirect: "manual",
       signal: AbortSignal.timeout(ctx.timeouts.proxyMs),
     });
   } catch (error) {
-    if (error instanceof ToolsError && error.code === "upstream_unreachable") {
-      throw new ToolsError("invalid_request", `The ${what} at ${url.origin} is not on a public address, so tools-proxy will not use it.`);
+    const why = refusalReason(error);
+    if (why) {
+      throw new ToolsError(
+        "invalid_request",
+        `The ${what} at ${url.origin} is not on a public address (${url.hostname} ${why}), so tools-proxy will not use it; ` +
+          "it connects remote MCP servers and their authorization servers only on public addresses, unless the deployer sets allowPrivateNetworks.",
+      );
     }
     throw new ToolsError("unavailable", `The ${what} at ${url.origin} could not be reached; retry shortly.`, { retryAfter: 5 });
   }

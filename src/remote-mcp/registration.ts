@@ -84,7 +84,7 @@ async function register(
 ): Promise<McpClient> {
   const what = "authorization server's registration endpoint";
   const url = await checkDiscoveredUrl(ctx, server.registration_endpoint!, "registration endpoint", trusted);
-  const response = await send(ctx, url, what, trusted, {
+  const response = await send(ctx, url, what, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json" },
     body: JSON.stringify({

@@ -55,7 +55,18 @@ function handlerFor(
   const log = (level: string) => (message: string, fields?: unknown) =>
     void outputs.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
   const logger: Logger = { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
-  const handler = createToolsHandler({ store, secret: SECRET, publicUrl: PUBLIC_URL, logger, fetch: recordingFetch, toolkits, ...options });
+  // Every server here is on 127.0.0.1: the handler allows private networks unless a test says not
+  // (test/remote-mcp/private-networks.test.ts checks the address check itself).
+  const handler = createToolsHandler({
+    store,
+    secret: SECRET,
+    publicUrl: PUBLIC_URL,
+    logger,
+    fetch: recordingFetch,
+    toolkits,
+    allowPrivateNetworks: true,
+    ...options,
+  });
   const call = async (method: string, path: string, key: string, body?: unknown) => {
     const response = await handler(
       new Request(`${PUBLIC_URL}${handler.basePath}${path}`, {
@@ -360,26 +371,9 @@ describe("what a remote MCP server's metadata may point at", () => {
       /does not say it supports PKCE with S256/,
     ],
     [
-      "a registration endpoint on a private address",
-      () => selfServed(serverMetadata((m) => ({ ...m, registration_endpoint: "https://10.1.2.3/reg" }))),
-      /The registration endpoint "https:\/\/10\.1\.2\.3\/reg" is not on a public address \(it is private\)/,
-    ],
-    [
       "a plain-http token endpoint on another origin",
       () => selfServed(serverMetadata((m) => ({ ...m, token_endpoint: "http://auth.example.com/token" }))),
       /The token endpoint "http:\/\/auth\.example\.com\/token" is not https/,
-    ],
-    [
-      "resource metadata that redirects to a private address",
-      () =>
-        resourceServer({
-          authorizationServers: [as.issuer],
-          routes: {
-            "/.well-known/oauth-protected-resource/mcp": (_req, res) =>
-              void res.writeHead(302, { location: "https://169.254.169.254/latest/meta-data" }).end(),
-          },
-        }),
-      /metadata's redirect target "https:\/\/169\.254\.169\.254\/latest\/meta-data" is not on a public address \(it is link-local\)/,
     ],
     [
       "huge resource metadata",
@@ -425,41 +419,14 @@ describe("what a remote MCP server's metadata may point at", () => {
     expect(answer.json.error).toMatch(message);
   });
 
-  it("sends the token request to an endpoint outside the named origins only through the address check", async () => {
-    // Public when discovery checks it, loopback by the time of the code exchange (DNS rebinding).
-    let rebound = false;
-    const lookup = async (hostname: string) =>
-      hostname === "auth.public.example" ? [{ address: rebound ? "127.0.0.1" : "93.184.216.34", family: 4 }] : [];
-    const resource = await selfServed(
-      serverMetadata(({ registration_endpoint: _, ...m }) => ({
-        ...m,
-        authorization_endpoint: "https://auth.public.example/authorize",
-        token_endpoint: "https://auth.public.example/token",
-      })),
-    );
-    const toolkit = mcpToolkit(resource, { clientId: "configured-client" });
-    const store = memoryStore();
-    const h = handlerFor(store, [toolkit], { lookup });
-    const key = await agentKey(store);
-    const started = await h.call("POST", "/auth", key, { toolkit: toolkit.slug });
-    expect(started.status, started.text).toBe(200);
-    const authorizationUrl = new URL(started.json.authorizationUrl);
-    expect(authorizationUrl.origin).toBe("https://auth.public.example");
-
-    rebound = true;
-    const callback = new URL(CALLBACK_URL);
-    callback.searchParams.set("code", `code-${RUN}`);
-    callback.searchParams.set("state", authorizationUrl.searchParams.get("state")!);
-    callback.searchParams.set("iss", resource.origin);
-    const done = await h.callback(callback);
-    expect(done.status).toBe(400);
-    expect(JSON.parse(done.text).error).toMatch(/auth\.public\.example resolves to a non-public address \(loopback\)/);
-  });
-
   it("takes a private registration endpoint when the handler allows private networks", async () => {
     const resource = await selfServed(serverMetadata((m) => ({ ...m, registration_endpoint: "http://127.0.0.1:9/reg" })));
-    const refused = (await startAuth(mcpToolkit(resource))).answer;
-    expect(refused.json.error).toMatch(/is not https/);
+    // Without it, nothing is sent to a server on a private address, the MCP server's own origin included.
+    const refused = (await startAuth(mcpToolkit(resource), { allowPrivateNetworks: false })).answer;
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.json.error).toMatch(
+      /The MCP server at http:\/\/127\.0\.0\.1:\d+ is not on a public address \(127\.0\.0\.1 is a non-public address \(loopback\)\).*allowPrivateNetworks/,
+    );
     // Allowed, it is used: nothing listens there, so the answer is a 503 to retry, not a refusal.
     const allowed = (await startAuth(mcpToolkit(resource), { allowPrivateNetworks: true })).answer;
     expect(allowed.status, allowed.text).toBe(503);

@@ -3,7 +3,7 @@
  * challenge, the well-known URLs tried in order, and the origins the deployer named.
  */
 import { describe, expect, it } from "vitest";
-import { applyDiscovered, leavesTrustedOrigins, trustedOrigins } from "../../src/oauth/discovered-mode.js";
+import { applyDiscovered, trustedOrigins } from "../../src/oauth/discovered-mode.js";
 import { challengeParameter, wellKnownUrls } from "../../src/remote-mcp/discovery.js";
 import { mcpOAuthMode } from "../../src/toolkits/remote.js";
 
@@ -55,12 +55,6 @@ describe("the origins a remote MCP toolkit names", () => {
 
   it("are the server's origin and the listed ones' origins", () => {
     expect([...trustedOrigins(mode.discovery!)]).toEqual(["https://mcp.example.com", "https://auth.example.com"]);
-  });
-
-  it("decide whether the token and revocation requests go through the address check", () => {
-    expect(leavesTrustedOrigins(applyDiscovered(mode, saved))).toBe(false);
-    expect(leavesTrustedOrigins(applyDiscovered(mode, { ...saved, revocationUrl: "https://revoke.example.net/r" }))).toBe(true);
-    expect(leavesTrustedOrigins({ ...applyDiscovered(mode, saved), discovery: undefined })).toBe(false);
   });
 
   it("a discovered mode sends the resource on the authorization, token and refresh requests", () => {
