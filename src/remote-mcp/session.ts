@@ -11,6 +11,7 @@ import type { Toolkit } from "../toolkits/define.js";
 import { readBytes } from "../util/bytes.js";
 import type { RemoteCallResult } from "./results.js";
 import { checkedStreamAnswer } from "./stream-answer.js";
+import { postToolCall, RemoteHttpError, type ToolCallPost } from "./tool-call.js";
 import { type RemoteTool, remoteTools } from "./tools.js";
 
 /** Limits of a session and of the tool list it keeps. */
@@ -58,6 +59,8 @@ export class RemoteSession {
   private listing: Promise<RemoteToolList> | undefined;
   /** Bumped by every list_changed: a listing that started before one is not kept. */
   private generation = 0;
+  /** Calls sent as their own POST, for their JSON-RPC ids (strings, which the SDK's client's numbers never equal). */
+  private sent = 0;
   lastUsed = Date.now();
 
   constructor(
@@ -94,15 +97,23 @@ export class RemoteSession {
     return raced(this.listing, signal);
   }
 
-  /** Calls `tool` with `args`; the answer as the server gave it. */
-  async call(tool: RemoteTool, args: unknown, signal: AbortSignal): Promise<RemoteCallResult> {
+  /**
+   * Calls `tool` with `args`; the answer as the server gave it. Over Streamable HTTP the call is one
+   * POST in the session (see `postToolCall`) sent with the call's own outbound fetch, whose
+   * deadline is the call's; over HTTP+SSE, whose answers come on the session's stream, the SDK's
+   * client sends it.
+   */
+  async call(tool: RemoteTool, args: unknown, call: { signal: AbortSignal; fetch: ToolCallPost["fetch"] }): Promise<RemoteCallResult> {
     const attempt = async () => {
-      const client = await raced(this.connect(), signal);
+      const client = await raced(this.connect(), call.signal);
       try {
-        return (await client.callTool({ name: tool.remoteName, arguments: args as Record<string, unknown> }, undefined, {
-          signal,
-          timeout: this.limits.requestMs,
-        })) as RemoteCallResult;
+        if (this.toolkit.remote.transport === "sse") {
+          return (await client.callTool({ name: tool.remoteName, arguments: args as Record<string, unknown> }, undefined, {
+            signal: call.signal,
+            timeout: this.limits.requestMs,
+          })) as RemoteCallResult;
+        }
+        return await this.post(client, tool, args, call);
       } catch (error) {
         throw sessionGone(client, error) ? new SessionGone(client, error) : error;
       }
@@ -115,6 +126,40 @@ export class RemoteSession {
       // nothing ran, so the call is sent once more in a new session.
       this.restart(error.client);
       return attempt().catch((again: unknown) => Promise.reject(again instanceof SessionGone ? again.cause : again));
+    }
+  }
+
+  /**
+   * `tools/call` as one POST in `client`'s session. Notifications and requests of the server on its
+   * answer go to the client, which handles them as its own (a changed tool list drops the list
+   * kept, a ping is answered). An aborted call tells the server, as the SDK's client would.
+   */
+  private async post(client: Client, tool: RemoteTool, args: unknown, call: { signal: AbortSignal; fetch: ToolCallPost["fetch"] }) {
+    const transport = client.transport as
+      | { sessionId?: string; protocolVersion?: string; onmessage?: (message: never) => void }
+      | undefined;
+    const id = `tools-proxy-${++this.sent}`;
+    try {
+      return await postToolCall(
+        {
+          url: this.toolkit.remote.url,
+          sessionId: transport?.sessionId,
+          protocolVersion: transport?.protocolVersion,
+          fetch: call.fetch,
+          maxBytes: this.ctx.maxResponseBytes,
+          deliver: (message) => transport?.onmessage?.(message as never),
+        },
+        id,
+        tool.remoteName,
+        args,
+        tool.slug,
+      );
+    } catch (error) {
+      if (call.signal.aborted) {
+        const params = { requestId: id, reason: String(call.signal.reason) };
+        void client.notification({ method: "notifications/cancelled", params }).catch(() => {});
+      }
+      throw asUnreachable(error);
     }
   }
 
@@ -276,5 +321,7 @@ class SessionGone extends Error {
 
 function sessionGone(client: Client, error: unknown): boolean {
   const sessionId = (client.transport as { sessionId?: string } | undefined)?.sessionId;
-  return sessionId !== undefined && error?.constructor?.name === "StreamableHTTPError" && (error as { code?: unknown }).code === 404;
+  if (sessionId === undefined) return false;
+  if (error instanceof RemoteHttpError) return error.status === 404;
+  return error?.constructor?.name === "StreamableHTTPError" && (error as { code?: unknown }).code === 404;
 }

@@ -84,7 +84,7 @@ function remoteRunner(ctx: HandlerContext, toolkit: RemoteToolkit, tool: RemoteT
   return async (args, scope) => {
     const session = sessionPool(ctx).session(ctx, toolkit, scope.connection, scope.access);
     try {
-      return remoteResultData(tool, await session.call(tool, args, scope.signal));
+      return remoteResultData(tool, await session.call(tool, args, scope));
     } catch (error) {
       // The server may no longer have the tool: list again next time.
       if ((error as { code?: unknown }).code === INVALID_PARAMS) session.dropTools();
