@@ -105,7 +105,8 @@ export class RemoteSession {
    */
   async call(tool: RemoteTool, args: unknown, call: { signal: AbortSignal; fetch: ToolCallPost["fetch"] }): Promise<RemoteCallResult> {
     const attempt = async () => {
-      const client = await raced(this.connect(), call.signal);
+      // An open client needs no wait (nor a race with the call's signal).
+      const client = this.opened && !this.closed ? this.opened : await raced(this.connect(), call.signal);
       try {
         if (this.toolkit.remote.transport === "sse") {
           return (await client.callTool({ name: tool.remoteName, arguments: args as Record<string, unknown> }, undefined, {
