@@ -40,7 +40,9 @@ interface Holder {
 
 /**
  * One MCP session with a remote server for one connection: the SDK's client over Streamable HTTP
- * (or HTTP+SSE), initialized once and kept by the pool so that calls do not initialize again.
+ * (or HTTP+SSE), initialized once and kept by the pool so that calls do not initialize again. A
+ * tool's call over Streamable HTTP is not the SDK's: it is one POST in the client's session, sent
+ * with the call's own outbound fetch and read once (see `call`).
  *
  * Every request goes through the toolkit's outbound fetch: only the server's origin, the
  * connection's credential (the one the newest call opened, so a refreshed token is used; a 401
