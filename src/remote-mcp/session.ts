@@ -105,18 +105,27 @@ export class RemoteSession {
    * deadline is the call's; over HTTP+SSE, whose answers come on the session's stream, the SDK's
    * client sends it.
    */
-  async call(tool: RemoteTool, args: unknown, call: { signal: AbortSignal; fetch: ToolCallPost["fetch"] }): Promise<RemoteCallResult> {
+  call(tool: RemoteTool, args: unknown, call: { signal: AbortSignal; fetch: ToolCallPost["fetch"] }): Promise<RemoteCallResult> {
+    if (this.toolkit.remote.transport !== "sse") return this.withClient((client) => this.post(client, tool, args, call), call.signal);
+    return this.withClient(
+      async (client) =>
+        (await client.callTool({ name: tool.remoteName, arguments: args as Record<string, unknown> }, undefined, {
+          signal: call.signal,
+          timeout: this.limits.requestMs,
+        })) as RemoteCallResult,
+      call.signal,
+    );
+  }
+
+  /**
+   * Runs `request` with the session's client. When the server forgot the session (a 404 to a
+   * request that carried its id, as the spec says: nothing ran), it is run once more in a new one.
+   */
+  private async withClient<T>(request: (client: Client) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     const attempt = async () => {
-      // An open client needs no wait (nor a race with the call's signal).
-      const client = this.opened && !this.closed ? this.opened : await raced(this.connect(), call.signal);
+      const client = await raced(this.connect(), signal);
       try {
-        if (this.toolkit.remote.transport === "sse") {
-          return (await client.callTool({ name: tool.remoteName, arguments: args as Record<string, unknown> }, undefined, {
-            signal: call.signal,
-            timeout: this.limits.requestMs,
-          })) as RemoteCallResult;
-        }
-        return await this.post(client, tool, args, call);
+        return await request(client);
       } catch (error) {
         throw sessionGone(client, error) ? new SessionGone(client, error) : error;
       }
@@ -125,8 +134,6 @@ export class RemoteSession {
       return await attempt();
     } catch (error) {
       if (!(error instanceof SessionGone)) throw error;
-      // The server forgot the session (a 404 to a request that carried its id, as the spec says):
-      // nothing ran, so the call is sent once more in a new session.
       this.restart(error.client);
       return attempt().catch((again: unknown) => Promise.reject(again instanceof SessionGone ? again.cause : again));
     }
