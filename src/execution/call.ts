@@ -40,6 +40,8 @@ export interface CallPlan<T> {
   toolkit: Toolkit;
   /** The connection the caller named; without one, the agent's only active connection is used. */
   connectionId: string | undefined;
+  /** The connection already resolved for this call (as `resolveConnection` resolves it), so that it is not looked up again. */
+  connection?: ConnectionRecord | null;
   timeoutMs: number;
   /** The caller's signal: aborting it aborts the call. */
   signal: AbortSignal | undefined;
@@ -63,7 +65,7 @@ export type CallOutcome<T> = { connection: ConnectionRecord | null; durationMs: 
  */
 export async function runCall<T>(ctx: HandlerContext, plan: CallPlan<T>): Promise<CallOutcome<T>> {
   const { toolkit } = plan;
-  const connection = await resolveConnection(ctx, plan.agent, toolkit, plan.connectionId);
+  const connection = plan.connection !== undefined ? plan.connection : await resolveConnection(ctx, plan.agent, toolkit, plan.connectionId);
   const access = await accessConnection(ctx, toolkit, connection);
   const started = performance.now();
   const done = () => ({ connection, durationMs: performance.now() - started, secrets: access.secrets() });

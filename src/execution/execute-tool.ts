@@ -6,6 +6,7 @@ import { asUnreachable } from "../core/failure.js";
 import type { AgentPrincipal, Principal } from "../core/principal.js";
 import { redactData, secretForms } from "../core/redact.js";
 import { type ExecutionResult, success } from "../core/results.js";
+import type { ConnectionRecord } from "../store/types.js";
 import type { StagedFile, Tool, ToolContext, Toolkit } from "../toolkits/define.js";
 import { validateWith } from "../toolkits/schemas.js";
 import { openStagedFile, stageToolFile, uploadAgainHint } from "../uploads/staging.js";
@@ -18,12 +19,15 @@ export type ExecuteRequest = Omit<z.output<typeof ExecuteBodySchema>, "tool">;
 
 /**
  * The tool to execute and its toolkit, and for a tool that is not run by its own `run` (a remote
- * MCP server's), the work that runs it with the call's scope instead.
+ * MCP server's), the work that runs it with the call's scope instead, which gives a value parsed
+ * from JSON (taken as it is, where a tool's own value is copied through JSON).
  */
 export interface FoundTool {
   toolkit: Toolkit;
   tool: Tool;
   run?: (args: unknown, scope: CallScope) => Promise<unknown>;
+  /** The connection the call runs on, when finding the tool resolved it already (a remote tool's, from its connection's list). */
+  connection?: ConnectionRecord | null;
 }
 
 /**
@@ -54,10 +58,12 @@ export async function executeTool(
     agent,
     toolkit,
     connectionId: request.connection_id,
+    connection: found.connection,
     timeoutMs: toolkit.timeoutMs ?? ctx.timeouts.toolMs,
     signal,
     run: async (scope) => {
-      if (found.run) return toJsonValue(await found.run(args, scope));
+      // A value parsed from an answer's JSON is JSON already: it is not copied through JSON again.
+      if (found.run) return (await found.run(args, scope)) ?? null;
       const { fetch, connection, signal, secrets } = scope;
       const toolContext: ToolContext = {
         fetch: async (input, init) =>

@@ -1,6 +1,7 @@
 import { ToolsError } from "../core/errors.js";
 import { asUnreachable } from "../core/failure.js";
 import { isRetryableStatus, ToolRunError } from "../core/tool-error.js";
+import { RemoteHttpError, RemoteRpcError } from "./tool-call.js";
 import type { RemoteTool } from "./tools.js";
 
 /** What `tools/call` answers (the 2025-11-25 `CallToolResult`), as far as it is read here. */
@@ -60,8 +61,9 @@ export function remoteFailure(error: unknown, tool: RemoteTool | undefined): unk
   const what = tool ? `the tool ${tool.slug}` : "its tools";
   const kind = typeof error === "object" && error !== null ? error.constructor?.name : undefined;
   const posted = /^Error POSTing to endpoint \(HTTP (\d{3})\)/.exec(message);
-  if (kind === "StreamableHTTPError" || kind === "SseError" || kind === "UnauthorizedError" || posted) {
-    const code = posted ? Number(posted[1]) : kind === "UnauthorizedError" ? 401 : named.code;
+  const http = error instanceof RemoteHttpError;
+  if (http || kind === "StreamableHTTPError" || kind === "SseError" || kind === "UnauthorizedError" || posted) {
+    const code = http ? error.status : posted ? Number(posted[1]) : kind === "UnauthorizedError" ? 401 : named.code;
     const status = typeof code === "number" && code >= 100 ? code : undefined;
     if (status === undefined) return malformed(what, error);
     const safe = status === 429 || status === 503 || tool?.annotations?.readOnly === true || tool?.annotations?.idempotent === true;
@@ -72,6 +74,8 @@ export function remoteFailure(error: unknown, tool: RemoteTool | undefined): unk
       cause: error,
     });
   }
+  // The server's own error: its codes never mean the SDK's local timeout or closed session.
+  if (error instanceof RemoteRpcError) return new ToolRunError(`The MCP server refused ${what}: ${message}`, { code: "upstream_error" });
   if (named.name === "McpError" && typeof named.code === "number") {
     if (named.code === REQUEST_TIMEOUT)
       return new ToolRunError(`The MCP server did not answer ${what} in time.`, { code: "timeout", retryable: true });

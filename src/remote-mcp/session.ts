@@ -11,6 +11,7 @@ import type { Toolkit } from "../toolkits/define.js";
 import { readBytes } from "../util/bytes.js";
 import type { RemoteCallResult } from "./results.js";
 import { checkedStreamAnswer, eventsCapped } from "./stream-answer.js";
+import { postToolCall, RemoteHttpError, type ToolCallPost } from "./tool-call.js";
 import { type RemoteTool, remoteTools } from "./tools.js";
 
 /** Limits of a session and of the tool list it keeps. */
@@ -39,7 +40,9 @@ interface Holder {
 
 /**
  * One MCP session with a remote server for one connection: the SDK's client over Streamable HTTP
- * (or HTTP+SSE), initialized once and kept by the pool so that calls do not initialize again.
+ * (or HTTP+SSE), initialized once and kept by the pool so that calls do not initialize again. A
+ * tool's call over Streamable HTTP is not the SDK's: it is one POST in the client's session, sent
+ * with the call's own outbound fetch and read once (see `call`).
  *
  * Every request goes through the toolkit's outbound fetch: only the server's origin, the
  * connection's credential (the one the newest call opened, so a refreshed token is used; a 401
@@ -60,6 +63,8 @@ export class RemoteSession {
   private generation = 0;
   /** Bytes of `tools/list` answers read by the listing in progress (one at a time: see `tools`). */
   private listedBytes = 0;
+  /** Calls sent as their own POST, for their JSON-RPC ids (strings, which the SDK's client's numbers never equal). */
+  private sent = 0;
   lastUsed = Date.now();
 
   constructor(
@@ -96,15 +101,21 @@ export class RemoteSession {
     return raced(this.listing, signal);
   }
 
-  /** Calls `tool` with `args`; the answer as the server gave it. */
-  call(tool: RemoteTool, args: unknown, signal: AbortSignal): Promise<RemoteCallResult> {
+  /**
+   * Calls `tool` with `args`; the answer as the server gave it. Over Streamable HTTP the call is one
+   * POST in the session (see `postToolCall`) sent with the call's own outbound fetch, whose
+   * deadline is the call's; over HTTP+SSE, whose answers come on the session's stream, the SDK's
+   * client sends it.
+   */
+  call(tool: RemoteTool, args: unknown, call: { signal: AbortSignal; fetch: ToolCallPost["fetch"] }): Promise<RemoteCallResult> {
+    if (this.toolkit.remote.transport !== "sse") return this.withClient((client) => this.post(client, tool, args, call), call.signal);
     return this.withClient(
       async (client) =>
         (await client.callTool({ name: tool.remoteName, arguments: args as Record<string, unknown> }, undefined, {
-          signal,
+          signal: call.signal,
           timeout: this.limits.requestMs,
         })) as RemoteCallResult,
-      signal,
+      call.signal,
     );
   }
 
@@ -127,6 +138,40 @@ export class RemoteSession {
       if (!(error instanceof SessionGone)) throw error;
       this.restart(error.client);
       return attempt().catch((again: unknown) => Promise.reject(again instanceof SessionGone ? again.cause : again));
+    }
+  }
+
+  /**
+   * `tools/call` as one POST in `client`'s session. Notifications and requests of the server on its
+   * answer go to the client, which handles them as its own (a changed tool list drops the list
+   * kept, a ping is answered). An aborted call tells the server, as the SDK's client would.
+   */
+  private async post(client: Client, tool: RemoteTool, args: unknown, call: { signal: AbortSignal; fetch: ToolCallPost["fetch"] }) {
+    const transport = client.transport as
+      | { sessionId?: string; protocolVersion?: string; onmessage?: (message: never) => void }
+      | undefined;
+    const id = `tools-proxy-${++this.sent}`;
+    try {
+      return await postToolCall(
+        {
+          url: this.toolkit.remote.url,
+          sessionId: transport?.sessionId,
+          protocolVersion: transport?.protocolVersion,
+          fetch: call.fetch,
+          maxBytes: this.ctx.maxResponseBytes,
+          deliver: (message) => transport?.onmessage?.(message as never),
+        },
+        id,
+        tool.remoteName,
+        args,
+        tool.slug,
+      );
+    } catch (error) {
+      if (call.signal.aborted) {
+        const params = { requestId: id, reason: String(call.signal.reason) };
+        void client.notification({ method: "notifications/cancelled", params }).catch(() => {});
+      }
+      throw asUnreachable(error);
     }
   }
 
@@ -323,5 +368,7 @@ class SessionGone extends Error {
 
 function sessionGone(client: Client, error: unknown): boolean {
   const sessionId = (client.transport as { sessionId?: string } | undefined)?.sessionId;
-  return sessionId !== undefined && error?.constructor?.name === "StreamableHTTPError" && (error as { code?: unknown }).code === 404;
+  if (sessionId === undefined) return false;
+  if (error instanceof RemoteHttpError) return error.status === 404;
+  return error?.constructor?.name === "StreamableHTTPError" && (error as { code?: unknown }).code === 404;
 }

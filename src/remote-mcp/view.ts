@@ -52,7 +52,8 @@ export function knownToolCount(ctx: HandlerContext, principal: Principal, toolki
 
 /**
  * The tool `slug` of a remote MCP toolkit (`<toolkit>.<name>`) for an agent's call, ready for
- * `executeTool`, and the connection it runs on; null when the slug has no remote toolkit's prefix.
+ * `executeTool`, and the connection it runs on (which the call then uses without resolving it
+ * again); null when the slug has no remote toolkit's prefix.
  * The connection is resolved as a call resolves it (404, or 409 with how to connect), its tool
  * list read (kept or listed), and a slug not in it is a 404.
  */
@@ -76,7 +77,7 @@ export async function findRemoteTool(
         `Find them with GET ${ctx.basePath}/toolkit/${toolkit.slug}/search${query}.`,
     );
   }
-  return { toolkit, tool, run: remoteRunner(ctx, toolkit, tool), connectionId: connection?.id };
+  return { toolkit, tool, run: remoteRunner(ctx, toolkit, tool), connection, connectionId: connection?.id };
 }
 
 /** The work of one call of a remote tool: through its connection's session, with the call's credential and signal. */
@@ -84,7 +85,7 @@ function remoteRunner(ctx: HandlerContext, toolkit: RemoteToolkit, tool: RemoteT
   return async (args, scope) => {
     const session = sessionPool(ctx).session(ctx, toolkit, scope.connection, scope.access);
     try {
-      return remoteResultData(tool, await session.call(tool, args, scope.signal));
+      return remoteResultData(tool, await session.call(tool, args, scope));
     } catch (error) {
       // The server may no longer have the tool: list again next time.
       if ((error as { code?: unknown }).code === INVALID_PARAMS) session.dropTools();
