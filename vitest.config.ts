@@ -17,6 +17,7 @@ export const ISOLATED = [
   "test/**/cipher-paths.test.ts",
   "test/**/cli-terminal.test.ts",
   "test/**/node-adapter.property.test.ts",
+  "test/**/private-networks.test.ts",
 ];
 
 export default defineConfig({
