@@ -1,5 +1,6 @@
 import { ToolRunError } from "../core/tool-error.js";
 import { takeWholeBody } from "../core/whole-bodies.js";
+import { BodyTooLargeError, readBytes } from "../util/bytes.js";
 import type { RemoteCallResult } from "./results.js";
 
 /** An HTTP status other than 2xx that the server answered a `tools/call` POST with. */
@@ -220,27 +221,11 @@ async function readWhole(response: Response, maxBytes: number): Promise<Uint8Arr
     response.body.cancel().catch(() => {});
     throw tooLarge(maxBytes, response.status);
   }
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes, response.status);
-    }
-    chunks.push(value);
+  try {
+    return await readBytes(response.body, maxBytes);
+  } catch (error) {
+    throw error instanceof BodyTooLargeError ? tooLarge(maxBytes, response.status) : error;
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }
 
 /** Drops a body that is not read. */
